@@ -1,0 +1,176 @@
+"""The shape every game shares: errors, outcomes, settings, positions.
+
+A game module (``engines/tafl.py``, ``engines/fidchell.py``, ``engines/shatra.py``)
+defines a ``Position`` subclass and one ``Game`` per game id. Positions are
+immutable from the outside: ``play`` returns a new position and leaves the old
+one as it was. Actions and positions are plain strings in the rule book's
+canonical notation, so they round-trip through text exactly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, ClassVar, Mapping
+
+WHITE, BLACK, NONE = "white", "black", "none"
+SIDES = (WHITE, BLACK)
+
+
+def other(side: str) -> str:
+    return BLACK if side == WHITE else WHITE
+
+
+class RefereeError(ValueError):
+    """Every error the referee raises on bad input; the message names the problem."""
+
+
+class UnknownGame(RefereeError):
+    pass
+
+
+class BadPosition(RefereeError):
+    pass
+
+
+class IllegalAction(RefereeError):
+    pass
+
+
+class BadSettings(RefereeError):
+    pass
+
+
+class BadRecord(RefereeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended: ``winner`` is white, black or none; ``reason`` a word of protocol §6."""
+
+    winner: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"winner={self.winner} reason={self.reason}"
+
+
+class Position:
+    """One position of one game. Subclasses implement the abstract methods."""
+
+    game: ClassVar["Game"]  # set by Game for the class, or per instance by the module
+    settings: Any
+
+    @property
+    def turn(self) -> str:
+        """The side to act: ``white`` or ``black``."""
+        raise NotImplementedError
+
+    @property
+    def ply(self) -> int:
+        """Actions played since the start of the game, where the notation knows it."""
+        raise NotImplementedError
+
+    def legal_moves(self) -> list[str]:
+        """Every legal action in canonical notation, sorted; empty once the game is over."""
+        raise NotImplementedError
+
+    def play(self, action: str) -> "Position":
+        """The position after ``action``; raises ``IllegalAction`` (self unchanged)."""
+        raise NotImplementedError
+
+    def outcome(self) -> Outcome | None:
+        """``None`` while the game goes on."""
+        raise NotImplementedError
+
+    def text(self) -> str:
+        """The position in the book's notation; ``Game.parse(p.text())`` gives ``p`` back."""
+        raise NotImplementedError
+
+    @property
+    def captured(self) -> tuple[str, ...]:
+        """Squares whose pieces the action that led here removed (protocol ``played … x=``)."""
+        return ()
+
+    @property
+    def phase(self) -> str | None:
+        """An optional hint for ``go phase=`` (Fidchell: place, move, remove)."""
+        return None
+
+    def perft(self, depth: int) -> int:
+        """Leaf positions ``depth`` actions deep, every leaf really played."""
+        if depth == 0:
+            return 1
+        return sum(self.play(a).perft(depth - 1) for a in self.legal_moves())
+
+    def divide(self, depth: int) -> dict[str, int]:
+        return {a: self.play(a).perft(depth - 1) for a in self.legal_moves()}
+
+    def canonical_action(self, action: str) -> str:
+        """The legal action ``action`` names (case-insensitively); raises ``IllegalAction``."""
+        wanted = action.strip().lower()
+        for legal in self.legal_moves():
+            if legal.lower() == wanted:
+                return legal
+        raise IllegalAction(f"illegal action {action!r} in position {self.text()!r}")
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        return f"<{self.game.id} {self.text()}>"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Position) and self.game is other.game and self.text() == other.text()
+
+    def __hash__(self) -> int:
+        return hash((self.game.id, self.text()))
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game id with its ruleset version, its settings and its position type.
+
+    ``initial`` and ``parse`` are the module's constructors; both take a
+    settings instance. ``max_plies`` is the longest game the book allows.
+    """
+
+    id: str
+    ruleset: str
+    settings_type: type
+    initial_position: Any  # callable(settings) -> Position
+    parse_position: Any  # callable(text, settings) -> Position, raises BadPosition
+    max_plies: int
+
+    def settings(self, values: Mapping[str, Any] | Any | None = None):
+        """A settings instance from a mapping of decision names (the book's defaults for the rest)."""
+        if values is None:
+            return self.settings_type()
+        if isinstance(values, self.settings_type):
+            return values
+        if not isinstance(values, Mapping):
+            raise BadSettings(f"{self.id}: settings must be a mapping, not {type(values).__name__}")
+        fields = {f.name: f for f in dataclasses.fields(self.settings_type)}
+        unknown = sorted(set(values) - set(fields))
+        if unknown:
+            raise BadSettings(f"{self.id}: unknown setting(s) {', '.join(unknown)}")
+        for name, value in values.items():
+            default = getattr(self.settings_type(), name)
+            if type(value) is not type(default) and not (isinstance(default, float) and isinstance(value, int)):
+                raise BadSettings(f"{self.id}: setting {name} must be {type(default).__name__}, got {value!r}")
+        try:
+            return self.settings_type(**values)
+        except (TypeError, ValueError) as exc:
+            raise BadSettings(f"{self.id}: {exc}") from None
+
+    def initial(self, settings=None) -> Position:
+        return self.initial_position(self.settings(settings))
+
+    def parse(self, text: str, settings=None) -> Position:
+        if not isinstance(text, str) or not text.strip():
+            raise BadPosition(f"{self.id}: empty position text")
+        return self.parse_position(text, self.settings(settings))
+
+    def settings_dict(self, settings=None) -> dict[str, Any]:
+        return dataclasses.asdict(self.settings(settings))
