@@ -1,0 +1,111 @@
+"""``python -m engines``: the referee on the command line (rules/README.md).
+
+Output is stable because scripts rely on it. Bad input is one line on stderr
+and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .core import RefereeError
+from .registry import GAME_IDS, get_game
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2, like every other bad input
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _position(args):
+    game = get_game(args.game)
+    settings = _settings(args.setting)
+    if args.position is None:
+        return game.initial(settings)
+    return game.parse(args.position, settings)
+
+
+def _settings(pairs: list[str] | None) -> dict:
+    """``--set name=value`` pairs; values are JSON (true, 3, "x") or plain strings."""
+    settings = {}
+    for pair in pairs or ():
+        name, sep, raw = pair.partition("=")
+        if not sep or not name:
+            raise UsageError(f"--set expects NAME=VALUE, got {pair!r}")
+        try:
+            settings[name] = json.loads(raw)
+        except json.JSONDecodeError:
+            settings[name] = raw
+    return settings
+
+
+def cmd_perft(args) -> None:
+    if args.depth < 0:
+        raise UsageError(f"depth must be 0 or more, got {args.depth}")
+    position = _position(args)
+    if args.divide:
+        divide = position.divide(args.depth) if args.depth > 0 else {}
+        for action, count in sorted(divide.items()):
+            print(action, count)
+        print(sum(divide.values()) if args.depth > 0 else 1)
+    else:
+        print(position.perft(args.depth))
+
+
+def cmd_legal(args) -> None:
+    for action in sorted(_position(args).legal_moves()):
+        print(action)
+
+
+def cmd_play(args) -> None:
+    position = _position(args)
+    for action in args.actions:
+        position = position.play(action)
+    outcome = position.outcome()
+    print(position.text())
+    print(outcome if outcome else "ongoing")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m engines", description="The Tabula Arena referee.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def game_command(name, func, help_text):
+        sub = commands.add_parser(name, help=help_text)
+        sub.add_argument("game", metavar="GAME", help=f"one of {', '.join(GAME_IDS)}")
+        sub.add_argument("--position", metavar="TEXT", help="a position in the book's notation")
+        sub.add_argument("--set", dest="setting", action="append", metavar="NAME=VALUE",
+                         help="change a rule decision from the book's default (repeatable)")
+        sub.set_defaults(func=func)
+        return sub
+
+    perft = game_command("perft", cmd_perft, "count leaf positions DEPTH actions deep")
+    perft.add_argument("depth", metavar="DEPTH", type=int)
+    perft.add_argument("--divide", action="store_true", help="first one line per legal action")
+    game_command("legal", cmd_legal, "list every legal action, sorted")
+    play = game_command("play", cmd_play, "apply actions, print the position and the outcome")
+    play.add_argument("actions", metavar="ACTION", nargs="+")
+    try:
+        from .localmatch import add_commands
+    except ImportError:
+        pass
+    else:
+        add_commands(commands)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return args.func(args) or 0
+    except (UsageError, RefereeError) as exc:
+        print(f"error: {exc}".replace("\n", " "), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
