@@ -1,0 +1,81 @@
+"""``python -m engines`` exactly as rules/README.md writes it, run as a real subprocess."""
+
+import subprocess
+import sys
+
+import pytest
+
+from engines import GAME_IDS, get_game
+
+START = "3bbb3/4b4/4w4/b3w3b/bbwwkwwbb/b3w3b/4w4/4b4/3bbb3 w 0"
+
+
+def engines(*args):
+    return subprocess.run([sys.executable, "-m", "engines", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_perft_prints_the_count_on_the_last_line():
+    done = engines("perft", "tafl9", "2")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "3968"
+
+
+def test_perft_divide_lists_each_action_then_the_total():
+    done = engines("perft", "tafl9", "2", "--divide")
+    lines = done.stdout.splitlines()
+    assert len(lines) == 57 and lines[-1] == "3968"
+    counts = dict(line.split() for line in lines[:-1])
+    assert sum(map(int, counts.values())) == 3968
+    assert counts["E3-H3"] == "70"
+    assert list(counts) == sorted(counts)
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_legal_lists_every_action_sorted(game_id):
+    done = engines("legal", game_id)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == sorted(get_game(game_id).initial().legal_moves())
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_play_prints_the_position_then_the_outcome(game_id):
+    start = get_game(game_id).initial()
+    action = start.legal_moves()[0]
+    done = engines("play", game_id, "--position", start.text(), action)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [start.play(action).text(), "ongoing"]
+
+
+def test_play_reports_the_end_of_the_game():
+    done = engines("play", "tafl9", "--position", "9/7b1/9/9/9/9/3k5/9/9 w 0", "D3-D1")
+    assert done.stdout.splitlines()[1] == "winner=white reason=escape"
+
+
+def test_play_from_the_initial_position_by_default():
+    done = engines("play", "tafl9", "e3-h3")
+    assert done.stdout.splitlines() == ["3bbb3/4b4/4w4/b3w3b/bbwwkwwbb/b3w3b/7w1/4b4/3bbb3 b 1", "ongoing"]
+
+
+def test_a_setting_can_be_changed():
+    done = engines("legal", "tafl9", "--set", "no_such_rule=true")
+    assert done.returncode == 2 and "no_such_rule" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        (("play", "tafl9", "E3-H3", "E3-H3"), "E3-H3"),
+        (("play", "tafl9", "--position", "9/9/9 w 0", "E3-H3"), "9/9/9"),
+        (("legal", "chess"), "chess"),
+        (("perft", "tafl9", "-1"), "depth"),
+        (("perft", "tafl9", "two"), "two"),
+        (("legal", "shatra", "--position", "pqp/prp w Tt - 0 1"), "pqp/prp"),
+        (("legal", "fidchell-1", "--position", "V=F9; T=W"), ""),
+    ],
+)
+def test_bad_input_is_one_line_on_stderr_and_exit_2(args, named):
+    done = engines(*args)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
+    assert named in done.stderr
