@@ -1,0 +1,119 @@
+"""Match statistics: score, Elo difference with a 95% interval, LOS.
+
+The trinomial figures follow cutechess-cli's ``EloCalculator`` (score from
+W/D/L, the interval from the per-game standard deviation mapped through the
+logistic curve). The pentanomial figures follow fishtest/OpenBench: games are
+counted in colour-swapped pairs, which removes the side advantage from the
+variance — it matters for Tafl, where attacker and defender differ.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+Z95 = 1.959963984540054
+
+
+def elo_from_score(score: float) -> float:
+    """The Elo difference that predicts ``score`` (0 < score < 1); infinite at the ends."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def score_from_elo(elo: float) -> float:
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+@dataclass(frozen=True)
+class EloEstimate:
+    games: int
+    score: float  # 0..1 for the first player
+    elo: float  # Elo difference, first minus second; ±inf when one side scored everything
+    margin: float  # half-width of the 95% interval in Elo; inf when unknown
+    los: float  # likelihood of superiority, 0..1
+
+    @property
+    def low(self) -> float:
+        return self.elo - self.margin
+
+    @property
+    def high(self) -> float:
+        return self.elo + self.margin
+
+    def text(self) -> str:
+        """``+35.2 +/- 20.1`` as cutechess prints it; ``inf`` spelled out."""
+        if math.isinf(self.elo):
+            return f"{'+' if self.elo > 0 else '-'}inf"
+        if math.isinf(self.margin) or math.isnan(self.margin):
+            return f"{self.elo:+.1f} +/- inf"
+        return f"{self.elo:+.1f} +/- {self.margin:.1f}"
+
+
+def _check_counts(counts: tuple[int, ...], names: str) -> None:
+    for value in counts:
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ValueError(f"{names} must be whole numbers of 0 or more, got {counts}")
+
+
+def score(wins: int, draws: int, losses: int) -> float:
+    _check_counts((wins, draws, losses), "wins, draws, losses")
+    games = wins + draws + losses
+    if games == 0:
+        raise ValueError("no games to score")
+    return (wins + 0.5 * draws) / games
+
+
+def los(wins: int, losses: int) -> float:
+    """Likelihood of superiority from decisive games (the usual normal approximation)."""
+    if wins + losses == 0:
+        return 0.5
+    return 0.5 * (1.0 + math.erf((wins - losses) / math.sqrt(2.0 * (wins + losses))))
+
+
+def _interval(mean: float, variance_per_unit: float, units: int) -> float:
+    """Half-width in Elo of the 95% interval around ``mean`` (a score) from its variance."""
+    if units == 0:
+        return math.inf
+    stdev = math.sqrt(variance_per_unit / units)
+    low = elo_from_score(mean - Z95 * stdev)
+    high = elo_from_score(mean + Z95 * stdev)
+    return (high - low) / 2.0
+
+
+def elo_trinomial(wins: int, draws: int, losses: int) -> EloEstimate:
+    """Elo difference ± 95% from W/D/L counts, as cutechess-cli prints it."""
+    mean = score(wins, draws, losses)
+    games = wins + draws + losses
+    variance = (wins * (1.0 - mean) ** 2 + draws * (0.5 - mean) ** 2 + losses * mean**2) / games
+    return EloEstimate(games, mean, elo_from_score(mean), _interval(mean, variance, games), los(wins, losses))
+
+
+def elo_pentanomial(pairs: tuple[int, int, int, int, int]) -> EloEstimate:
+    """Elo difference ± 95% from counts of pair scores 0, 0.5, 1, 1.5, 2 (fishtest's pentanomial)."""
+    if len(pairs) != 5:
+        raise ValueError(f"a pentanomial needs 5 counts (pair scores 0, 0.5, 1, 1.5, 2), got {len(pairs)}")
+    _check_counts(tuple(pairs), "pair counts")
+    total = sum(pairs)
+    if total == 0:
+        raise ValueError("no game pairs to score")
+    points = (0.0, 0.25, 0.5, 0.75, 1.0)  # per-game score of each pair outcome
+    mean = sum(p * n for p, n in zip(points, pairs)) / total
+    variance = sum(n * (p - mean) ** 2 for p, n in zip(points, pairs)) / total
+    wins = pairs[3] + 2 * pairs[4]
+    losses = pairs[1] + 2 * pairs[0]
+    return EloEstimate(2 * total, mean, elo_from_score(mean), _interval(mean, variance, total), los(wins, losses))
+
+
+def pentanomial(pair_scores: list[float]) -> tuple[int, int, int, int, int]:
+    """Counts of pair scores (each the first player's points in a colour-swapped pair: 0..2)."""
+    counts = [0, 0, 0, 0, 0]
+    for points in pair_scores:
+        index = points * 2
+        if index != int(index) or not 0 <= index <= 4:
+            raise ValueError(f"a pair score must be 0, 0.5, 1, 1.5 or 2, got {points!r}")
+        counts[int(index)] += 1
+    return tuple(counts)  # type: ignore[return-value]

@@ -1,0 +1,80 @@
+import math
+
+import pytest
+from hypothesis import given, strategies as st
+
+from engines import stats
+
+
+def test_even_score_is_zero_elo():
+    estimate = stats.elo_trinomial(10, 5, 10)
+    assert estimate.score == 0.5
+    assert estimate.elo == 0.0
+    assert estimate.los == 0.5
+    assert 0 < estimate.margin < 400
+
+
+def test_known_figures_like_cutechess():
+    # 60 W, 20 D, 20 L: score 0.7, Elo 147.2; interval computed by hand from the trinomial variance
+    estimate = stats.elo_trinomial(60, 20, 20)
+    assert estimate.score == pytest.approx(0.7)
+    assert estimate.elo == pytest.approx(147.19, abs=0.01)
+    variance = (60 * 0.3**2 + 20 * 0.2**2 + 20 * 0.7**2) / 100
+    stdev = math.sqrt(variance / 100)
+    low = stats.elo_from_score(0.7 - stats.Z95 * stdev)
+    high = stats.elo_from_score(0.7 + stats.Z95 * stdev)
+    assert estimate.margin == pytest.approx((high - low) / 2)
+    assert estimate.text() == f"+147.2 +/- {estimate.margin:.1f}"
+    assert estimate.los > 0.99
+
+
+def test_clean_sweep_is_infinite():
+    estimate = stats.elo_trinomial(4, 0, 0)
+    assert estimate.elo == math.inf
+    assert estimate.text() == "+inf"
+    assert stats.elo_trinomial(0, 0, 3).text() == "-inf"
+
+
+def test_more_games_narrow_the_interval():
+    assert stats.elo_trinomial(60, 20, 20).margin < stats.elo_trinomial(6, 2, 2).margin
+
+
+def test_bad_counts_are_refused():
+    with pytest.raises(ValueError, match="no games"):
+        stats.elo_trinomial(0, 0, 0)
+    with pytest.raises(ValueError, match="whole numbers"):
+        stats.elo_trinomial(-1, 2, 3)
+    with pytest.raises(ValueError, match="pair score"):
+        stats.pentanomial([0.25])
+    with pytest.raises(ValueError, match="5 counts"):
+        stats.elo_pentanomial((1, 2, 3))
+
+
+def test_pentanomial_counts_and_estimate():
+    counts = stats.pentanomial([2, 1, 1, 0.5, 1.5, 2])
+    assert counts == (0, 1, 2, 1, 2)
+    estimate = stats.elo_pentanomial(counts)
+    assert estimate.games == 12
+    assert estimate.score == pytest.approx(8 / 12)
+    assert estimate.elo > 0
+
+
+def test_pentanomial_interval_is_narrower_when_pairs_cancel_side_advantage():
+    # every pair split 1-1 (each bot wins with the strong side): trinomial sees noise, pentanomial none
+    trinomial = stats.elo_trinomial(10, 0, 10)
+    pentanomial = stats.elo_pentanomial((0, 0, 10, 0, 0))
+    assert pentanomial.margin < trinomial.margin
+
+
+@given(st.floats(min_value=0.001, max_value=0.999))
+def test_elo_and_score_round_trip(score):
+    assert stats.score_from_elo(stats.elo_from_score(score)) == pytest.approx(score)
+
+
+@given(st.integers(0, 50), st.integers(0, 50), st.integers(0, 50))
+def test_interval_contains_estimate(wins, draws, losses):
+    if wins + draws + losses == 0:
+        return
+    estimate = stats.elo_trinomial(wins, draws, losses)
+    if not math.isinf(estimate.elo) and not math.isinf(estimate.margin):
+        assert estimate.low <= estimate.elo <= estimate.high
