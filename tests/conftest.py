@@ -1,0 +1,26 @@
+"""Fixtures shared by the Django test suites (service, api, workers)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _media_root(settings, tmp_path):
+    """Uploaded bot files go to a fresh directory per test, never into var/."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+    settings.ARENA = {**settings.ARENA, "BOT_CACHE_DIR": tmp_path / "bots"}
+
+
+@pytest.fixture
+def player(db):
+    from tournaments.services import create_player
+
+    return create_player(username="ada", password="lovelace-1815")
+
+
+@pytest.fixture
+def other_player(db):
+    from tournaments.services import create_player
+
+    return create_player(username="grace", password="hopper-1906")

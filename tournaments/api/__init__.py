@@ -1,0 +1,1 @@
+"""The REST API: thin DRF views over the services and selectors of the apps."""

@@ -1,0 +1,247 @@
+"""Players' bots and their versions, matches and their games, round-robin tournaments.
+
+Rows only: the rules of the service live in ``services.py`` (writes) and ``selectors.py`` (reads).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+from django.db.models.functions import Length
+
+from engines import GAME_IDS
+
+models.CharField.register_lookup(Length)
+
+GAME_CHOICES = [(game_id, game_id) for game_id in GAME_IDS]
+
+
+class Bot(models.Model):
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots")
+    game = models.CharField(max_length=16, choices=GAME_CHOICES)
+    name = models.CharField(max_length=64)
+    description = models.TextField(blank=True, default="")
+    is_public = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "game", "name"], name="bot_unique_owner_game_name"),
+            models.CheckConstraint(condition=Q(game__in=GAME_IDS), name="bot_game_known"),
+            models.CheckConstraint(condition=~Q(name=""), name="bot_name_not_empty"),
+        ]
+        indexes = [
+            models.Index(fields=["game", "is_public"], name="bot_game_public_idx"),
+            models.Index(fields=["created_at"], name="bot_created_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.game})"
+
+
+def version_upload_path(version: "BotVersion", filename: str) -> str:
+    return f"bots/{version.bot_id}/{version.number}/{filename}"
+
+
+class BotVersion(models.Model):
+    """One uploaded file of a bot. Immutable once stored: a new upload is a new version."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        READY = "ready"
+        REJECTED = "rejected"
+
+    class Kind(models.TextChoices):
+        PYTHON = "py"
+        ZIP = "zip"
+        TAR_GZ = "tar.gz"
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    file = models.FileField(upload_to=version_upload_path, max_length=255)
+    filename = models.CharField(max_length=255)
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    sha256 = models.CharField(max_length=64)
+    size = models.PositiveIntegerField()
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    reject_reason = models.TextField(blank=True, default="")
+    checked_at = models.DateTimeField(null=True, blank=True)
+    is_disabled = models.BooleanField(default=False, help_text="Operator switch: a disabled version never plays.")
+
+    class Meta:
+        ordering = ["bot_id", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "number"], name="botversion_unique_number"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="botversion_number_positive"),
+            models.CheckConstraint(condition=Q(status__in=["pending", "ready", "rejected"]),
+                                   name="botversion_status_known"),
+            models.CheckConstraint(condition=~Q(status="rejected") | ~Q(reject_reason=""),
+                                   name="botversion_rejected_has_reason"),
+            models.CheckConstraint(condition=Q(sha256__length=64), name="botversion_sha256_length"),
+        ]
+        indexes = [
+            models.Index(fields=["status"], name="botversion_status_idx"),
+            models.Index(fields=["bot", "status", "-number"], name="botversion_playable_idx"),
+            models.Index(fields=["uploaded_at"], name="botversion_uploaded_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} v{self.number}"
+
+    @property
+    def game(self) -> str:
+        return self.bot.game
+
+
+class Tournament(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft"
+        RUNNING = "running"
+        FINISHED = "finished"
+        CANCELLED = "cancelled"
+
+    name = models.CharField(max_length=100)
+    game = models.CharField(max_length=16, choices=GAME_CHOICES)
+    organiser = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tournaments")
+    time_control = models.CharField(max_length=40)
+    games_per_pairing = models.PositiveIntegerField(default=2)
+    double_round = models.BooleanField(default=True, help_text="Every pairing twice, colours swapped.")
+    rated = models.BooleanField(default=False, help_text="Whether the tournament's games change ratings.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(game__in=GAME_IDS), name="tournament_game_known"),
+            models.CheckConstraint(condition=Q(games_per_pairing__gte=1), name="tournament_games_positive"),
+            models.CheckConstraint(condition=Q(status__in=["draft", "running", "finished", "cancelled"]),
+                                   name="tournament_status_known"),
+        ]
+        indexes = [
+            models.Index(fields=["status"], name="tournament_status_idx"),
+            models.Index(fields=["game", "status"], name="tournament_game_status_idx"),
+            models.Index(fields=["created_at"], name="tournament_created_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TournamentEntrant(models.Model):
+    """A bot version entered in a tournament; ``seed`` is its place in the Berger table."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entrants")
+    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="entries")
+    seed = models.PositiveIntegerField()
+    added_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["tournament_id", "seed"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "version"], name="entrant_unique_version"),
+            models.UniqueConstraint(fields=["tournament", "seed"], name="entrant_unique_seed"),
+            models.CheckConstraint(condition=Q(seed__gte=1), name="entrant_seed_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tournament} #{self.seed}: {self.version}"
+
+
+class Match(models.Model):
+    """Games between bot versions A and B, colours alternating (A is white in game 1)."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        FINISHED = "finished"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    game = models.CharField(max_length=16, choices=GAME_CHOICES)
+    version_a = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="matches_as_a")
+    version_b = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="matches_as_b")
+    tournament = models.ForeignKey(Tournament, null=True, blank=True, on_delete=models.CASCADE,
+                                   related_name="matches")
+    round = models.PositiveIntegerField(null=True, blank=True, help_text="Tournament round (Berger table).")
+    rated = models.BooleanField(default=True)
+    time_control = models.CharField(max_length=40)
+    games_per_match = models.PositiveIntegerField(default=2)
+    ruleset = models.CharField(max_length=40, blank=True, default="")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    score_a = models.FloatField(default=0)
+    score_b = models.FloatField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # The lease a worker holds while it plays the match.
+    worker_id = models.CharField(max_length=100, blank=True, default="")
+    lease_token = models.UUIDField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    failure_reason = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "matches"
+        constraints = [
+            models.CheckConstraint(condition=~Q(version_a=F("version_b")), name="match_distinct_versions"),
+            models.CheckConstraint(condition=Q(game__in=GAME_IDS), name="match_game_known"),
+            models.CheckConstraint(condition=Q(games_per_match__gte=1), name="match_games_positive"),
+            models.CheckConstraint(condition=Q(score_a__gte=0) & Q(score_b__gte=0), name="match_score_not_negative"),
+            models.CheckConstraint(
+                condition=Q(status__in=["queued", "running", "finished", "failed", "cancelled"]),
+                name="match_status_known"),
+            models.CheckConstraint(condition=~Q(status="running") | Q(lease_token__isnull=False),
+                                   name="match_running_has_lease"),
+        ]
+        indexes = [
+            models.Index(fields=["status", "created_at"], name="match_status_created_idx"),
+            models.Index(fields=["game", "status"], name="match_game_status_idx"),
+            models.Index(fields=["status", "lease_expires_at"], name="match_lease_idx"),
+            models.Index(fields=["created_at"], name="match_created_idx"),
+            models.Index(fields=["finished_at"], name="match_finished_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Match {self.pk} ({self.game})"
+
+
+class Game(models.Model):
+    """One game of a match, with the referee's record."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="games")
+    number = models.PositiveIntegerField()
+    white = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="games_as_white")
+    black = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="games_as_black")
+    record = models.JSONField(default=dict)
+    winner = models.CharField(max_length=5, choices=[("white", "white"), ("black", "black"), ("none", "none")])
+    reason = models.CharField(max_length=40)
+    plies = models.PositiveIntegerField(default=0)
+    duration = models.FloatField(default=0, help_text="Seconds of wall-clock time.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["match_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="game_unique_number"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="game_number_positive"),
+            models.CheckConstraint(condition=Q(winner__in=["white", "black", "none"]), name="game_winner_known"),
+            models.CheckConstraint(condition=~Q(white=F("black")), name="game_distinct_sides"),
+        ]
+        indexes = [
+            models.Index(fields=["created_at"], name="game_created_idx"),
+            models.Index(fields=["white", "created_at"], name="game_white_idx"),
+            models.Index(fields=["black", "created_at"], name="game_black_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Game {self.match_id}.{self.number}"
