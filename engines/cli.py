@@ -72,6 +72,29 @@ def cmd_play(args) -> None:
     print(outcome if outcome else "ongoing")
 
 
+def cmd_demo(args) -> None:
+    """A game of each kind between two seeded random players, printed as records."""
+    import random
+
+    from .record import record_of_play
+
+    for game_id in args.games or GAME_IDS:
+        rng = random.Random(args.seed)
+        position = start = get_game(game_id).initial()
+        actions = []
+        while position.outcome() is None:
+            actions.append(rng.choice(position.legal_moves()))
+            position = position.play(actions[-1])
+        record = record_of_play(start, actions, white="random", black="random")
+        print(json.dumps(record, separators=(",", ":")) if args.json else _summary(record))
+
+
+def _summary(record: dict) -> str:
+    moves = " ".join(record["actions"][:12]) + (" ..." if record["plies"] > 12 else "")
+    return (f"[{record['game']} {record['ruleset']}] random vs random: winner={record['winner']} "
+            f"reason={record['reason']} plies={record['plies']}\n  {moves}\n  final: {record['final']}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m engines", description="The Tabula Arena referee.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -91,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
     game_command("legal", cmd_legal, "list every legal action, sorted")
     play = game_command("play", cmd_play, "apply actions, print the position and the outcome")
     play.add_argument("actions", metavar="ACTION", nargs="+")
+    demo = commands.add_parser("demo", help="play a game of each kind between two random players")
+    demo.add_argument("games", metavar="GAME", nargs="*", help="game ids (default: every game)")
+    demo.add_argument("--seed", type=int, default=1)
+    demo.add_argument("--json", action="store_true", help="print each game's record as one JSON line")
+    demo.set_defaults(func=cmd_demo)
     try:
         from .localmatch import add_commands
     except ImportError:
