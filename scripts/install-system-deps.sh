@@ -1,0 +1,33 @@
+#!/bin/sh
+# Install the system packages the bot sandbox needs (engines/sandbox.py), only when missing.
+# Idempotent: a second run installs nothing. Needs root (or sudo) only when something is missing.
+set -eu
+
+missing=""
+command -v bwrap >/dev/null 2>&1 || missing="$missing bubblewrap"
+# setpriv and prlimit (util-linux) drop the uid and set rlimits before bwrap starts.
+command -v setpriv >/dev/null 2>&1 || missing="$missing util-linux"
+# The bot runs the system interpreter: the worker's own python (pyenv, venv) is not visible inside.
+[ -x /usr/bin/python3 ] || missing="$missing python3-minimal"
+
+if [ -z "$missing" ]; then
+    echo "install-system-deps: nothing to install (bwrap $(bwrap --version 2>/dev/null | cut -d' ' -f2))"
+    exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+        echo "install-system-deps: need root to install:$missing" >&2; exit 1
+    fi
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-system-deps: no apt-get; install these with your package manager:$missing" >&2
+    exit 1
+fi
+echo "install-system-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing
+command -v bwrap >/dev/null 2>&1 && bwrap --version
