@@ -1,0 +1,271 @@
+"""Request and response shapes. Reads are model serializers; writes are plain input serializers
+whose validated data goes to a service, which does the real checking and the write."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from engines import GAME_IDS
+from ratings.models import Rating, RatingChange
+from tournaments.models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
+
+User = get_user_model()
+
+
+# --- players and auth ------------------------------------------------------------------------
+
+class PlayerSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = User
+        fields = ["id", "username", "date_joined"]
+        read_only_fields = fields
+
+
+class MeSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = User
+        fields = ["id", "username", "email", "date_joined", "is_staff"]
+        read_only_fields = fields
+
+
+class RegisterSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(write_only=True, max_length=128, style={"input_type": "password"})
+    email = serializers.EmailField(required=False, allow_blank=True, default="")
+
+
+class TokenRequestSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=128, style={"input_type": "password"})
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField()
+    player = PlayerSerializer()
+
+
+# --- bots and versions ----------------------------------------------------------------------
+
+class BotVersionSerializer(serializers.ModelSerializer):
+    bot = serializers.PrimaryKeyRelatedField(read_only=True)
+    reject_reason = serializers.SerializerMethodField()
+
+    class Meta:
+        model = BotVersion
+        fields = ["id", "bot", "number", "filename", "kind", "sha256", "size", "uploaded_at", "status",
+                  "reject_reason", "checked_at", "is_disabled"]
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.CharField(allow_blank=True))
+    def get_reject_reason(self, version) -> str:
+        """Only the owner (or staff) sees why a version was rejected: it may quote their code."""
+        request = self.context.get("request")
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated and (user.is_staff or version.bot.owner_id == user.pk):
+            return version.reject_reason
+        return ""
+
+
+class VersionUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="The bot: a single .py file, or a .zip / .tar.gz archive.")
+
+
+class RatingBriefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Rating
+        fields = ["game", "elo", "games", "wins", "draws", "losses", "updated_at"]
+        read_only_fields = fields
+
+
+class BotSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    owner_id = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Bot
+        fields = ["id", "name", "game", "description", "is_public", "owner", "owner_id", "created_at"]
+        read_only_fields = ["id", "owner", "owner_id", "created_at"]
+
+
+class BotDetailSerializer(BotSerializer):
+    versions = serializers.SerializerMethodField()
+    rating = serializers.SerializerMethodField()
+
+    class Meta(BotSerializer.Meta):
+        fields = BotSerializer.Meta.fields + ["versions", "rating"]
+        read_only_fields = BotSerializer.Meta.read_only_fields + ["versions", "rating"]
+
+    @extend_schema_field(BotVersionSerializer(many=True))
+    def get_versions(self, bot):
+        return BotVersionSerializer(bot.versions.all(), many=True, context=self.context).data
+
+    @extend_schema_field(RatingBriefSerializer(allow_null=True))
+    def get_rating(self, bot):
+        for rating in bot.ratings.all():
+            if rating.game == bot.game:
+                return RatingBriefSerializer(rating).data
+        return None
+
+
+class BotCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=64)
+    game = serializers.ChoiceField(choices=GAME_IDS)
+    description = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+    is_public = serializers.BooleanField(required=False, default=True)
+
+
+class BotUpdateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=64, required=False)
+    description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+    is_public = serializers.BooleanField(required=False)
+
+
+# --- matches and games ------------------------------------------------------------------------
+
+class VersionBriefSerializer(serializers.ModelSerializer):
+    bot_id = serializers.IntegerField(read_only=True)
+    bot_name = serializers.CharField(source="bot.name", read_only=True)
+
+    class Meta:
+        model = BotVersion
+        fields = ["id", "bot_id", "bot_name", "number"]
+        read_only_fields = fields
+
+
+class GameBriefSerializer(serializers.ModelSerializer):
+    white = VersionBriefSerializer(read_only=True)
+    black = VersionBriefSerializer(read_only=True)
+    match = serializers.PrimaryKeyRelatedField(read_only=True)
+
+    class Meta:
+        model = Game
+        fields = ["id", "match", "number", "white", "black", "winner", "reason", "plies", "duration", "created_at"]
+        read_only_fields = fields
+
+
+class GameSerializer(GameBriefSerializer):
+    class Meta(GameBriefSerializer.Meta):
+        fields = GameBriefSerializer.Meta.fields + ["record"]
+        read_only_fields = fields
+
+
+class MatchSerializer(serializers.ModelSerializer):
+    version_a = VersionBriefSerializer(read_only=True)
+    version_b = VersionBriefSerializer(read_only=True)
+    tournament = serializers.PrimaryKeyRelatedField(read_only=True)
+
+    class Meta:
+        model = Match
+        fields = ["id", "game", "version_a", "version_b", "tournament", "round", "rated", "time_control",
+                  "games_per_match", "ruleset", "status", "score_a", "score_b", "created_at", "started_at",
+                  "finished_at", "attempts", "failure_reason"]
+        read_only_fields = fields
+
+
+class MatchDetailSerializer(MatchSerializer):
+    games = GameBriefSerializer(many=True, read_only=True)
+
+    class Meta(MatchSerializer.Meta):
+        fields = MatchSerializer.Meta.fields + ["games"]
+        read_only_fields = fields
+
+
+class MatchRequestSerializer(serializers.Serializer):
+    version_a = serializers.IntegerField(min_value=1, help_text="Id of a ready version you own (or any, for admins).")
+    version_b = serializers.IntegerField(min_value=1, help_text="Id of a ready version of the same game.")
+    rated = serializers.BooleanField(default=False, help_text="Ranked (true) or casual (false).")
+    games_per_match = serializers.IntegerField(min_value=1, required=False)
+    time_control = serializers.CharField(max_length=40, required=False)
+
+
+# --- tournaments -----------------------------------------------------------------------------
+
+class EntrantSerializer(serializers.ModelSerializer):
+    version = VersionBriefSerializer(read_only=True)
+
+    class Meta:
+        model = TournamentEntrant
+        fields = ["id", "seed", "version", "added_at"]
+        read_only_fields = fields
+
+
+class TournamentSerializer(serializers.ModelSerializer):
+    organiser = serializers.CharField(source="organiser.username", read_only=True)
+    organiser_id = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Tournament
+        fields = ["id", "name", "game", "organiser", "organiser_id", "time_control", "games_per_pairing",
+                  "double_round", "rated", "status", "created_at", "started_at", "finished_at"]
+        read_only_fields = fields
+
+
+class TournamentDetailSerializer(TournamentSerializer):
+    entrants = EntrantSerializer(many=True, read_only=True)
+
+    class Meta(TournamentSerializer.Meta):
+        fields = TournamentSerializer.Meta.fields + ["entrants"]
+        read_only_fields = fields
+
+
+class TournamentCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+    game = serializers.ChoiceField(choices=GAME_IDS)
+    time_control = serializers.CharField(max_length=40, required=False)
+    games_per_pairing = serializers.IntegerField(min_value=1, required=False)
+    double_round = serializers.BooleanField(required=False, default=True)
+    rated = serializers.BooleanField(required=False, default=False)
+
+
+class EntrantRequestSerializer(serializers.Serializer):
+    version = serializers.IntegerField(min_value=1, help_text="Id of a ready version of the tournament's game.")
+
+
+class StandingSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    version = VersionBriefSerializer()
+    points = serializers.FloatField()
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    tiebreak = serializers.FloatField(help_text="Sonneborn-Berger score.")
+
+
+class CrosstableRowSerializer(serializers.Serializer):
+    seed = serializers.IntegerField()
+    version = VersionBriefSerializer()
+    scores = serializers.ListField(
+        child=serializers.FloatField(allow_null=True),
+        help_text="Points scored against each seed in order; null on the diagonal or before any game.")
+    total = serializers.FloatField()
+
+
+# --- ratings ---------------------------------------------------------------------------------
+
+class LeaderboardEntrySerializer(serializers.ModelSerializer):
+    rank = serializers.IntegerField(read_only=True)
+    bot = serializers.IntegerField(source="bot_id", read_only=True)
+    bot_name = serializers.CharField(source="bot.name", read_only=True)
+    owner = serializers.CharField(source="bot.owner.username", read_only=True)
+
+    class Meta:
+        model = Rating
+        fields = ["rank", "bot", "bot_name", "owner", "game", "elo", "games", "wins", "draws", "losses"]
+        read_only_fields = fields
+
+
+class RatingChangeSerializer(serializers.ModelSerializer):
+    game = serializers.IntegerField(source="played_id", read_only=True)
+    match = serializers.IntegerField(source="played.match_id", read_only=True)
+
+    class Meta:
+        model = RatingChange
+        fields = ["id", "game", "match", "before", "after", "delta", "k", "score", "created_at"]
+        read_only_fields = fields
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.ListField(child=serializers.CharField(), required=False)
