@@ -1,0 +1,5 @@
+"""The simplest bot: a random legal action, every time (protocol §10 shows it without the kit)."""
+
+from engines.botkit import random_player, run
+
+run(random_player, name="fidchell-2-random")
