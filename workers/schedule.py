@@ -1,0 +1,64 @@
+"""Timing: the beat schedule, each match task's time limits and the Redis visibility timeout.
+
+A match's worst case is every action using its whole budget for the longest game the rule book
+allows, plus the start-up deadlines of both bots, for every game of the match. The task's soft
+limit is that worst case; the hard limit a little above it; the visibility timeout above the
+longest any task may run, so Redis never hands a match still being played to a second worker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engines import get_game
+from engines.match import TimeControl
+
+from . import conf
+
+STARTUP_S = 2 * 10.0 * 2  # both bots, `bgtp` and `ready` deadlines (protocol §5)
+REFEREE_S_PER_PLY = 0.05  # move generation, pipes and logging the referee does per action
+HARD_EXTRA_S = 30  # between the soft limit (clean requeue) and the hard kill
+VISIBILITY_MARGIN_S = 3600
+FALLBACK_MAX_PLIES = 1000
+
+
+@dataclass(frozen=True)
+class TimeLimits:
+    soft: int
+    hard: int
+
+
+def longest_game_plies(game_id: str) -> int:
+    try:
+        return int(get_game(game_id).max_plies)
+    except (ImportError, AttributeError):  # a game module not installed on this worker
+        return FALLBACK_MAX_PLIES
+
+
+def worst_game_seconds(game_id: str, time_control: str) -> float:
+    tc = TimeControl.parse(time_control)
+    plies = longest_game_plies(game_id)
+    if tc.mode == "move":
+        thinking = plies * tc.base_ms / 1000
+    else:  # each side's clock: the base plus one increment per own action
+        thinking = 2 * tc.base_ms / 1000 + plies * tc.inc_ms / 1000
+    return STARTUP_S + thinking + plies * REFEREE_S_PER_PLY
+
+
+def match_time_limits(game_id: str, time_control: str, games: int) -> TimeLimits:
+    """Soft and hard limits for one run of a match task; never above ``conf.max_match_seconds``."""
+    cap = conf.max_match_seconds()
+    soft = min(int(games * worst_game_seconds(game_id, time_control)) + 1, cap - HARD_EXTRA_S)
+    return TimeLimits(soft=max(soft, 1), hard=max(soft, 1) + HARD_EXTRA_S)
+
+
+def visibility_timeout() -> int:
+    return conf.max_match_seconds() + VISIBILITY_MARGIN_S
+
+
+def beat_schedule() -> dict:
+    return {
+        "scavenge-expired-leases": {"task": "workers.scavenge", "schedule": conf.scavenge_seconds()},
+        "dispatch-queued-matches": {"task": "workers.dispatch", "schedule": conf.dispatch_seconds()},
+        "schedule-ranked-ladder": {"task": "workers.schedule_ladder", "schedule": conf.schedule_seconds()},
+    }
