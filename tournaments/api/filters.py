@@ -1,0 +1,82 @@
+"""Query-string filters for the list endpoints (django-filter)."""
+
+from __future__ import annotations
+
+import django_filters as filters
+
+from engines import GAME_IDS
+from tournaments.models import Bot, BotVersion, Game, Match, Tournament
+
+GAME_CHOICES = [(g, g) for g in GAME_IDS]
+
+
+class BotFilter(filters.FilterSet):
+    game = filters.ChoiceFilter(choices=GAME_CHOICES)
+    owner = filters.NumberFilter(field_name="owner_id")
+    owner_name = filters.CharFilter(field_name="owner__username")
+    name = filters.CharFilter(lookup_expr="icontains")
+
+    class Meta:
+        model = Bot
+        fields = ["game", "owner", "owner_name", "name", "is_public"]
+
+
+class BotVersionFilter(filters.FilterSet):
+    status = filters.ChoiceFilter(choices=BotVersion.Status.choices)
+
+    class Meta:
+        model = BotVersion
+        fields = ["status", "is_disabled"]
+
+
+class MatchFilter(filters.FilterSet):
+    game = filters.ChoiceFilter(choices=GAME_CHOICES)
+    status = filters.ChoiceFilter(choices=Match.Status.choices)
+    tournament = filters.NumberFilter(field_name="tournament_id")
+    bot = filters.NumberFilter(method="filter_bot", label="Matches in which this bot played")
+    version = filters.NumberFilter(method="filter_version", label="Matches in which this version played")
+    created_after = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    created_before = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
+
+    class Meta:
+        model = Match
+        fields = ["game", "status", "rated", "tournament", "bot", "version", "created_after", "created_before"]
+
+    def filter_bot(self, queryset, name, value):
+        from django.db.models import Q
+
+        return queryset.filter(Q(version_a__bot_id=value) | Q(version_b__bot_id=value))
+
+    def filter_version(self, queryset, name, value):
+        from django.db.models import Q
+
+        return queryset.filter(Q(version_a_id=value) | Q(version_b_id=value))
+
+
+class GameFilter(filters.FilterSet):
+    game = filters.ChoiceFilter(field_name="match__game", choices=GAME_CHOICES)
+    match = filters.NumberFilter(field_name="match_id")
+    winner = filters.ChoiceFilter(choices=[("white", "white"), ("black", "black"), ("none", "none")])
+    reason = filters.CharFilter()
+    bot = filters.NumberFilter(method="filter_bot", label="Games in which this bot played")
+    created_after = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    created_before = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
+
+    class Meta:
+        model = Game
+        fields = ["game", "match", "winner", "reason", "bot", "created_after", "created_before"]
+
+    def filter_bot(self, queryset, name, value):
+        from django.db.models import Q
+
+        return queryset.filter(Q(white__bot_id=value) | Q(black__bot_id=value))
+
+
+class TournamentFilter(filters.FilterSet):
+    game = filters.ChoiceFilter(choices=GAME_CHOICES)
+    status = filters.ChoiceFilter(choices=Tournament.Status.choices)
+    organiser = filters.NumberFilter(field_name="organiser_id")
+
+    class Meta:
+        model = Tournament
+        fields = ["game", "status", "organiser", "rated"]

@@ -1,0 +1,101 @@
+"""The operator's dashboard: what is queued, running and failing, and which workers are alive."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.contrib import admin
+from django.contrib.admin.views.decorators import staff_member_required
+from django.db.models import Count, Max, Q
+from django.db.models.functions import TruncHour
+from django.shortcuts import render
+from django.utils import timezone
+
+from engines.record import RUNNER_REASONS
+from tournaments.models import Game, Match
+
+RECENT_LIMIT = 20
+WORKER_WINDOW = timedelta(minutes=15)
+DAY = timedelta(hours=24)
+
+
+def match_counts() -> dict[str, int]:
+    counts = dict(Match.objects.values_list("status").annotate(n=Count("id")).order_by())
+    return {status: counts.get(status, 0) for status in Match.Status.values}
+
+
+def recent_matches(status: str, limit: int = RECENT_LIMIT) -> list[Match]:
+    return list(
+        Match.objects.filter(status=status)
+        .select_related("version_a__bot", "version_b__bot", "tournament")
+        .order_by("-created_at", "-id")[:limit]
+    )
+
+
+def match_failures_by_reason(now=None) -> list[dict]:
+    """Failed matches of the last 24 hours, grouped by the reason the runner gave."""
+    since = (now or timezone.now()) - DAY
+    return list(
+        Match.objects.filter(status=Match.Status.FAILED)
+        .filter(Q(finished_at__gte=since) | Q(finished_at__isnull=True, created_at__gte=since))
+        .values("failure_reason").annotate(count=Count("id")).order_by("-count", "failure_reason")
+    )
+
+
+def game_failures_by_reason(now=None) -> list[dict]:
+    """Games of the last 24 hours lost to a bot failure (timeout, crash, illegal move, ...), by reason."""
+    since = (now or timezone.now()) - DAY
+    return list(
+        Game.objects.filter(created_at__gte=since, reason__in=sorted(RUNNER_REASONS))
+        .values("reason").annotate(count=Count("id")).order_by("-count", "reason")
+    )
+
+
+def games_per_hour(now=None) -> list[dict]:
+    """Games stored per hour over the last 24 hours, every hour listed (zero when idle)."""
+    now = now or timezone.now()
+    start = (now - DAY).replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
+    counts = {
+        row["hour"]: row["count"]
+        for row in Game.objects.filter(created_at__gte=start)
+        .annotate(hour=TruncHour("created_at")).values("hour").annotate(count=Count("id")).order_by()
+    }
+    hours = [start + timedelta(hours=i) for i in range(24)]
+    return [{"hour": hour, "count": counts.get(hour, 0)} for hour in hours]
+
+
+def workers_seen(now=None) -> list[dict]:
+    """Workers whose heartbeat on any match is recent, with what they hold now."""
+    since = (now or timezone.now()) - WORKER_WINDOW
+    return list(
+        Match.objects.exclude(worker_id="").filter(heartbeat_at__gte=since)
+        .values("worker_id")
+        .annotate(last_heartbeat=Max("heartbeat_at"),
+                  running=Count("id", filter=Q(status=Match.Status.RUNNING)),
+                  matches=Count("id"))
+        .order_by("-last_heartbeat")
+    )
+
+
+def dashboard_context(now=None) -> dict:
+    now = now or timezone.now()
+    per_hour = games_per_hour(now)
+    return {
+        "counts": match_counts(),
+        "queued": recent_matches(Match.Status.QUEUED),
+        "running": recent_matches(Match.Status.RUNNING),
+        "failed": recent_matches(Match.Status.FAILED),
+        "match_failures": match_failures_by_reason(now),
+        "game_failures": game_failures_by_reason(now),
+        "games_per_hour": per_hour,
+        "games_per_hour_max": max([row["count"] for row in per_hour] + [1]),
+        "workers": workers_seen(now),
+        "worker_window_minutes": int(WORKER_WINDOW.total_seconds() // 60),
+        "now": now,
+    }
+
+
+@staff_member_required
+def dashboard_view(request):
+    context = {**admin.site.each_context(request), "title": "Arena dashboard", **dashboard_context()}
+    return render(request, "admin/arena/dashboard.html", context)
