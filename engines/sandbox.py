@@ -32,11 +32,18 @@ with ``cgroup.kill``/``cgroup.freeze`` where v2 exists.
 
 from __future__ import annotations
 
+import ctypes
+import io
 import os
+import platform
+import random
+import shlex
 import shutil
+import struct
 import signal
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import warnings
@@ -219,11 +226,584 @@ class TrustedSandbox(Sandbox):
         return BotProcess(popen, workdir, self.name)
 
 
+# --- seccomp: a classic BPF program, built without libseccomp --------------------------------------
+
+AF_UNIX = 1
+EACCES, EPERM, ENOSYS = 13, 1, 38
+SECCOMP_RET_ALLOW = 0x7FFF0000
+SECCOMP_RET_ERRNO = 0x00050000
+SECCOMP_RET_KILL_PROCESS = 0x80000000
+BPF_LD_W_ABS, BPF_JEQ_K, BPF_JGE_K, BPF_RET_K = 0x20, 0x15, 0x35, 0x06
+X32_SYSCALL_BIT = 0x40000000
+
+# Denied with EPERM: ways out of the sandbox or into the kernel's soft spots. Numbers from
+# asm/unistd_64.h (x86_64) and asm-generic/unistd.h (aarch64).
+DENIED_SYSCALLS = {
+    "x86_64": (0xC000003E, {
+        "ptrace": 101, "mount": 165, "umount2": 166, "unshare": 272, "setns": 308, "pivot_root": 155,
+        "chroot": 161, "keyctl": 250, "add_key": 248, "request_key": 249, "bpf": 321,
+        "perf_event_open": 298, "userfaultfd": 323, "io_uring_setup": 425, "io_uring_enter": 426,
+        "io_uring_register": 427, "process_vm_readv": 310, "process_vm_writev": 311, "kexec_load": 246,
+        "kexec_file_load": 320, "init_module": 175, "finit_module": 313, "delete_module": 176,
+        "swapon": 167, "swapoff": 168, "reboot": 169, "acct": 163, "open_by_handle_at": 304,
+        "name_to_handle_at": 303, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "move_mount": 429,
+        "open_tree": 428, "fspick": 433, "mount_setattr": 442, "quotactl": 179, "syslog": 103,
+        "kcmp": 312, "pidfd_getfd": 438, "process_madvise": 440, "iopl": 172, "ioperm": 173,
+        "lookup_dcookie": 212, "vhangup": 153, "settimeofday": 164, "clock_settime": 227,
+        "adjtimex": 159, "sethostname": 170, "setdomainname": 171,
+    }, {"socket": 41, "clone3": 435}),
+    "aarch64": (0xC00000B7, {
+        "ptrace": 117, "mount": 40, "umount2": 39, "unshare": 97, "setns": 268, "pivot_root": 41,
+        "chroot": 51, "keyctl": 219, "add_key": 217, "request_key": 218, "bpf": 280,
+        "perf_event_open": 241, "userfaultfd": 282, "io_uring_setup": 425, "io_uring_enter": 426,
+        "io_uring_register": 427, "process_vm_readv": 270, "process_vm_writev": 271, "kexec_load": 104,
+        "kexec_file_load": 294, "init_module": 105, "finit_module": 273, "delete_module": 106,
+        "swapon": 224, "swapoff": 225, "reboot": 142, "acct": 89, "open_by_handle_at": 265,
+        "name_to_handle_at": 264, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "move_mount": 429,
+        "open_tree": 428, "fspick": 433, "mount_setattr": 442, "quotactl": 60, "syslog": 116,
+        "kcmp": 272, "pidfd_getfd": 438, "process_madvise": 440, "vhangup": 58, "settimeofday": 170,
+        "clock_settime": 112, "adjtimex": 171, "sethostname": 161, "setdomainname": 162,
+    }, {"socket": 198, "clone3": 435}),
+}
+
+
+def _bpf(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
+    return struct.pack("<HBBI", code, jt, jf, k & 0xFFFFFFFF)
+
+
+def seccomp_program(machine: str | None = None) -> bytes:
+    """The filter bwrap loads with ``--seccomp FD`` (struct sock_filter[], native byte order).
+
+    socket() is allowed only for AF_UNIX (EACCES otherwise); clone3 gets ENOSYS so
+    glibc falls back to clone; the denied list gets EPERM; a foreign ABI is killed.
+    """
+    machine = machine or platform.machine()
+    if machine not in DENIED_SYSCALLS:
+        raise SandboxError(f"no seccomp syscall table for machine {machine!r}; "
+                           f"known: {', '.join(DENIED_SYSCALLS)}")
+    audit_arch, denied, special = DENIED_SYSCALLS[machine]
+    numbers = sorted(set(denied.values()))
+    errno_eperm = _bpf(BPF_RET_K, SECCOMP_RET_ERRNO | EPERM)
+    n = len(numbers)
+    tail = [
+        _bpf(BPF_JEQ_K, special["clone3"], jt=0, jf=1),
+        _bpf(BPF_RET_K, SECCOMP_RET_ERRNO | ENOSYS),
+        _bpf(BPF_JEQ_K, special["socket"], jt=1, jf=0),
+        _bpf(BPF_RET_K, SECCOMP_RET_ALLOW),
+        # socket(domain, ...): domain is args[0], its low 32 bits at offset 16 (little endian)
+        _bpf(BPF_LD_W_ABS, 16),
+    ]
+    socket_check = [
+        _bpf(BPF_JEQ_K, AF_UNIX, jt=0, jf=1),
+        _bpf(BPF_RET_K, SECCOMP_RET_ALLOW),
+        _bpf(BPF_RET_K, SECCOMP_RET_ERRNO | EACCES),
+    ]
+    # each JEQ jumps over the rest of the JEQs, the tail and the socket check, to errno_eperm
+    body = [_bpf(BPF_JEQ_K, number, jt=(n - 1 - i) + len(tail) + len(socket_check), jf=0)
+            for i, number in enumerate(numbers)]
+    header = [
+        _bpf(BPF_LD_W_ABS, 4),  # seccomp_data.arch
+        _bpf(BPF_JEQ_K, audit_arch, jt=1, jf=0),
+        _bpf(BPF_RET_K, SECCOMP_RET_KILL_PROCESS),
+        _bpf(BPF_LD_W_ABS, 0),  # seccomp_data.nr
+        _bpf(BPF_JGE_K, X32_SYSCALL_BIT, jt=0, jf=1),
+        _bpf(BPF_RET_K, SECCOMP_RET_KILL_PROCESS),
+    ]
+    return b"".join(header + body + tail + socket_check + [errno_eperm])
+
+
+# --- cgroups: v1, v2 or hybrid; whatever the host offers ---------------------------------------------
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def _write(path: Path, value: str) -> bool:
+    try:
+        with open(path, "w") as handle:
+            handle.write(value)
+        return True
+    except OSError:
+        return False
+
+
+@dataclass
+class CgroupHost:
+    """Where this process may create per-bot cgroups: v1 controller dirs and/or a v2 dir."""
+
+    v1: dict[str, Path] = field(default_factory=dict)  # controller -> this process's cgroup dir
+    v2: Path | None = None
+    v2_controllers: frozenset[str] = frozenset()  # enabled for children of ``v2``
+
+    @classmethod
+    def detect(cls) -> "CgroupHost":
+        host = cls()
+        if os.geteuid() != 0:
+            return host  # without root (and without systemd delegation) cgroups are not ours to make
+        mounts = [line.split() for line in _read(Path("/proc/self/mounts")).splitlines()]
+        own = {}
+        for line in _read(Path("/proc/self/cgroup")).splitlines():
+            _, controllers, path = line.split(":", 2)
+            own[controllers] = path
+        for mount in mounts:
+            if len(mount) < 4:
+                continue
+            where, kind, options = Path(mount[1]), mount[2], mount[3].split(",")
+            if kind == "cgroup":
+                for controller in ("memory", "pids", "freezer"):
+                    key = next((c for c in own if controller in c.split(",")), None)
+                    if controller in options and key is not None:
+                        directory = where / own[key].lstrip("/")
+                        if os.access(directory, os.W_OK):
+                            host.v1[controller] = directory
+            elif kind == "cgroup2" and "" in own:
+                directory = where / own[""].lstrip("/")
+                if os.access(directory, os.W_OK) and (directory / "cgroup.procs").exists():
+                    host.v2 = directory
+        if host.v2 is not None:
+            available = set(_read(host.v2 / "cgroup.controllers").split()) & {"memory", "pids"}
+            wanted = available - set(host.v1)
+            for controller in wanted:
+                _write(host.v2 / "cgroup.subtree_control", f"+{controller}")
+            host.v2_controllers = frozenset(set(_read(host.v2 / "cgroup.subtree_control").split()) & wanted)
+        return host
+
+    def describe(self) -> str:
+        parts = [f"v1 {c}" for c in sorted(self.v1)]
+        if self.v2 is not None:
+            parts.append("v2 (" + ", ".join(["kill", "freeze", *sorted(self.v2_controllers)]) + ")")
+        return ", ".join(parts) or "none"
+
+    def create(self, name: str, limits: Limits) -> "BotCgroup":
+        cgroup = BotCgroup()
+        try:
+            for controller, parent in self.v1.items():
+                directory = parent / name
+                directory.mkdir()
+                cgroup.dirs.append(directory)
+                if controller == "memory":
+                    _must_write(directory / "memory.limit_in_bytes", str(limits.memory_bytes))
+                    if (directory / "memory.memsw.limit_in_bytes").exists():
+                        _must_write(directory / "memory.memsw.limit_in_bytes", str(limits.memory_bytes))
+                elif controller == "pids":
+                    _must_write(directory / "pids.max", str(limits.processes))
+                elif controller == "freezer":
+                    cgroup.v1_freezer = directory
+            if self.v2 is not None:
+                directory = self.v2 / name
+                directory.mkdir()
+                cgroup.dirs.append(directory)
+                cgroup.v2 = directory
+                if "memory" in self.v2_controllers:
+                    _must_write(directory / "memory.max", str(limits.memory_bytes))
+                    _write(directory / "memory.swap.max", "0")
+                if "pids" in self.v2_controllers:
+                    _must_write(directory / "pids.max", str(limits.processes))
+        except OSError as error:
+            cgroup.remove()
+            raise SandboxError(f"cannot set up cgroup {name}: {error}") from None
+        return cgroup
+
+
+def _must_write(path: Path, value: str) -> None:
+    with open(path, "w") as handle:
+        handle.write(value)
+
+
+@dataclass
+class BotCgroup:
+    dirs: list[Path] = field(default_factory=list)
+    v2: Path | None = None
+    v1_freezer: Path | None = None
+
+    def procs_files(self) -> list[Path]:
+        return [d / "cgroup.procs" for d in self.dirs]
+
+    def pids(self) -> set[int]:
+        found = set()
+        for directory in self.dirs:
+            found.update(int(p) for p in _read(directory / "cgroup.procs").split())
+        return found
+
+    def freeze(self, frozen: bool) -> bool:
+        if self.v2 is not None and (self.v2 / "cgroup.freeze").exists():
+            return _write(self.v2 / "cgroup.freeze", "1" if frozen else "0")
+        if self.v1_freezer is not None:
+            return _write(self.v1_freezer / "freezer.state", "FROZEN" if frozen else "THAWED")
+        return False
+
+    def kill(self, timeout_s: float = 5.0) -> set[int]:
+        """SIGKILL everything in the cgroup until it is empty; returns every pid seen."""
+        seen: set[int] = set()
+        deadline = time.monotonic() + timeout_s
+        while True:
+            pids = self.pids()
+            seen |= pids
+            if not pids or time.monotonic() > deadline:
+                return seen
+            if not (self.v2 is not None and _write(self.v2 / "cgroup.kill", "1")):
+                self.freeze(True)  # no cgroup.kill: freeze so nothing forks while we kill one by one
+                for pid in pids:
+                    _kill_pid(pid, signal.SIGKILL)
+                self.freeze(False)
+            time.sleep(0.002)
+
+    def remove(self) -> None:
+        for directory in reversed(self.dirs):
+            for _ in range(200):
+                try:
+                    directory.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.005)  # tasks still exiting
+        self.dirs.clear()
+
+
+def _kill_pid(pid: int, signum: int) -> None:
+    try:
+        os.kill(pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _children(pid: int) -> list[int]:
+    """Direct children of ``pid``, from /proc/PID/task/*/children."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        found.extend(int(p) for p in _read(task / "children").split())
+    return found
+
+
+def _pid_namespace(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid")
+    except OSError:
+        return None
+
+
+def _namespace_members(namespace: str) -> list[int]:
+    members = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and _pid_namespace(int(entry)) == namespace:
+            members.append(int(entry))
+    return members
+
+
+def _reap(pids: set[int]) -> None:
+    """Reap those of ``pids`` that became our children (we are a child subreaper)."""
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+
+
+_SUBREAPER_SET = False
+
+
+def _become_subreaper() -> None:
+    """Orphans of a bot's tree come back to us (not to a lazy PID 1), so we can reap them."""
+    global _SUBREAPER_SET
+    if _SUBREAPER_SET:
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_CHILD_SUBREAPER = 36
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    _SUBREAPER_SET = True
+
+
+# --- bubblewrap ---------------------------------------------------------------------------------------
+
+BOT_DIR = "/bot"  # the bot's working directory inside the sandbox (a size-capped tmpfs)
+BOT_SOURCE = "/opt/tabula/bot"  # read-only view of the prepared workdir, copied to /bot at start
+SDK_ROOT = "/opt/tabula"
+UID_BASE, UID_SPAN = 1_000_000, 1_000_000
+
+
+class BubblewrapProcess(BotProcess):
+    def __init__(self, popen, workdir, sandbox_name, cgroup: BotCgroup | None) -> None:
+        super().__init__(popen, workdir, sandbox_name)
+        self.cgroup = cgroup
+        self.namespace: str | None = None
+
+    def _members(self) -> list[int]:
+        if self.cgroup is not None and self.cgroup.dirs:
+            return sorted(self.cgroup.pids())
+        namespace = self._find_namespace()
+        return _namespace_members(namespace) if namespace else []
+
+    def _find_namespace(self) -> str | None:
+        """The bot's PID namespace: that of bwrap's child (the namespace's init)."""
+        if self.namespace is None:
+            own = _pid_namespace(self.pid)
+            for child in _children(self.pid):
+                namespace = _pid_namespace(child)
+                if namespace and namespace != own:
+                    self.namespace = namespace
+        return self.namespace
+
+    def suspend(self) -> None:
+        if not (self.cgroup and self.cgroup.freeze(True)):
+            for pid in self._members():
+                _kill_pid(pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if not (self.cgroup and self.cgroup.freeze(False)):
+            for pid in self._members():
+                _kill_pid(pid, signal.SIGCONT)
+
+    def _kill_tree(self) -> None:
+        seen: set[int] = set()
+        namespace = self._find_namespace()
+        init = [c for c in _children(self.pid)]
+        # Killing the namespace's init makes the kernel kill every process in it,
+        # including those that setsid'd or double-forked.
+        for pid in init:
+            _kill_pid(pid, signal.SIGKILL)
+        _kill_pid(self.pid, signal.SIGKILL)
+        if self.cgroup is not None and self.cgroup.dirs:
+            self.cgroup.freeze(False)
+            seen |= self.cgroup.kill()
+        if namespace:
+            for _ in range(100):
+                members = _namespace_members(namespace)
+                if not members:
+                    break
+                seen.update(members)
+                for pid in members:
+                    _kill_pid(pid, signal.SIGKILL)
+                time.sleep(0.002)
+        self.popen.wait()
+        _reap(seen | set(init))
+        if self.cgroup is not None:
+            self.cgroup.remove()
+
+
+class BubblewrapSandbox(Sandbox):
+    name = "bubblewrap"
+
+    def __init__(self, bwrap: str, cgroups: CgroupHost) -> None:
+        self.bwrap = bwrap
+        self.cgroups = cgroups
+        self.root = os.geteuid() == 0
+        self.seccomp = seccomp_program()
+        self.sdk = _readable_engines_dir()
+        _become_subreaper()
+
+    def describe(self) -> str:
+        return f"bubblewrap ({self.bwrap}); cgroups: {self.cgroups.describe()}; " \
+               f"dedicated uid: {'yes' if self.root else 'no'}"
+
+    # The mount table every bot sees: /usr read-only and nothing else of the host.
+    def _system_binds(self) -> list[str]:
+        args = ["--ro-bind", "/usr", "/usr"]
+        for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+            host = Path("/") / name
+            if host.is_symlink():
+                args += ["--symlink", os.readlink(host), str(host)]
+            elif host.is_dir():
+                args += ["--ro-bind", str(host), str(host)]
+        for name in ("/etc/ld.so.cache", "/etc/alternatives", "/etc/localtime"):
+            args += ["--ro-bind-try", name, name]
+        return args
+
+    def _bwrap_args(self, workdir: Workdir, limits: Limits, env: dict[str, str], seccomp_fd: int) -> list[str]:
+        args = [self.bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
+                "--new-session", "--hostname", "bot", "--clearenv"]
+        base_env = {"PATH": "/usr/bin:/bin", "HOME": BOT_DIR, "PYTHONPATH": SDK_ROOT,
+                    "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"}
+        for key, value in {**base_env, **env}.items():
+            args += ["--setenv", key, value]
+        args += self._system_binds()
+        args += ["--proc", "/proc", "--dev", "/dev",
+                 "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
+                 "--size", str(limits.disk_bytes), "--tmpfs", BOT_DIR,
+                 "--ro-bind", str(workdir.path), BOT_SOURCE,
+                 "--ro-bind", str(self.sdk), f"{SDK_ROOT}/engines",
+                 "--remount-ro", "/",
+                 "--chdir", BOT_DIR,
+                 "--seccomp", str(seccomp_fd)]
+        return args
+
+    def _launcher(self, limits: Limits, cgroup: BotCgroup | None, uid: int | None) -> list[str]:
+        """Host side, before bwrap: join the cgroups, set rlimits, drop to the bot's own uid.
+
+        A shell and util-linux tools rather than a preexec_fn, which is unsafe in a threaded worker.
+        """
+        joins = "".join(f"echo $$ > {shlex.quote(str(f))} || exit 125; " for f in
+                        (cgroup.procs_files() if cgroup else []))
+        command = ["/bin/sh", "-c", joins + 'exec "$@"', "tabula-launch"]
+        if uid is not None:
+            command += ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
+        command += ["/usr/bin/prlimit", f"--as={limits.memory_bytes}", f"--cpu={limits.cpu_seconds}",
+                    f"--fsize={limits.file_size_bytes}", f"--nofile={limits.open_files}", "--core=0"]
+        if uid is not None:  # RLIMIT_NPROC counts per uid, so it only means something with a dedicated one
+            command.append(f"--nproc={limits.processes}")
+        return command + ["--"]
+
+    def _start(self, workdir: Workdir, limits: Limits, env: dict[str, str], inner: list[str],
+               stdin=subprocess.PIPE) -> BubblewrapProcess:
+        uid = UID_BASE + random.randrange(UID_SPAN) if self.root else None
+        cgroup = self.cgroups.create(f"tabula-{workdir.path.name}-{os.getpid()}", limits) \
+            if (self.cgroups.v1 or self.cgroups.v2) else None
+        seccomp_fd = os.memfd_create("tabula-seccomp", 0)
+        try:
+            os.write(seccomp_fd, self.seccomp)
+            os.lseek(seccomp_fd, 0, os.SEEK_SET)
+            command = self._launcher(limits, cgroup, uid) + self._bwrap_args(workdir, limits, env, seccomp_fd)
+            popen = subprocess.Popen(
+                command + inner, env={"PATH": "/usr/bin:/bin"}, cwd="/",
+                stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                bufsize=0, start_new_session=True, close_fds=True, pass_fds=(seccomp_fd,),
+            )
+        except BaseException:
+            if cgroup is not None:
+                cgroup.remove()
+            raise
+        finally:
+            os.close(seccomp_fd)
+        return BubblewrapProcess(popen, workdir, self.name, cgroup)
+
+    def prepare(self, bot: Bot, limits: Limits) -> Workdir:
+        workdir = _new_workdir(bot)
+        _open_up(workdir.path)
+        if bot.build:
+            try:
+                self._build(workdir, bot, limits)
+            except BaseException:
+                workdir.remove()
+                raise
+        return workdir
+
+    def _build(self, workdir: Workdir, bot: Bot, limits: Limits) -> None:
+        """Run the build in the sandbox on a copy in /bot; the result comes back as a tar stream."""
+        script = (f'cp -R {BOT_SOURCE}/. {BOT_DIR}/ || exit 97; /bin/sh -c "$1" >&2 || exit $?; '
+                  f'exec tar -C {BOT_DIR} -cf - .')
+        scratch = Workdir(path=workdir.path, bot=bot, removed=True)  # the build's kill must not remove it
+        proc = self._start(scratch, limits, {"BGTP_VERSION": "1"},
+                           ["/bin/sh", "-c", script, "tabula-build", bot.build], stdin=subprocess.DEVNULL)
+        try:
+            archive, log = proc.popen.communicate(timeout=limits.build_timeout_s)
+        except subprocess.TimeoutExpired:
+            raise BadBot(f"bot {bot.name!r}: build timed out after {limits.build_timeout_s} s") from None
+        finally:
+            proc.kill()
+        tail = log[-limits.build_log_bytes:].decode("utf-8", "replace")
+        if proc.popen.returncode != 0:
+            raise BadBot(f"bot {bot.name!r}: build {bot.build!r} failed "
+                         f"(exit {proc.popen.returncode}); log tail:\n{tail}")
+        for entry in workdir.path.iterdir():
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+        try:
+            with tarfile.open(fileobj=io.BytesIO(archive), mode="r:") as tar:
+                tar.extractall(workdir.path, filter="data")
+        except (tarfile.TarError, OSError) as error:
+            raise BadBot(f"bot {bot.name!r}: cannot unpack the build result: {error}") from None
+        _open_up(workdir.path)
+
+    def spawn(self, workdir: Workdir, bot: Bot, limits: Limits, env: dict[str, str] | None = None) -> BotProcess:
+        if workdir.removed:
+            raise ValueError(f"workdir {workdir.path} was already used and removed; prepare a new one")
+        script = f'cp -R {BOT_SOURCE}/. {BOT_DIR}/ || exit 97; exec /bin/sh -c "$1"'
+        return self._start(workdir, limits, _bot_env(env), ["/bin/sh", "-c", script, "tabula-bot", bot.run])
+
+
+def _open_up(directory: Path) -> None:
+    """Make a workdir readable by the bot's unprivileged uid (bwrap binds it as that uid)."""
+    os.chmod(directory, 0o755)
+    for root, dirs, files in os.walk(directory):
+        for name in dirs + files:
+            path = os.path.join(root, name)
+            if not os.path.islink(path):
+                mode = os.lstat(path).st_mode
+                os.chmod(path, mode | 0o444 | (0o111 if mode & 0o111 or name in dirs else 0))
+
+
+def _world_readable(path: Path) -> bool:
+    for part in [path, *path.parents]:
+        mode = part.stat().st_mode
+        if not mode & 0o001:
+            return False
+    return bool(path.stat().st_mode & 0o004)
+
+
+_SDK_COPY: Path | None = None
+
+
+def _readable_engines_dir() -> Path:
+    """The referee library as the bot's uid can read it: the package itself, or a snapshot."""
+    global _SDK_COPY
+    if os.geteuid() != 0 or _world_readable(ENGINES_DIR):
+        return ENGINES_DIR
+    if _SDK_COPY is None:
+        base = Path(tempfile.gettempdir()) / "tabula-bots"
+        base.mkdir(mode=0o711, exist_ok=True)
+        _SDK_COPY = Path(tempfile.mkdtemp(prefix="sdk-", dir=base)) / "engines"
+        shutil.copytree(ENGINES_DIR, _SDK_COPY, ignore=shutil.ignore_patterns("__pycache__"))
+        _open_up(_SDK_COPY.parent)
+    return _SDK_COPY
+
+
+_SMOKE_CACHE: dict[str, str | None] = {}
+
+
+def _find_bwrap() -> str | None:
+    return shutil.which("bwrap") or next((p for p in ("/usr/bin/bwrap", "/usr/local/bin/bwrap")
+                                          if os.access(p, os.X_OK)), None)
+
+
 def open_sandbox(trusted: bool = False) -> Sandbox:
+    """The bubblewrap sandbox, or ``SandboxError``; ``trusted=True``: no sandbox, loudly."""
     if trusted:
         message = ("TRUSTED MODE: bots run as bare subprocesses with NO sandbox "
                    "(no network, file or process isolation). Use only for your own bots.")
         warnings.warn(message, RuntimeWarning, stacklevel=2)
         print(f"WARNING: {message}", file=sys.stderr, flush=True)
         return TrustedSandbox()
-    raise SandboxError("bubblewrap sandbox not implemented yet; refusing to run untrusted bots")
+    if not sys.platform.startswith("linux"):
+        raise SandboxError(f"the bot sandbox needs Linux (bubblewrap); this is {sys.platform}. "
+                           "Untrusted bots are refused; use trusted mode for your own bots.")
+    bwrap = _find_bwrap()
+    if bwrap is None:
+        raise SandboxError("bubblewrap (bwrap) is not installed, so untrusted bots are refused. "
+                           "Install it with scripts/install-system-deps.sh (apt-get install bubblewrap).")
+    for tool in ("/usr/bin/prlimit", "/bin/sh") + (("/usr/bin/setpriv",) if os.geteuid() == 0 else ()):
+        if not os.access(tool, os.X_OK):
+            raise SandboxError(f"{tool} is missing (util-linux); run scripts/install-system-deps.sh")
+    sandbox = BubblewrapSandbox(bwrap, CgroupHost.detect())
+    _smoke_test(sandbox)
+    return sandbox
+
+
+def _smoke_test(sandbox: BubblewrapSandbox) -> None:
+    """Start one empty sandbox, once per process: userns or seccomp may be refused by the host."""
+    key = sandbox.bwrap
+    if key not in _SMOKE_CACHE:
+        probe = Bot(name="probe", directory=Path("/nonexistent"), run="true")
+        base = Path(tempfile.gettempdir()) / "tabula-bots"
+        base.mkdir(mode=0o711, exist_ok=True)
+        workdir = Workdir(path=Path(tempfile.mkdtemp(prefix="probe-", dir=base)), bot=probe)
+        _open_up(workdir.path)
+        proc = sandbox.spawn(workdir, probe, Limits(), {})
+        try:
+            _, err = proc.popen.communicate(timeout=20)
+            code = proc.popen.returncode
+        except subprocess.TimeoutExpired:
+            err, code = b"timed out", -1
+        finally:
+            proc.kill()
+        _SMOKE_CACHE[key] = None if code == 0 else f"exit {code}: {err.decode('utf-8', 'replace')[-500:]}"
+    if _SMOKE_CACHE[key] is not None:
+        raise SandboxError(f"bubblewrap cannot build a sandbox on this host ({_SMOKE_CACHE[key]}); "
+                           "untrusted bots are refused")
