@@ -1,0 +1,690 @@
+"""The referee side of BGTP/1 (``/work/shared/protocol.md``): one game between two bots.
+
+``play_game`` starts both bots in the sandbox, plays the handshake, every
+action and the game over exactly as the protocol says, and returns the game
+record (``engines.record.make_record`` plus white, black, tc, detail, stderr
+and log). A bot can only hurt itself: every read goes through ``poll`` with a
+deadline and a line buffer with a per-line cap, every write is non-blocking
+(a line the bot does not read waits in its outbox), and each bot's clock is
+charged only from the moment its ``go`` is flushed to the LF of its answer.
+
+Termination reasons (protocol §6) the runner adds to the game's own:
+``illegal-move``, ``timeout``, ``crash``, ``init-failed`` (anything that goes
+wrong before ``ready``, including a crash or a failed build), ``resign``,
+``bot-error``, ``output-limit`` (1 MiB of stdout per game or a line over
+1 KiB), ``max-plies``, and ``void`` when both bots fail before move 1.
+
+``retries=N`` allows N illegal answers per game (each gets ``error illegal``
+and the same ``legal`` + ``go`` again, with the clock still running).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import select
+import signal
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from .core import BLACK, NONE, SIDES, WHITE, BadSettings, Outcome, other
+from .record import make_record
+from .registry import get_game
+
+LINE_CAP = 1024  # bytes per line from the bot, protocol §2
+OUTPUT_CAP = 1 << 20  # bytes of stdout per bot per game, protocol §4
+STDERR_TAIL = 8 * 1024  # bytes of stderr kept per bot in the record
+LOG_CAP = 5000  # log lines kept per game
+LOG_TEXT_CAP = 240  # characters of one logged line
+QUIT_GRACE_S = 2.0
+TERM_GRACE_S = 1.0
+POLL_SLICE_S = 0.25  # longest single poll, so a dead bot whose stdout stays open is noticed
+NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
+TOKEN_CHARS = re.compile(r"[^\x21-\x7e]")
+
+
+# --- time controls -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """``clock:<base>+<inc>`` (Fischer clock) or ``move:<ms>`` (fixed budget per action), protocol §5."""
+
+    mode: str  # "clock" or "move"
+    base_ms: int
+    inc_ms: int = 0
+
+    @classmethod
+    def parse(cls, text: str) -> "TimeControl":
+        if not isinstance(text, str):
+            raise BadSettings(f"time control must be a string like clock:60000+500 or move:1000, not {text!r}")
+        match = re.fullmatch(r"clock:(\d{1,9})\+(\d{1,9})|move:(\d{1,9})", text.strip())
+        if match is None:
+            raise BadSettings(f"bad time control {text!r}; expected clock:BASE_MS+INC_MS or move:MS")
+        if match.group(3) is not None:
+            budget = int(match.group(3))
+            if budget <= 0:
+                raise BadSettings(f"bad time control {text!r}: the budget per action must be positive")
+            return cls("move", budget)
+        base, inc = int(match.group(1)), int(match.group(2))
+        if base <= 0:
+            raise BadSettings(f"bad time control {text!r}: the base time must be positive")
+        return cls("clock", base, inc)
+
+    def text(self) -> str:
+        return f"move:{self.base_ms}" if self.mode == "move" else f"clock:{self.base_ms}+{self.inc_ms}"
+
+
+class Clocks:
+    """Both players' remaining time; ``budget`` is what the side to act may still spend now."""
+
+    def __init__(self, tc: TimeControl):
+        self.tc = tc
+        self.remaining = {WHITE: float(tc.base_ms), BLACK: float(tc.base_ms)}
+
+    def budget(self, side: str) -> float:
+        return self.remaining[side] if self.tc.mode == "clock" else float(self.tc.base_ms)
+
+    def go_fields(self, side: str, spent_ms: float = 0.0) -> str:
+        if self.tc.mode == "move":
+            return f"movetime={max(0, int(self.tc.base_ms - spent_ms))}"
+        wtime = self.remaining[WHITE] - (spent_ms if side == WHITE else 0.0)
+        btime = self.remaining[BLACK] - (spent_ms if side == BLACK else 0.0)
+        inc = self.tc.inc_ms
+        return f"wtime={max(0, int(wtime))} btime={max(0, int(btime))} winc={inc} binc={inc}"
+
+    def charge(self, side: str, spent_ms: float) -> None:
+        """An action completed after ``spent_ms``: clock mode takes the time and adds the increment."""
+        if self.tc.mode == "clock":
+            self.remaining[side] += self.tc.inc_ms - spent_ms
+
+
+# --- failures ------------------------------------------------------------------------------------
+
+
+class BotFailure(Exception):
+    """The bot on ``side`` lost the game by ``reason`` (a protocol §6 word); ``detail`` names the fault."""
+
+    def __init__(self, side: str, reason: str, detail: str = ""):
+        super().__init__(f"{side}: {reason} {detail}".strip())
+        self.side, self.reason, self.detail = side, reason, detail
+
+
+def sanitise_name(raw: str | None, fallback: str = "bot") -> str:
+    name = NAME_CHARS.sub("_", raw or "")[:32]
+    return name or fallback
+
+
+def detail_token(text: str, limit: int = 64) -> str:
+    """``gameover detail=`` must be one printable token."""
+    return TOKEN_CHARS.sub("_", text)[:limit]
+
+
+class GameLog:
+    """Lines with monotonic milliseconds since the game began, capped."""
+
+    def __init__(self, cap: int = LOG_CAP):
+        self.start = time.monotonic()
+        self.lines: list[str] = []
+        self.cap = cap
+        self.dropped = 0
+
+    def add(self, who: str, text: str) -> None:
+        if len(self.lines) >= self.cap:
+            self.dropped += 1
+            return
+        if len(text) > LOG_TEXT_CAP:
+            text = text[:LOG_TEXT_CAP] + f"...(+{len(text) - LOG_TEXT_CAP})"
+        self.lines.append(f"{(time.monotonic() - self.start) * 1000:.1f} {who} {text}")
+
+    def export(self) -> list[str]:
+        if self.dropped:
+            return self.lines + [f"... {self.dropped} more lines not kept"]
+        return list(self.lines)
+
+
+# --- one bot's pipes -----------------------------------------------------------------------------
+
+
+class Channel:
+    """The referee's end of one bot's pipes: an outbox for stdin, a capped line buffer for stdout."""
+
+    def __init__(self, side: str, process: Any, log: GameLog):
+        self.side = side
+        self.process = process
+        self.log = log
+        self.in_fd = process.stdin.fileno()
+        self.out_fd = process.stdout.fileno()
+        self.err_fd = process.stderr.fileno() if process.stderr is not None else None
+        for fd in (self.in_fd, self.out_fd, self.err_fd):
+            if fd is not None:
+                os.set_blocking(fd, False)
+        self.outbox = bytearray()
+        self.partial = bytearray()
+        self.lines: deque[tuple[float, str]] = deque()  # (monotonic time the LF was read, line)
+        self.stdout_bytes = 0
+        self.eof = False
+        self.err_open = self.err_fd is not None
+        self.stderr_tail = bytearray()
+        self.stdin_broken = False
+        self.violation: str | None = None  # output-limit detail, once broken
+        self.suspended = False
+        self.name = side
+        self.last_position: str | None = None
+
+    @property
+    def who(self) -> str:
+        return self.side[0]
+
+    # writing
+
+    def send(self, *lines: str) -> None:
+        """Queue ``lines`` and write as much as the pipe takes now, in one write."""
+        for line in lines:
+            self.log.add(f"{self.who}>", line)
+        if self.stdin_broken:
+            return
+        self.outbox += ("\n".join(lines) + "\n").encode("ascii", "replace")
+        self.pump_out()
+
+    def pump_out(self) -> None:
+        if not self.outbox or self.stdin_broken:
+            return
+        try:
+            written = os.write(self.in_fd, self.outbox)
+        except BlockingIOError:
+            return
+        except (BrokenPipeError, OSError):
+            self.stdin_broken = True
+            self.outbox.clear()
+            return
+        del self.outbox[:written]
+
+    # reading
+
+    def pump_in(self) -> None:
+        """Read what stdout has now; complete lines go to ``lines``; caps set ``violation``."""
+        try:
+            chunk = os.read(self.out_fd, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        now = time.monotonic()
+        if not chunk:
+            self.eof = True
+            return
+        self.stdout_bytes += len(chunk)
+        if self.stdout_bytes > OUTPUT_CAP and self.violation is None:
+            self.violation = f"more than {OUTPUT_CAP} bytes on stdout"
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            if end < 0:
+                self.partial += chunk[start:]
+                break
+            self.partial += chunk[start:end]
+            self._line_done(now)
+            start = end + 1
+        if len(self.partial) > LINE_CAP + 1 and self.violation is None:
+            self.violation = f"a line longer than {LINE_CAP} bytes"
+
+    def _line_done(self, now: float) -> None:
+        raw = bytes(self.partial)
+        self.partial.clear()
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        if len(raw) > LINE_CAP:
+            if self.violation is None:
+                self.violation = f"a line longer than {LINE_CAP} bytes"
+            return
+        line = raw.decode("ascii", "replace")
+        self.log.add(f"{self.who}<", line)
+        self.lines.append((now, line))
+
+    def pump_err(self) -> None:
+        try:
+            chunk = os.read(self.err_fd, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.err_open = False
+            return
+        self.stderr_tail += chunk
+        if len(self.stderr_tail) > STDERR_TAIL:
+            del self.stderr_tail[: len(self.stderr_tail) - STDERR_TAIL]
+
+    def stderr_text(self) -> str:
+        return self.stderr_tail.decode("utf-8", "replace")
+
+    # process control
+
+    def suspend(self) -> None:
+        if not self.suspended and self.process.poll() is None:
+            self.process.suspend()
+            self.suspended = True
+
+    def resume(self) -> None:
+        if self.suspended:
+            self.process.resume()
+            self.suspended = False
+
+    def exit_code(self, wait_s: float = 0.2) -> int | None:
+        deadline = time.monotonic() + wait_s
+        while True:
+            code = self.process.poll()
+            if code is not None or time.monotonic() >= deadline:
+                return code
+            time.sleep(0.002)
+
+    def crash_detail(self) -> str:
+        code = self.exit_code()
+        return "stdout closed" if code is None else f"exit code {code}"
+
+
+class Pipes:
+    """Waits on the bots' pipes together, so one bot's stderr or input never stalls the other."""
+
+    def __init__(self, channels: list[Channel]):
+        self.channels = channels
+
+    def _poll_once(self, reader: Channel | None, writer: Channel | None, timeout_s: float) -> None:
+        poller = select.poll()
+        interest: dict[int, tuple[Channel, str]] = {}
+        for channel in self.channels:
+            if channel.err_open:
+                poller.register(channel.err_fd, select.POLLIN)
+                interest[channel.err_fd] = (channel, "err")
+            if channel.outbox and not channel.stdin_broken:
+                poller.register(channel.in_fd, select.POLLOUT)
+                interest[channel.in_fd] = (channel, "in")
+        if reader is not None and not reader.eof:
+            poller.register(reader.out_fd, select.POLLIN)
+            interest[reader.out_fd] = (reader, "out")
+        if not interest:
+            time.sleep(max(0.0, min(timeout_s, POLL_SLICE_S)))
+            return
+        for fd, events in poller.poll(max(0, int(min(timeout_s, POLL_SLICE_S) * 1000) + 1)):
+            channel, kind = interest[fd]
+            if kind == "out":
+                channel.pump_in()
+            elif kind == "err":
+                channel.pump_err()
+            elif events & (select.POLLERR | select.POLLHUP) and not events & select.POLLOUT:
+                channel.stdin_broken = True
+                channel.outbox.clear()
+            else:
+                channel.pump_out()
+
+    def next_line(self, channel: Channel, deadline: float) -> tuple[float, str] | None:
+        """The bot's next line, or None at ``deadline``; BotFailure on EOF or an output cap."""
+        while True:
+            if channel.violation:
+                raise BotFailure(channel.side, "output-limit", channel.violation)
+            if channel.lines:
+                return channel.lines.popleft()
+            if channel.eof:
+                raise BotFailure(channel.side, "crash", channel.crash_detail())
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            self._poll_once(channel, None, left)
+            if not channel.lines and not channel.eof and channel.process.poll() is not None:
+                channel.pump_in()  # exited: collect what it wrote, then EOF shows
+
+    def flush(self, channel: Channel, deadline: float) -> bool:
+        """Write the channel's outbox completely before ``deadline``; False if the bot would not read."""
+        while channel.outbox and not channel.stdin_broken:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._poll_once(None, channel, left)
+        if channel.stdin_broken:
+            raise BotFailure(channel.side, "crash", "stdin closed (" + channel.crash_detail() + ")")
+        return True
+
+    def settle(self, timeout_s: float = 0.0) -> None:
+        """Move pending bytes without waiting on any bot's answer."""
+        self._poll_once(None, None, timeout_s)
+
+    def drain(self, channel: Channel) -> None:
+        """Read what the bot already sent (without waiting) so early lines are not taken as answers."""
+        if channel.eof:
+            return
+        ready = select.select([channel.out_fd], [], [], 0)[0]
+        while ready and not channel.eof:
+            channel.pump_in()
+            ready = select.select([channel.out_fd], [], [], 0)[0]
+
+
+# --- the game ------------------------------------------------------------------------------------
+
+
+class Referee:
+    """One game in progress: the position, the clocks and both channels."""
+
+    def __init__(self, game, settings, tc: TimeControl, channels: dict[str, Channel], *, margin_ms: float,
+                 retries: int, suspend: bool, log: GameLog):
+        self.game = game
+        self.tc = tc
+        self.channels = channels
+        self.pipes = Pipes(list(channels.values()))
+        self.margin_ms = margin_ms
+        self.retries_left = retries
+        self.suspend_idle = suspend
+        self.log = log
+        self.clocks = Clocks(tc)
+        self.initial = game.initial(settings)
+        self.position = self.initial
+        self.actions: list[str] = []
+        self.times: list[int] = []
+
+    # start-up
+
+    def handshake(self, startup_ms: float, failures: dict[str, BotFailure]) -> None:
+        """``bgtp 1`` to both; bots that do not answer in time are added to ``failures``."""
+        live = [side for side in SIDES if side not in failures]
+        for side in live:
+            self.channels[side].send("bgtp 1")
+        deadline = time.monotonic() + startup_ms / 1000
+        for side in live:
+            channel = self.channels[side]
+            try:
+                line = self._startup_reply(channel, "bgtp", deadline)
+                words = line.split()
+                if len(words) < 2 or words[1] != "1":
+                    raise BotFailure(side, "init-failed", f"protocol version {' '.join(words[1:2]) or 'missing'}")
+                names = [w[5:] for w in words[2:] if w.startswith("name=")]
+                if names:
+                    channel.name = sanitise_name(names[0], side)
+            except BotFailure as failure:
+                failures[side] = failure
+
+    def newgame(self, startup_ms: float, match_id: str, seed: int | None, names: dict[str, str],
+                failures: dict[str, BotFailure]) -> None:
+        deadline_sides = [s for s in SIDES if s not in failures]
+        for side in deadline_sides:
+            words = [f"newgame id={detail_token(match_id, 64) or 'local'}", f"game={self.game.id}",
+                     f"side={side}", f"tc={self.tc.text()}", f"opponent={names[other(side)]}"]
+            if seed is not None:
+                words.append(f"seed={seed}")
+            self.channels[side].send(" ".join(words))
+        deadline = time.monotonic() + startup_ms / 1000
+        for side in deadline_sides:
+            try:
+                self._startup_reply(self.channels[side], "ready", deadline)
+            except BotFailure as failure:
+                failures[side] = failure
+        text = self.position.text()
+        for side in SIDES:
+            if side not in failures:
+                self.channels[side].send(f"position {text}")
+                self.channels[side].last_position = text
+
+    def _startup_reply(self, channel: Channel, keyword: str, deadline: float) -> str:
+        """The first line starting with ``keyword``; any failure before ``ready`` is init-failed."""
+        while True:
+            try:
+                got = self.pipes.next_line(channel, deadline)
+            except BotFailure as failure:
+                raise BotFailure(channel.side, "init-failed", f"{failure.reason}: {failure.detail}") from None
+            if got is None:
+                raise BotFailure(channel.side, "init-failed", f"no {keyword} reply in time")
+            line = got[1]
+            first = line.split(" ", 1)[0]
+            if first == keyword:
+                return line
+            if first == "error":
+                raise BotFailure(channel.side, "init-failed", line)
+            # info and unknown lines are logged (by the channel) and ignored
+
+    # play
+
+    def play(self) -> Outcome:
+        while True:
+            outcome = self.position.outcome()
+            if outcome is not None:
+                return outcome
+            if len(self.actions) >= self.game.max_plies:
+                return Outcome(NONE, "max-plies")
+            side = self.position.turn
+            legal = self.position.legal_moves()
+            if not legal:
+                raise RuntimeError(f"{self.game.id}: no legal action but no outcome in {self.position.text()!r}")
+            extra = bool(self.actions) and self._last_mover == side
+            action, spent = self.ask(side, legal, extra)
+            self.position = self.position.play(action)
+            self.actions.append(action)
+            self.times.append(round(spent))
+            self.clocks.charge(side, spent)
+            self._last_mover = side
+            self.tell_played(side, action)
+
+    _last_mover: str | None = None
+
+    def tell_played(self, side: str, action: str) -> None:
+        line = f"played {side} {action}"
+        captured = self.position.captured
+        if captured:
+            line += " x=" + ",".join(captured)
+        line += f" ply={len(self.actions)}"
+        for channel in self.channels.values():
+            channel.send(line)
+
+    def ask(self, side: str, legal: list[str], extra: bool) -> tuple[str, float]:
+        """Send position, legal and go to the side to act; its accepted action and the ms it spent."""
+        mover = self.channels[side]
+        idle = self.channels[other(side)]
+        if self.suspend_idle:
+            idle.suspend()
+        mover.resume()
+        self.pipes.drain(mover)
+        self._handle_stray_lines(mover)
+        ply = len(self.actions) + 1
+        go_words = [f"go side={side} ply={ply}"]
+        if extra:
+            go_words.append("extra=1")
+        if self.position.phase:
+            go_words.append(f"phase={self.position.phase}")
+        legal_line = "legal " + " ".join(legal)
+        lines = []
+        text = self.position.text()
+        if mover.last_position != text:
+            lines.append(f"position {text}")
+            mover.last_position = text
+        budget = self.clocks.budget(side)
+        mover.send(*lines, legal_line, " ".join(go_words + [self.clocks.go_fields(side)]))
+        if not self.pipes.flush(mover, time.monotonic() + (budget + self.margin_ms) / 1000):
+            raise BotFailure(side, "timeout", "did not read its input")
+        start = time.monotonic()
+        by_lower: dict[str, str] | None = None
+        legal_set = set(legal)
+        while True:
+            got = self.pipes.next_line(mover, start + (budget + self.margin_ms) / 1000)
+            if got is None:
+                raise BotFailure(side, "timeout", f"no move within {budget:.0f}+{self.margin_ms:.0f} ms")
+            at, line = got
+            spent = (at - start) * 1000
+            words = line.split()
+            keyword = words[0] if words else ""
+            if keyword in ("move", "resign") and budget - spent < -self.margin_ms:
+                raise BotFailure(side, "timeout", f"answered after {spent:.0f} ms of {budget:.0f}")
+            if keyword == "move":
+                token = words[1] if len(words) == 2 else None
+                if token is not None and token in legal_set:
+                    return token, spent
+                if token is not None:
+                    if by_lower is None:
+                        by_lower = {a.lower(): a for a in legal}
+                    if token.lower() in by_lower:
+                        return by_lower[token.lower()], spent
+                    mover.send(f"error illegal {token}")
+                    fault = token
+                else:
+                    fault = line
+                    mover.send("error malformed " + detail_token(line[5:], 200) if len(words) > 1
+                               else "error malformed move without an action")
+                if self.retries_left <= 0:
+                    raise BotFailure(side, "illegal-move", fault)
+                self.retries_left -= 1
+                mover.send(legal_line, " ".join(go_words + [self.clocks.go_fields(side, spent)]))
+                if not self.pipes.flush(mover, start + (budget + self.margin_ms) / 1000):
+                    raise BotFailure(side, "timeout", "did not read its input")
+            elif keyword == "resign":
+                raise BotFailure(side, "resign", "")
+            elif keyword == "error":
+                raise BotFailure(side, "bot-error", line)
+            # info, unknown keywords and empty lines: logged, ignored
+
+    def _handle_stray_lines(self, channel: Channel) -> None:
+        """Lines sent while no go was pending: an ``error`` still forfeits, the rest is ignored."""
+        if channel.violation:
+            raise BotFailure(channel.side, "output-limit", channel.violation)
+        while channel.lines:
+            _, line = channel.lines.popleft()
+            if line.split(" ", 1)[0] == "error":
+                raise BotFailure(channel.side, "bot-error", line)
+            self.log.add("runner", f"{channel.who}: ignored line sent before go: {line[:80]}")
+
+    # the end
+
+    def finish(self, outcome: Outcome, detail: str) -> None:
+        """``gameover`` and ``quit`` to both; then 2 s to exit, SIGTERM, 1 s, and the tree is killed."""
+        line = f"gameover winner={outcome.winner} reason={outcome.reason}"
+        if detail:
+            line += f" detail={detail_token(detail)}"
+        line += f" plies={len(self.actions)}"
+        for channel in self.channels.values():
+            channel.resume()
+            channel.send(line, "quit")
+        self._wait_exit(QUIT_GRACE_S)
+        running = [c for c in self.channels.values() if c.process.poll() is None]
+        for channel in running:
+            self.log.add("runner", f"{channel.who}: still running {QUIT_GRACE_S:.0f} s after quit; SIGTERM")
+            try:
+                os.kill(channel.process.pid, signal.SIGTERM)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if running:
+            self._wait_exit(TERM_GRACE_S)
+
+    def _wait_exit(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        for channel in self.channels.values():
+            channel.outbox and self.pipes.settle(0)
+        while time.monotonic() < deadline:
+            waiting = [c for c in self.channels.values() if c.process.poll() is None]
+            if not waiting:
+                return
+            readable = [c.out_fd for c in waiting if not c.eof] + [c.err_fd for c in waiting if c.err_open]
+            for channel in waiting:
+                channel.pump_out()
+            if readable:
+                ready, _, _ = select.select(readable, [], [], min(0.05, max(0.0, deadline - time.monotonic())))
+                for channel in waiting:
+                    if channel.out_fd in ready:
+                        channel.pump_in()
+                        channel.lines.clear()
+                    if channel.err_open and channel.err_fd in ready:
+                        channel.pump_err()
+            else:
+                time.sleep(0.002)
+
+
+def _collect_stderr(channels: dict[str, Channel]) -> None:
+    for channel in channels.values():
+        while channel.err_open and select.select([channel.err_fd], [], [], 0)[0]:
+            channel.pump_err()
+
+
+def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, settings=None, limits=None,
+              margin_ms: float = 50, startup_ms: float = 10000, retries: int = 0, seed: int | None = None,
+              match_id: str = "local", white_name: str | None = None, black_name: str | None = None,
+              suspend: bool = True) -> dict[str, Any]:
+    """Play one game of ``game_id`` between two ``engines.bots.Bot`` and return its record.
+
+    Bad arguments raise a ``RefereeError`` before any bot starts. ``SandboxError``
+    (the infrastructure failed, not a bot) propagates after both bots are killed,
+    so the caller can requeue the game.
+    """
+    game = get_game(game_id)
+    time_control = TimeControl.parse(tc)
+    settings = game.settings(settings)
+    if margin_ms < 0 or startup_ms <= 0:
+        raise BadSettings(f"margin_ms must be 0 or more and startup_ms positive, got {margin_ms}, {startup_ms}")
+    if not isinstance(retries, int) or retries < 0:
+        raise BadSettings(f"retries must be a whole number of 0 or more, got {retries!r}")
+    if limits is None:
+        from .sandbox import Limits
+
+        limits = Limits()
+    bots = {WHITE: white, BLACK: black}
+    names = {WHITE: sanitise_name(white_name or white.name, "white"),
+             BLACK: sanitise_name(black_name or black.name, "black")}
+    log = GameLog()
+    processes: dict[str, Any] = {}
+    build_failures: dict[str, BotFailure] = {}
+    try:
+        for side in SIDES:
+            try:
+                workdir = sandbox.prepare(bots[side], limits)
+            except ValueError as error:  # BadBot: the build failed; the bot's fault
+                build_failures[side] = BotFailure(side, "init-failed", f"build failed: {error}")
+                continue
+            processes[side] = sandbox.spawn(workdir, bots[side], limits, {})
+        channels = {side: Channel(side, proc, log) for side, proc in processes.items()}
+        referee = Referee(game, settings, time_control, channels, margin_ms=margin_ms, retries=retries,
+                          suspend=suspend, log=log)
+        outcome, detail = _run(referee, names, startup_ms, match_id, seed, build_failures)
+        referee.finish(outcome, detail)
+        _collect_stderr(channels)
+        record = make_record(
+            referee.initial, referee.actions, outcome, final=referee.position, times=referee.times,
+            white=names[WHITE], black=names[BLACK], tc=time_control.text(), detail=detail,
+            stderr={side: channels[side].stderr_text() if side in channels else "" for side in SIDES},
+            log=log.export(),
+        )
+        return record
+    finally:
+        for proc in processes.values():
+            try:
+                proc.kill()
+            except Exception:  # noqa: BLE001 - cleanup of one bot must not skip the other
+                pass
+
+
+def _run(referee: Referee, names, startup_ms, match_id, seed, build_failures) -> tuple[Outcome, str]:
+    failures = dict(build_failures)
+    if len(failures) < 2:
+        referee.handshake(startup_ms, failures)
+        referee.newgame(startup_ms, match_id, seed, names, failures)
+    for side, failure in failures.items():
+        referee.log.add("runner", f"{side} failed before move 1: {failure.reason} {failure.detail}")
+    if len(failures) == 2:
+        return Outcome(NONE, "void"), "both bots failed before move 1"
+    if failures:
+        (side, failure), = failures.items()
+        return Outcome(other(side), "init-failed"), failure.detail
+    try:
+        outcome = referee.play()
+        return outcome, ""
+    except BotFailure as failure:
+        referee.log.add("runner", f"{failure.side}: {failure.reason} {failure.detail}")
+        if failure.reason == "crash":
+            failure.detail += " " + _stderr_hint(referee.channels[failure.side])
+        return Outcome(other(failure.side), failure.reason), failure.detail.strip()
+
+
+def _stderr_hint(channel: Channel) -> str:
+    _collect_stderr({channel.side: channel})
+    tail = channel.stderr_text().strip().splitlines()
+    return f"(stderr: {tail[-1][:120]})" if tail else ""
+
+
+def random_seed() -> int:
+    return random.randrange(1 << 31)
