@@ -209,7 +209,11 @@ ARENA = {
     "MAX_GAMES_PER_MATCH": env_int("ARENA_MAX_GAMES_PER_MATCH", 100),
     "MATCH_LEASE_SECONDS": env_int("ARENA_MATCH_LEASE_SECONDS", 120),
     "MATCH_MAX_ATTEMPTS": env_int("ARENA_MATCH_MAX_ATTEMPTS", 3),
-    "SMOKE_TEST_TIME_CONTROL": os.environ.get("ARENA_SMOKE_TEST_TIME_CONTROL", "move:5000"),
+    "SMOKE_TEST_STARTUP_SECONDS": env_int("ARENA_SMOKE_TEST_STARTUP_SECONDS", 10),
+    "SMOKE_TEST_MOVE_SECONDS": env_int("ARENA_SMOKE_TEST_MOVE_SECONDS", 10),
+    # The bare-subprocess sandbox runs bots unconfined: only for trusted bots on a developer machine.
+    "SANDBOX_TRUSTED": env_bool("ARENA_SANDBOX_TRUSTED", False),
+    "BOT_MEMORY_BYTES": env_int("ARENA_BOT_MEMORY_BYTES", 1 << 30),
     # Where unpacked bots are kept for the sandbox.
     "BOT_CACHE_DIR": Path(os.environ.get("ARENA_BOT_CACHE_DIR", VAR_DIR / "bots")),
 }

@@ -1,0 +1,37 @@
+"""Writes: every rule of the service that changes data. Views, serializers and tasks call these."""
+
+from .matches import (
+    LeaseLost,
+    cancel_match,
+    cancel_queued_matches_of,
+    check_time_control,
+    claim_match,
+    create_match,
+    fail_match,
+    finish_match,
+    finish_tournament_if_done,
+    heartbeat,
+    play_match_now,
+    requeue_expired_matches,
+    requeue_match,
+    run_match,
+)
+from .players import api_token, create_bot, create_player, update_bot
+from .tournaments import (
+    add_entrant,
+    cancel_tournament,
+    create_tournament,
+    remove_entrant,
+    resume_tournament,
+    start_tournament,
+)
+from .uploads import set_version_disabled, smoke_test_version, upload_version, validate_upload
+
+__all__ = [
+    "LeaseLost", "add_entrant", "api_token", "cancel_match", "cancel_queued_matches_of", "cancel_tournament",
+    "check_time_control", "claim_match", "create_bot", "create_match", "create_player", "create_tournament",
+    "fail_match", "finish_match", "finish_tournament_if_done", "heartbeat", "play_match_now",
+    "remove_entrant", "requeue_expired_matches", "requeue_match", "resume_tournament", "run_match",
+    "set_version_disabled", "smoke_test_version", "start_tournament", "update_bot", "upload_version",
+    "validate_upload",
+]

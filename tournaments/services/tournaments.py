@@ -1,0 +1,129 @@
+"""Round-robin tournaments: entrants before the start, matches from the Berger tables at the start."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from engines import GAME_IDS
+
+from ..models import BotVersion, Match, Tournament, TournamentEntrant
+from ..pairings import berger_rounds, double_round
+from .matches import check_games_per_match, check_playable, check_time_control, create_match
+
+
+def create_tournament(organiser, *, name: str, game: str, time_control: str | None = None,
+                      games_per_pairing: int = 2, double_round: bool = True, rated: bool = False) -> Tournament:
+    from django.conf import settings
+
+    if not name or not name.strip():
+        raise ValidationError({"name": ["a tournament needs a name"]})
+    if game not in GAME_IDS:
+        raise ValidationError({"game": [f"unknown game {game!r}; known: {', '.join(GAME_IDS)}"]})
+    time_control = check_time_control(time_control or settings.ARENA["DEFAULT_TIME_CONTROL"])
+    check_games_per_match(games_per_pairing, "games_per_pairing")
+    return Tournament.objects.create(name=name.strip(), game=game, organiser=organiser, time_control=time_control,
+                                     games_per_pairing=games_per_pairing, double_round=double_round, rated=rated)
+
+
+def _locked_draft(tournament: Tournament, action: str) -> Tournament:
+    locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    if locked.status != Tournament.Status.DRAFT:
+        raise ValidationError({"status": [f"cannot {action}: the tournament is {locked.status}, not draft"]})
+    return locked
+
+
+@transaction.atomic
+def add_entrant(tournament: Tournament, version: BotVersion) -> TournamentEntrant:
+    tournament = _locked_draft(tournament, "add an entrant")
+    if version.bot.game != tournament.game:
+        raise ValidationError({"version": [f"{version} plays {version.bot.game}, the tournament {tournament.game}"]})
+    check_playable(version, "version")
+    if tournament.entrants.filter(version=version).exists():
+        raise ValidationError({"version": [f"{version} is already entered"]})
+    seed = (tournament.entrants.aggregate(top=Max("seed"))["top"] or 0) + 1
+    return TournamentEntrant.objects.create(tournament=tournament, version=version, seed=seed)
+
+
+@transaction.atomic
+def remove_entrant(tournament: Tournament, version: BotVersion) -> None:
+    tournament = _locked_draft(tournament, "remove an entrant")
+    deleted, _ = tournament.entrants.filter(version=version).delete()
+    if not deleted:
+        raise ValidationError({"version": [f"{version} is not entered"]})
+    # Close the gap so seeds stay 1..n (the Berger table numbers).
+    for seed, entrant in enumerate(tournament.entrants.order_by("seed"), start=1):
+        if entrant.seed != seed:
+            TournamentEntrant.objects.filter(pk=entrant.pk).update(seed=seed)
+
+
+def schedule(tournament: Tournament, versions: list[BotVersion]) -> list[tuple[int, BotVersion, BotVersion]]:
+    """(round, white, black) of every pairing; byes left out."""
+    rounds = berger_rounds(versions)
+    if tournament.double_round:
+        rounds = double_round(rounds)
+    return [(number, white, black) for number, pairs in enumerate(rounds, start=1)
+            for white, black in pairs if white is not None and black is not None]
+
+
+@transaction.atomic
+def start_tournament(tournament: Tournament) -> list[Match]:
+    """Draft → running: one queued match per pairing, in round order."""
+    tournament = _locked_draft(tournament, "start")
+    entrants = list(tournament.entrants.select_related("version__bot").order_by("seed"))
+    if len(entrants) < 2:
+        raise ValidationError({"entrants": ["a round-robin needs at least two entrants"]})
+    for entrant in entrants:
+        check_playable(entrant.version, "entrants")
+    matches = [
+        create_match(white, black, time_control=tournament.time_control, games=tournament.games_per_pairing,
+                     rated=tournament.rated, tournament=tournament, round_number=number)
+        for number, white, black in schedule(tournament, [entrant.version for entrant in entrants])
+    ]
+    tournament.status = Tournament.Status.RUNNING
+    tournament.started_at = timezone.now()
+    tournament.finished_at = None
+    tournament.save(update_fields=["status", "started_at", "finished_at"])
+    return matches
+
+
+@transaction.atomic
+def cancel_tournament(tournament: Tournament) -> int:
+    """Running (or draft) → cancelled: queued matches are cancelled, finished results are kept.
+
+    A match already running finishes and counts. Returns how many matches were cancelled.
+    """
+    tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    if tournament.status not in (Tournament.Status.DRAFT, Tournament.Status.RUNNING):
+        raise ValidationError({"status": [f"cannot cancel: the tournament is {tournament.status}"]})
+    cancelled = tournament.matches.filter(status=Match.Status.QUEUED).update(
+        status=Match.Status.CANCELLED, finished_at=timezone.now(), failure_reason="tournament cancelled")
+    tournament.status = Tournament.Status.CANCELLED
+    tournament.finished_at = timezone.now()
+    tournament.save(update_fields=["status", "finished_at"])
+    return cancelled
+
+
+@transaction.atomic
+def resume_tournament(tournament: Tournament) -> int:
+    """Cancelled → running: its cancelled matches are queued again (a never-started tournament goes
+    back to draft). Returns how many matches were requeued."""
+    from .matches import finish_tournament_if_done
+
+    tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    if tournament.status != Tournament.Status.CANCELLED:
+        raise ValidationError({"status": [f"cannot resume: the tournament is {tournament.status}, not cancelled"]})
+    if tournament.started_at is None:
+        tournament.status = Tournament.Status.DRAFT
+        tournament.finished_at = None
+        tournament.save(update_fields=["status", "finished_at"])
+        return 0
+    requeued = tournament.matches.filter(status=Match.Status.CANCELLED).update(
+        status=Match.Status.QUEUED, finished_at=None, failure_reason="")
+    tournament.status = Tournament.Status.RUNNING
+    tournament.finished_at = None
+    tournament.save(update_fields=["status", "finished_at"])
+    finish_tournament_if_done(tournament.pk)
+    return requeued
