@@ -566,18 +566,18 @@ class TaflPosition(Position):
             return "the piece must move"
         if s % 9 != t % 9 and s // 9 != t // 9:
             return "not-orthogonal: pieces move along a rank or a file"
-        if t in CORNERS:
-            return f"corner: nobody may stop on {names[t]}"
-        if t == THRONE:
-            return "throne: nobody may stop on E5" if _vacant(cells[t]) else "occupied: the king is on the throne E5"
-        if not _vacant(cells[t]):
-            return f"occupied: {names[t]} holds a piece"
         step = (1 if t > s else -1) * (1 if s // 9 == t // 9 else 9)
         for sq in range(s + step, t, step):
             if cells[sq] == _KING_THRONE:
                 return "path-blocked: the king sits on the throne E5"
             if not _vacant(cells[sq]) or (sq == THRONE and not self.settings.throne_crossable_when_empty):
                 return f"path-blocked at {names[sq]}"
+        if t in CORNERS:
+            return f"corner: nobody may stop on {names[t]}"
+        if t == THRONE:
+            return "throne: nobody may stop on E5" if _vacant(cells[t]) else "occupied: the king is on the throne E5"
+        if not _vacant(cells[t]):
+            return f"occupied: {names[t]} holds a piece"
         if cells[t] == _EXIT:
             return f"escape square {names[t]} is closed to soldiers (D10 setting)"
         if self.settings.captures_mandatory:
