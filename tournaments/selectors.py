@@ -1,0 +1,133 @@
+"""Reads: querysets and tables the API and the pages show. Each does a fixed number of queries."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Q, QuerySet
+
+from .models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
+
+
+def visible_bots(user=None) -> QuerySet[Bot]:
+    """Public bots, plus the user's own private ones."""
+    bots = Bot.objects.select_related("owner")
+    if user is not None and user.is_authenticated:
+        if user.is_staff:
+            return bots
+        return bots.filter(Q(is_public=True) | Q(owner=user))
+    return bots.filter(is_public=True)
+
+
+def playable_version(bot: Bot) -> BotVersion | None:
+    """The newest ready, enabled version: the one that plays."""
+    return (BotVersion.objects.filter(bot=bot, status=BotVersion.Status.READY, is_disabled=False)
+            .order_by("-number").first())
+
+
+def versions_of(bot: Bot) -> QuerySet[BotVersion]:
+    return BotVersion.objects.filter(bot=bot).select_related("bot").order_by("-number")
+
+
+def match_list() -> QuerySet[Match]:
+    return Match.objects.select_related("version_a__bot__owner", "version_b__bot__owner", "tournament")
+
+
+def game_list() -> QuerySet[Game]:
+    return Game.objects.select_related("match", "white__bot", "black__bot")
+
+
+def tournament_list() -> QuerySet[Tournament]:
+    return Tournament.objects.select_related("organiser")
+
+
+def entrants_of(tournament: Tournament) -> list[TournamentEntrant]:
+    return list(tournament.entrants.select_related("version__bot__owner").order_by("seed"))
+
+
+def _scored_games(tournament: Tournament):
+    """(white version, black version, winner) of every counted game of the tournament."""
+    return (Game.objects.filter(match__tournament=tournament, match__status=Match.Status.FINISHED)
+            .exclude(reason="void").values_list("white_id", "black_id", "winner"))
+
+
+@dataclass
+class Standing:
+    rank: int
+    entrant: TournamentEntrant
+    games: int = 0
+    score: float = 0.0
+    sonneborn_berger: float = 0.0
+    head_to_head: float = 0.0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+
+@dataclass
+class Crosstable:
+    """``cells[row][col]`` is (points, games) of entrant ``row`` against ``col`` (version ids)."""
+
+    entrants: list[TournamentEntrant]
+    cells: dict[int, dict[int, tuple[float, int]]] = field(default_factory=dict)
+    standings: list[Standing] = field(default_factory=list)
+
+
+def _points(winner: str) -> tuple[float, float]:
+    return {"white": (1.0, 0.0), "black": (0.0, 1.0)}.get(winner, (0.5, 0.5))
+
+
+def crosstable(tournament: Tournament) -> Crosstable:
+    """The live crosstable and standings: score, then Sonneborn–Berger, then head-to-head. Two queries."""
+    entrants = entrants_of(tournament)
+    ids = [entrant.version_id for entrant in entrants]
+    points = {row: {col: 0.0 for col in ids if col != row} for row in ids}
+    games = {row: {col: 0 for col in ids if col != row} for row in ids}
+    rows = {vid: Standing(rank=0, entrant=entrant) for vid, entrant in zip(ids, entrants)}
+    for white, black, winner in _scored_games(tournament):
+        if white not in rows or black not in rows:
+            continue
+        white_points, black_points = _points(winner)
+        for me, opponent, mine in ((white, black, white_points), (black, white, black_points)):
+            points[me][opponent] += mine
+            games[me][opponent] += 1
+            standing = rows[me]
+            standing.games += 1
+            standing.score += mine
+            standing.wins += mine == 1.0
+            standing.draws += mine == 0.5
+            standing.losses += mine == 0.0
+    for me, standing in rows.items():
+        # Sonneborn–Berger: each point scored against an opponent, weighted by that opponent's score.
+        standing.sonneborn_berger = sum(points[me][opponent] * rows[opponent].score for opponent in points[me])
+    _apply_head_to_head(rows, points)
+    ordered = sorted(rows.values(), key=lambda s: (-s.score, -s.sonneborn_berger, -s.head_to_head, s.entrant.seed))
+    previous = None
+    for place, standing in enumerate(ordered, start=1):
+        key = (standing.score, standing.sonneborn_berger, standing.head_to_head)
+        standing.rank = previous[1] if previous and previous[0] == key else place
+        previous = (key, standing.rank)
+    cells = {row: {col: (points[row][col], games[row][col]) for col in points[row]} for row in ids}
+    return Crosstable(entrants=entrants, cells=cells, standings=ordered)
+
+
+def _apply_head_to_head(rows: dict[int, Standing], points) -> None:
+    """Among entrants level on score and Sonneborn–Berger: points scored in games between them."""
+    groups = defaultdict(list)
+    for vid, standing in rows.items():
+        groups[(standing.score, standing.sonneborn_berger)].append(vid)
+    for members in groups.values():
+        for me in members:
+            rows[me].head_to_head = sum(points[me][other] for other in members if other != me)
+
+
+def standings(tournament: Tournament) -> list[Standing]:
+    return crosstable(tournament).standings
+
+
+def tournament_progress(tournament: Tournament) -> dict[str, int]:
+    counts = dict.fromkeys(Match.Status.values, 0)
+    for status in tournament.matches.values_list("status", flat=True):
+        counts[status] += 1
+    return counts
