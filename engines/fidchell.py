@@ -1,0 +1,890 @@
+"""Fidchell (Nigel Suckling), both rule sets: ``fidchell-1`` (Rules One) and ``fidchell-2`` (Rules 2).
+
+The normative text is ``rules/fidchell.md``. The board is the book's reconstruction R1,
+kept as data (``Settings.ring_sizes``): every table below is derived from the ring sizes
+by the rule "a radial edge joins two nodes at the same angle on adjacent rings" (§2.3).
+
+Internally a node is an int: ring nodes ``0 .. NR-1`` in ring-then-index order (so sorting
+node ints sorts them canonically) and the centre ``c`` is ``NR``. A board is a list of
+cell values: EMPTY, WHITE_STONE, BLACK_STONE, KING. An action is an int (see ``_encode``).
+``_Board`` is the mutable make/unmake core shared by ``perft``, ``legal_moves`` and ``play``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
+
+from .core import (
+    BLACK,
+    NONE,
+    WHITE,
+    BadPosition,
+    BadSettings,
+    Game,
+    IllegalAction,
+    Outcome,
+    Position,
+)
+
+EMPTY, W_STONE, B_STONE, KING = 0, 1, 2, 3
+SIDE_NAME = {W_STONE: WHITE, B_STONE: BLACK}
+SIDE_LETTER = {W_STONE: "W", B_STONE: "B"}
+STONES_PER_PLAYER = 27
+MIN_PATH_STRENGTH = 7  # "less than seven stones (the minimum needed to win)"
+
+# Action codes: kind in bits 16+, from-node in bits 8-15, to-node in bits 0-7.
+PLACE, MOVE, CHALLENGE_MOVE, REMOVE = 0, 1 << 16, 2 << 16, 3 << 16
+KIND_MASK = 3 << 16
+NO_NODE = 255
+
+R1_RING_SIZES = "4,8,16,16,16,24,24"
+PLACEHOLDER_OPENING_LAYOUT = (
+    "r2s0,r2s2,r2s4,r2s6,r5s0,r5s4,r5s8,r5s12/r3s2,r3s6,r3s10,r3s14,r6s3,r6s9,r6s15,r6s21"
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The decisions of rules/fidchell.md §7 (one type for both variants; defaults as written).
+
+    A setting that only concerns one variant is ignored by the other. Decisions whose
+    alternative makes no difference on this board, or that the book rejects outright,
+    accept only the book's value (BadSettings names why).
+    """
+
+    ring_sizes: str = R1_RING_SIZES  # D1: points per ring, ring 1 outwards (reconstruction R1)
+    circles_are_lines: bool = True  # D2: slides and captures also run along the rings
+    slide_to_obstruction: bool = False  # D3: True = a slide must run on until blocked
+    ring_slide_max_steps: int = 0  # D4: 0 = up to n-1 steps (never to or past the start)
+    may_return_on_later_turn: bool = True  # D5: "no doubling back" is within one move only
+    movement_when_own_hand_empty: bool = True  # D6: per-player switch; False = global (a player with an empty hand waits)
+    may_move_with_stones_in_hand: bool = False  # D7
+    extra_turn_per_capturing_action: bool = True  # D8: one extra action per capturing action
+    placement_capture_gives_extra_turn: bool = True  # D9
+    waking_movement_uses_king: bool = True  # D10 (F1): the movement that wakes the King may use it
+    king_wake_captures_existing: bool = False  # D11 (F1): waking the King takes existing sandwiches
+    black_first_movement_uses_king: bool = True  # D12 (F2): Black's first movement may use the King
+    king_counts_in_path: bool = False  # D13: makes no difference (every path holds a ring-1 stone)
+    fidchell2_hand: int = 19  # D14 (F2): stones in hand after the opening layout
+    white_strength_counts_hand: bool = True  # D15 (F2): strength = board + hand
+    cut_off_adjudicated: bool = False  # D16 (F2): "cutting off the centre" is settled by the challenge
+    challenge_window: int = 5  # D17 (F2): White actions in a challenge window
+    challenge_removal: int = 2  # D18 (F2): Black stones White removes after defeating a challenge
+    black_path_wins: bool = False  # D19 (F2): a Black path has no effect
+    no_legal_move_loses: bool = True  # D20: the side to act with no legal action loses
+    repetition_count: int = 3  # D21: n-fold repetition is a draw (0 = off)
+    no_capture_limit: int = 150  # D21: capture-free stage-2 actions before a draw (0 = off)
+    max_actions: int = 1000  # D21: hard cap on actions in a game
+    first_player: str = "white"  # D22 (F1): who acts first
+    captures_on_all_lines: bool = True  # D23: every line through the landing node, all at once
+    opening_layout: str = PLACEHOLDER_OPENING_LAYOUT  # D24 (F2): "white nodes/black nodes" (placeholder)
+    diameter_is_one_line: bool = False  # D25: makes no difference (c is always occupied)
+    dead_position_draw: bool = False  # §6.5 (F1): both strengths below 7 is a draw
+
+    def __post_init__(self) -> None:
+        _ring_sizes(self.ring_sizes)  # raises BadSettings
+        fixed = {
+            "may_return_on_later_turn": (True, "the book allows moving back on a later turn (T29)"),
+            "extra_turn_per_capturing_action": (True, "the source grants one extra turn per capturing action"),
+            "king_counts_in_path": (False, "it makes no difference: every path holds a ring-1 stone"),
+            "cut_off_adjudicated": (False, "a cut-off cannot be adjudicated; the challenge settles it"),
+            "no_legal_move_loses": (True, "passing is not supported"),
+            "captures_on_all_lines": (True, "no other reading of simultaneous captures is defined"),
+            "diameter_is_one_line": (False, "it makes no difference: c is always occupied"),
+        }
+        for name, (value, why) in fixed.items():
+            if getattr(self, name) != value:
+                raise BadSettings(f"setting {name} must be {value}: {why}")
+        if self.ring_slide_max_steps < 0:
+            raise BadSettings("setting ring_slide_max_steps must be 0 (no limit) or positive")
+        if not 1 <= self.fidchell2_hand <= STONES_PER_PLAYER:
+            raise BadSettings(f"setting fidchell2_hand must be 1..{STONES_PER_PLAYER}")
+        if not 1 <= self.challenge_window <= 9:
+            raise BadSettings("setting challenge_window must be 1..9 (one digit in the CH field)")
+        if self.challenge_removal not in (1, 2):
+            raise BadSettings("setting challenge_removal must be 1 or 2")
+        if self.repetition_count < 0 or self.repetition_count == 1:
+            raise BadSettings("setting repetition_count must be 0 (off) or at least 2")
+        if self.no_capture_limit < 0:
+            raise BadSettings("setting no_capture_limit must be 0 (off) or positive")
+        if self.max_actions < 1:
+            raise BadSettings("setting max_actions must be positive")
+        if self.first_player not in (WHITE, BLACK):
+            raise BadSettings(f"setting first_player must be white or black, not {self.first_player!r}")
+
+
+def _ring_sizes(text: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise BadSettings(f"setting ring_sizes must be comma-separated integers, not {text!r}") from None
+    if len(sizes) < 2 or any(n < 3 for n in sizes):
+        raise BadSettings(f"setting ring_sizes needs at least 2 rings of at least 3 points: {text!r}")
+    if sum(sizes) > 250:
+        raise BadSettings(f"setting ring_sizes: at most 250 points in all, got {sum(sizes)}")
+    return sizes
+
+
+# ---------------------------------------------------------------------------------------------
+# Geometry (§2.2, §2.3): everything derived from the ring sizes.
+
+
+class Geometry:
+    """Precomputed tables for one board: names, lines, slide rays, capture pairs, adjacency."""
+
+    def __init__(self, sizes: tuple[int, ...], circles_are_lines: bool, ring_slide_max_steps: int):
+        self.sizes = sizes
+        self.rings = len(sizes)
+        unit = math.lcm(*sizes)  # the common angular unit (48 for R1)
+        first = [sum(sizes[:r]) for r in range(len(sizes))]
+        self.nr = nr = sum(sizes)
+        self.centre = centre = nr
+        self.names = [f"r{r + 1}s{k}" for r, n in enumerate(sizes) for k in range(n)] + ["c"]
+        self.index = {name: i for i, name in enumerate(self.names)}
+        self.ring_of = [r + 1 for r, n in enumerate(sizes) for _ in range(n)] + [0]
+
+        def at(r: int, angle: int) -> int | None:  # r is 0-based
+            step = unit // sizes[r]
+            return first[r] + angle // step if angle % step == 0 else None
+
+        cw, ccw, out, inward = [], [], [], []
+        for r, n in enumerate(sizes):
+            for k in range(n):
+                angle = k * (unit // n)
+                cw.append(first[r] + (k + 1) % n)
+                ccw.append(first[r] + (k - 1) % n)
+                out.append(at(r + 1, angle) if r + 1 < len(sizes) else None)
+                inward.append(centre if r == 0 else at(r - 1, angle))
+        cw.append(None), ccw.append(None), out.append(None), inward.append(None)
+        self.ring_steps = (cw, ccw)
+        self.radial_steps = (out, inward)
+
+        # Path adjacency (§3.5): ring and radial edges between ring nodes.
+        self.adjacent = [
+            tuple(q for q in {cw[p], ccw[p], out[p], inward[p]} if q is not None and q != centre)
+            for p in range(nr)
+        ]
+
+        line_steps = (cw, ccw, out, inward) if circles_are_lines else (out, inward)
+        # Capture pairs: (q, r) = next and next-but-one node along one direction of a line.
+        self.capture_pairs = []
+        for p in range(nr):
+            pairs = []
+            for step in line_steps:
+                q = step[p]
+                if q is None or q == centre:
+                    continue
+                r = step[q]
+                if r is not None:
+                    pairs.append((q, r))
+            self.capture_pairs.append(tuple(pairs))
+
+        # Slide rays: nodes in order along each direction, never entering c or the start.
+        self.ring_rays = []
+        self.radial_rays = []
+        for p in range(nr):
+            n = sizes[self.ring_of[p] - 1]
+            limit = n - 1 if ring_slide_max_steps == 0 else min(n - 1, ring_slide_max_steps)
+            rays = []
+            if circles_are_lines:
+                for step in (cw, ccw):
+                    ray, q = [], p
+                    for _ in range(limit):
+                        q = step[q]
+                        ray.append(q)
+                    rays.append(tuple(ray))
+            self.ring_rays.append(tuple(rays))
+            radial = []
+            for step in (out, inward):
+                ray, q = [], step[p]
+                while q is not None and q != centre:
+                    ray.append(q)
+                    q = step[q]
+                if ray:
+                    radial.append(tuple(ray))
+            self.radial_rays.append(tuple(radial))
+        # The fast generator relies on: a fully open cw ray of n-1 steps makes ccw redundant.
+        self.full_ring_rays = circles_are_lines and ring_slide_max_steps == 0
+        self.inner_nodes = tuple(range(sizes[0]))
+        self.outer_first = first[-1]
+
+        rng = random.Random(0xF1DC)
+        self.zobrist = [[0] * (nr + 1), [rng.getrandbits(64) for _ in range(nr + 1)],
+                        [rng.getrandbits(64) for _ in range(nr + 1)]]
+
+    def node(self, name: str) -> int | None:
+        p = self.index.get(name)
+        return None if p is None or p == self.centre else p
+
+
+@lru_cache(maxsize=16)
+def _geometry(ring_sizes: str, circles_are_lines: bool, ring_slide_max_steps: int) -> Geometry:
+    return Geometry(_ring_sizes(ring_sizes), circles_are_lines, ring_slide_max_steps)
+
+
+# ---------------------------------------------------------------------------------------------
+# The mutable core: make/unmake on a list board.
+
+
+class _Board:
+    """One game state, changed in place by ``make`` and restored by ``unmake``."""
+
+    __slots__ = (
+        "variant", "st", "g", "b", "hand", "count", "turn", "king", "ch", "ply", "capfree", "z",
+        "end", "reps", "path_sides", "strength_rule",
+    )
+
+    def __init__(self, variant, settings, geometry, board, hands, turn, king, ch, ply, capfree, reps):
+        self.variant = variant
+        self.st = settings
+        self.g = geometry
+        self.b = list(board)
+        self.hand = [0, hands[0], hands[1]]
+        self.count = [0, self.b.count(W_STONE), self.b.count(B_STONE)]
+        self.turn = turn
+        self.king = king  # F1: 0 dead, 1 live; F2: 0 white, 1 both
+        self.ch = ch  # F2 challenge: 0 none, 1..window pending, -1 remove owed
+        self.ply = ply
+        self.capfree = capfree
+        zw, zb = geometry.zobrist[W_STONE], geometry.zobrist[B_STONE]
+        self.z = 0
+        for p, v in enumerate(self.b):
+            if v == W_STONE:
+                self.z ^= zw[p]
+            elif v == B_STONE:
+                self.z ^= zb[p]
+        self.end = None  # (winner code 0/1/2, reason) for wins decided by an action
+        self.reps = dict(reps)
+        if variant == 1:
+            self.path_sides = (W_STONE, B_STONE)
+        else:
+            self.path_sides = (W_STONE, B_STONE) if settings.black_path_wins else (W_STONE,)
+        self.strength_rule = variant == 2
+
+    def key(self):
+        return (self.z, self.turn, self.hand[1], self.hand[2], self.king, self.ch)
+
+    # -- generation ---------------------------------------------------------------------------
+
+    def gen(self) -> list[int]:
+        s = self.turn
+        b = self.b
+        g = self.g
+        if self.ch == -1:
+            return self._removals()
+        if self.hand[s] > 0:
+            acts = [p for p in range(g.nr) if not b[p]]
+            if not self.st.may_move_with_stones_in_hand:
+                return acts
+        else:
+            acts = []
+        append = acts.append
+        ring_rays, radial_rays = g.ring_rays, g.radial_rays
+        if g.full_ring_rays and not self.st.slide_to_obstruction:
+            for f in range(g.nr):
+                if b[f] != s:
+                    continue
+                base = MOVE | f << 8
+                cw_ray, ccw_ray = ring_rays[f]
+                open_all_round = True
+                for t in cw_ray:
+                    if b[t]:
+                        open_all_round = False
+                        break
+                    append(base | t)
+                if not open_all_round:
+                    for t in ccw_ray:
+                        if b[t]:
+                            break
+                        append(base | t)
+                for ray in radial_rays[f]:
+                    for t in ray:
+                        if b[t]:
+                            break
+                        append(base | t)
+        else:
+            self._slides_general(acts)
+        if self.variant == 2 and s == B_STONE and self.ch == 0 and self.hand[1] == 0 and self.hand[2] == 0:
+            acts += [a ^ MOVE ^ CHALLENGE_MOVE for a in acts if a & KIND_MASK == MOVE]
+        return acts
+
+    def _slides_general(self, acts: list[int]) -> None:
+        """Slides under non-default D3/D4 settings: destinations deduplicated per stone."""
+        b, g, s = self.b, self.g, self.turn
+        to_obstruction = self.st.slide_to_obstruction
+        for f in range(g.nr):
+            if b[f] != s:
+                continue
+            destinations = set()
+            for ray in g.ring_rays[f] + g.radial_rays[f]:
+                last = None
+                for t in ray:
+                    if b[t]:
+                        break
+                    if to_obstruction:
+                        last = t
+                    else:
+                        destinations.add(t)
+                if last is not None:
+                    destinations.add(last)
+            acts.extend(MOVE | f << 8 | t for t in sorted(destinations))
+
+    def _removals(self) -> list[int]:
+        blacks = [p for p in range(self.g.nr) if self.b[p] == B_STONE]
+        if self.st.challenge_removal == 1 or len(blacks) == 1:
+            return [REMOVE | p << 8 | NO_NODE for p in blacks]
+        return [REMOVE | p << 8 | q for p, q in combinations(blacks, 2)]
+
+    # -- make / unmake ------------------------------------------------------------------------
+
+    def make(self, a: int):
+        """Play action ``a`` (assumed legal); returns what ``unmake`` needs."""
+        b = self.b
+        s = self.turn
+        e = 3 - s
+        g = self.g
+        st = self.st
+        hand = self.hand
+        count = self.count
+        undo = (a, s, self.king, self.ch, self.capfree, self.ply, self.z, self.end)
+        ch_before = self.ch
+        stage2 = hand[1] == 0 and hand[2] == 0
+        kind = a & KIND_MASK
+        t = a & 255
+        zs = g.zobrist[s]
+        ze = g.zobrist[e]
+        z = self.z
+        caps = []
+        if kind == REMOVE:
+            for q in ((a >> 8) & 255, t):
+                if q != NO_NODE:
+                    b[q] = EMPTY
+                    z ^= ze[q]
+                    caps.append(q)
+            count[e] -= len(caps)
+            self.ch = 0
+            self.turn = s
+            self.z = z
+            self.capfree = 0
+            self.ply += 1
+            return undo + (caps,)
+        if kind == PLACE:
+            hand[s] -= 1
+            count[s] += 1
+            z ^= zs[t]
+        else:
+            f = (a >> 8) & 255
+            b[f] = EMPTY
+            z ^= zs[f] ^ zs[t]
+        b[t] = s
+        king = self.king
+        wakes = kind != PLACE and not king and (self.variant == 1 or s == B_STONE)
+        if wakes:
+            if self.variant == 1 and st.waking_movement_uses_king:
+                king = 1
+            elif self.variant == 2 and st.black_first_movement_uses_king:
+                king = 1
+        friendly = king == 1 or (self.variant == 2 and s == W_STONE)
+        for q, r in g.capture_pairs[t]:
+            if b[q] == e:
+                br = b[r]
+                if br == s or (br == KING and friendly):
+                    caps.append(q)
+        if wakes:
+            king = 1
+            if self.variant == 1 and st.king_wake_captures_existing:
+                out = g.radial_steps[0]
+                for q in g.inner_nodes:
+                    if b[q] == e and out[q] is not None and b[out[q]] == s and q not in caps:
+                        caps.append(q)
+        self.king = king
+        for q in caps:
+            b[q] = EMPTY
+            z ^= ze[q]
+        count[e] -= len(caps)
+        self.z = z
+        end = None
+        if s in self.path_sides and count[s] >= g.rings and self._path_through(t, s):
+            end = (s, "path")
+        elif caps and e == W_STONE and self.strength_rule and self.white_strength() < MIN_PATH_STRENGTH:
+            end = (B_STONE, "strength")
+        if self.variant == 2 and end is None:
+            if kind == CHALLENGE_MOVE:
+                self.ch = st.challenge_window
+            elif s == W_STONE and ch_before > 0:
+                if caps:
+                    self.ch = -1 if count[B_STONE] else 0
+                else:
+                    self.ch = ch_before - 1
+                    if self.ch == 0:
+                        end = (B_STONE, "challenge")
+        self.end = end
+        if caps and (kind != PLACE or st.placement_capture_gives_extra_turn):
+            nxt = s
+        else:
+            nxt = e
+        if not st.movement_when_own_hand_empty and hand[nxt] == 0 and hand[3 - nxt] > 0:
+            nxt = 3 - nxt
+        self.turn = nxt
+        if not stage2 or caps:
+            self.capfree = 0
+        elif ch_before == 0 and self.ch == 0:
+            self.capfree += 1
+        self.ply += 1
+        return undo + (caps,)
+
+    def unmake(self, undo) -> None:
+        a, s, self.king, self.ch, self.capfree, self.ply, self.z, self.end, caps = undo
+        b = self.b
+        e = 3 - s
+        self.turn = s
+        for q in caps:
+            b[q] = e
+        self.count[e] += len(caps)
+        kind = a & KIND_MASK
+        if kind == REMOVE:
+            return
+        t = a & 255
+        b[t] = EMPTY
+        if kind == PLACE:
+            self.hand[s] += 1
+            self.count[s] -= 1
+        else:
+            b[(a >> 8) & 255] = s
+
+    # -- rules helpers ------------------------------------------------------------------------
+
+    def _path_through(self, start: int, s: int) -> bool:
+        """Does the group of ``s`` stones holding ``start`` touch ring 1 and the outer ring?"""
+        b = self.b
+        adjacent = self.g.adjacent
+        ring_of = self.g.ring_of
+        outer = self.g.rings
+        seen = {start}
+        stack = [start]
+        inner_found = outer_found = False
+        while stack:
+            p = stack.pop()
+            ring = ring_of[p]
+            if ring == 1:
+                inner_found = True
+            elif ring == outer:
+                outer_found = True
+            if inner_found and outer_found:
+                return True
+            for q in adjacent[p]:
+                if b[q] == s and q not in seen:
+                    seen.add(q)
+                    stack.append(q)
+        return False
+
+    def has_path(self, s: int) -> bool:
+        b = self.b
+        return any(b[p] == s and self._path_through(p, s) for p in self.g.inner_nodes)
+
+    def white_strength(self) -> int:
+        hand = self.hand[W_STONE] if self.st.white_strength_counts_hand else 0
+        return self.count[W_STONE] + hand
+
+    def draw_reason(self) -> str | None:
+        """The history-based draws of §6, in the book's order (repetition first)."""
+        st = self.st
+        if st.repetition_count and self.reps.get(self.key(), 0) >= st.repetition_count:
+            return "repetition"
+        if st.no_capture_limit and self.capfree >= st.no_capture_limit:
+            return "no-capture-limit"
+        if self.ply >= st.max_actions:
+            return "max-actions"
+        if (
+            self.variant == 1
+            and st.dead_position_draw
+            and all(self.count[side] + self.hand[side] < MIN_PATH_STRENGTH for side in (W_STONE, B_STONE))
+        ):
+            return "dead-position"
+        return None
+
+    def perft(self, depth: int) -> int:
+        """Leaves ``depth`` actions below this (ongoing) state; every leaf made and unmade."""
+        make, unmake = self.make, self.unmake
+        actions = self.gen()
+        if depth == 1:
+            for a in actions:
+                unmake(make(a))
+            return len(actions)
+        total = 0
+        reps = self.reps
+        track = self.st.repetition_count > 0
+        for a in actions:
+            undo = make(a)
+            if track:
+                key = self.key()
+                reps[key] = reps.get(key, 0) + 1
+            if self.end is None and self.draw_reason() is None:
+                total += self.perft(depth - 1)
+            if track:
+                reps[key] -= 1
+            unmake(undo)
+        return total
+
+
+# ---------------------------------------------------------------------------------------------
+# Positions: immutable snapshots in the book's notation (§8).
+
+KING_WORDS = {1: ("dead", "live"), 2: ("white", "both")}
+VARIANT_TAG = {1: "F1", 2: "F2"}
+WINNER_NAME = {W_STONE: WHITE, B_STONE: BLACK, 0: NONE}
+
+
+class FidchellPosition(Position):
+    """A Fidchell position; ``play`` returns a new one, this one never changes."""
+
+    __slots__ = (
+        "game", "settings", "_variant", "_geo", "_board", "_hands", "_turn", "_king", "_ch",
+        "_ply", "_capfree", "_reps", "_captured", "_end", "_legal", "_text",
+    )
+
+    def __init__(self, variant, settings, board, hands, turn, king, ch, ply=0, capfree=0, reps=None,
+                 captured=(), end=None):
+        self.game = FIDCHELL_1 if variant == 1 else FIDCHELL_2
+        self.settings = settings
+        self._variant = variant
+        self._geo = _geometry(settings.ring_sizes, settings.circles_are_lines, settings.ring_slide_max_steps)
+        self._board = tuple(board)
+        self._hands = tuple(hands)
+        self._turn = turn
+        self._king = king
+        self._ch = ch
+        self._ply = ply
+        self._capfree = capfree
+        self._captured = captured
+        self._end = end
+        self._legal = None
+        self._text = None
+        if reps is None:
+            reps = {self._core().key(): 1}
+        self._reps = reps
+
+    def _core(self) -> _Board:
+        return _Board(self._variant, self.settings, self._geo, self._board, self._hands, self._turn,
+                      self._king, self._ch, self._ply, self._capfree, self._reps if hasattr(self, "_reps") else {})
+
+    # -- the Position interface ---------------------------------------------------------------
+
+    @property
+    def turn(self) -> str:
+        return SIDE_NAME[self._turn]
+
+    @property
+    def ply(self) -> int:
+        return self._ply
+
+    @property
+    def captured(self) -> tuple[str, ...]:
+        return self._captured
+
+    @property
+    def phase(self) -> str:
+        if self._ch == -1:
+            return "remove"
+        return "place" if self._hands[self._turn - 1] > 0 else "move"
+
+    @property
+    def hands(self) -> tuple[int, int]:
+        """Stones in hand: (white, black)."""
+        return self._hands
+
+    @property
+    def king_state(self) -> str:
+        return KING_WORDS[self._variant][self._king]
+
+    @property
+    def challenge(self) -> str:
+        return _ch_text(self._ch)
+
+    def stones(self, side: str) -> tuple[str, ...]:
+        code = W_STONE if side == WHITE else B_STONE
+        return tuple(self._geo.names[p] for p, v in enumerate(self._board) if v == code)
+
+    def _actions(self) -> dict[str, int]:
+        if self._legal is None:
+            if self._end is not None or self._core().draw_reason() is not None:
+                self._legal = {}
+            else:
+                names = self._geo.names
+                self._legal = {_action_text(a, names): a for a in self._core().gen()}
+        return self._legal
+
+    def legal_moves(self) -> list[str]:
+        return sorted(self._actions())
+
+    def outcome(self) -> Outcome | None:
+        if self._end is not None:
+            return self._end
+        if not self._actions():
+            core = self._core()
+            draw = core.draw_reason()
+            if draw is not None:
+                return Outcome(NONE, draw)
+            return Outcome(SIDE_NAME[3 - self._turn], "no-legal-move")
+        return None
+
+    def play(self, action: str) -> "FidchellPosition":
+        if not isinstance(action, str):
+            raise IllegalAction(f"action must be a string, not {type(action).__name__}")
+        wanted = action.strip().lower()
+        legal = self._actions()
+        code = legal.get(wanted)
+        if code is None:
+            for text, a in legal.items():
+                if text.lower() == wanted:
+                    code = a
+                    break
+        if code is None:
+            raise IllegalAction(f"illegal action {action!r}: {self._why_illegal(wanted)}")
+        core = self._core()
+        undo = core.make(code)
+        caps = undo[-1]
+        irreversible = code & KIND_MASK in (PLACE, REMOVE) or bool(caps) or core.king != self._king
+        key = core.key()
+        reps = {} if irreversible else dict(self._reps)
+        reps[key] = reps.get(key, 0) + 1
+        core.reps = reps
+        end = None
+        if core.end is not None:
+            end = Outcome(WINNER_NAME[core.end[0]], core.end[1])
+        names = self._geo.names
+        return FidchellPosition(
+            self._variant, self.settings, core.b, (core.hand[1], core.hand[2]), core.turn, core.king,
+            core.ch, core.ply, core.capfree, reps, tuple(names[q] for q in sorted(caps)), end,
+        )
+
+    def _why_illegal(self, wanted: str) -> str:
+        if self.outcome() is not None:
+            return "the game is over"
+        geo = self._geo
+        side = SIDE_NAME[self._turn]
+        for token in wanted.replace("@", " ").replace("-", " ").replace("!", " ").replace("x:", " ").replace(",", " ").split():
+            if token not in geo.index:
+                return f"no node {token!r} on this board"
+        if self._ch == -1 and not wanted.startswith("x:"):
+            return "white must first remove black stones (x:...)"
+        hand = self._hands[self._turn - 1]
+        if wanted.startswith("@"):
+            if hand == 0:
+                return f"{side} has no stones in hand"
+            if wanted[1:] == "c":
+                return "nothing may be placed on the centre"
+            return f"{wanted[1:]} is occupied"
+        if wanted.startswith("x:"):
+            return "no removal is owed here" if self._ch != -1 else "not a legal removal"
+        if hand > 0 and not self.settings.may_move_with_stones_in_hand:
+            return f"{side} must place while stones remain in hand"
+        if wanted.endswith("!"):
+            if self._variant == 1 or self._turn != B_STONE:
+                return "only black may challenge, in fidchell-2"
+            if self._ch != 0:
+                return "a challenge is already pending"
+            if any(self._hands):
+                return "a challenge needs both hands empty"
+        return "no such slide (blocked, not on one line, or not the mover's stone)"
+
+    def perft(self, depth: int) -> int:
+        if depth < 0:
+            raise ValueError("perft depth must be at least 0")
+        if depth == 0:
+            return 1
+        if self.outcome() is not None:
+            return 0
+        return self._core().perft(depth)
+
+    def text(self) -> str:
+        if self._text is None:
+            names = self._geo.names
+            white = ",".join(names[p] for p, v in enumerate(self._board) if v == W_STONE) or "-"
+            black = ",".join(names[p] for p, v in enumerate(self._board) if v == B_STONE) or "-"
+            fields = [
+                f"V={VARIANT_TAG[self._variant]}", f"W={white}", f"B={black}",
+                f"H={self._hands[0]}/{self._hands[1]}", f"T={SIDE_LETTER[self._turn]}",
+                f"K={KING_WORDS[self._variant][self._king]}",
+            ]
+            if self._variant == 2:
+                fields.append(f"CH={_ch_text(self._ch)}")
+            self._text = "; ".join(fields)
+        return self._text
+
+
+def _ch_text(ch: int) -> str:
+    return "-" if ch == 0 else "R" if ch == -1 else str(ch)
+
+
+def _action_text(a: int, names: list[str]) -> str:
+    kind = a & KIND_MASK
+    t = a & 255
+    if kind == PLACE:
+        return "@" + names[t]
+    f = (a >> 8) & 255
+    if kind == MOVE:
+        return f"{names[f]}-{names[t]}"
+    if kind == CHALLENGE_MOVE:
+        return f"{names[f]}-{names[t]}!"
+    return "x:" + names[f] if t == NO_NODE else f"x:{names[f]},{names[t]}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing the state line (§8).
+
+FIELD_ORDER = ("V", "W", "B", "H", "T", "K", "CH")
+
+
+def _parse(variant: int, text: str, settings: Settings) -> FidchellPosition:
+    geo = _geometry(settings.ring_sizes, settings.circles_are_lines, settings.ring_slide_max_steps)
+    parts = [part.strip() for part in text.strip().rstrip(";").split(";")]
+    wanted = FIELD_ORDER if variant == 2 else FIELD_ORDER[:-1]
+    if variant == 2 and len(parts) == len(wanted) - 1:
+        parts.append("CH=-")  # CH defaults to "-" (§8)
+    if len(parts) != len(wanted):
+        raise BadPosition(f"expected {len(wanted)} fields ({', '.join(wanted)}) separated by ';', got {len(parts)}")
+    values = {}
+    for part, name in zip(parts, wanted):
+        key, eq, value = part.partition("=")
+        if not eq or key.strip() != name:
+            raise BadPosition(f"expected field {name}=... , got {part!r}")
+        values[name] = value.strip()
+    if values["V"] != VARIANT_TAG[variant]:
+        raise BadPosition(f"V={values['V']!r}: this game is V={VARIANT_TAG[variant]}")
+    board = [EMPTY] * geo.nr + [KING]
+    for name, code in (("W", W_STONE), ("B", B_STONE)):
+        for p in _parse_nodes(name, values[name], geo):
+            if board[p] != EMPTY:
+                raise BadPosition(f"{name}: node {geo.names[p]} holds two stones")
+            board[p] = code
+    hands = _parse_hands(values["H"], variant, settings)
+    for side, code in ((0, W_STONE), (1, B_STONE)):
+        if board.count(code) + hands[side] > STONES_PER_PLAYER:
+            raise BadPosition(
+                f"{'WB'[side]}: {board.count(code)} stones on the board plus {hands[side]} in hand "
+                f"exceed {STONES_PER_PLAYER}"
+            )
+    if values["T"] not in ("W", "B"):
+        raise BadPosition(f"T={values['T']!r}: the side to act is W or B")
+    turn = W_STONE if values["T"] == "W" else B_STONE
+    words = KING_WORDS[variant]
+    if values["K"] not in words:
+        raise BadPosition(f"K={values['K']!r}: the King state is {' or '.join(words)}")
+    king = words.index(values["K"])
+    ch = 0
+    if variant == 2:
+        ch = _parse_ch(values["CH"], settings)
+        if ch != 0:
+            if any(hands):
+                raise BadPosition("CH: a challenge needs both hands empty")
+            if king != 1:
+                raise BadPosition("CH: a challenge follows a Black movement, so K must be both")
+        if ch == -1 and (turn != W_STONE or board.count(B_STONE) == 0):
+            raise BadPosition("CH=R: White owes a removal, so T must be W and Black must have stones")
+    position = FidchellPosition(variant, settings, board, hands, turn, king, ch)
+    position._end = _static_outcome(position)
+    return position
+
+
+def _parse_nodes(field: str, value: str, geo: Geometry) -> list[int]:
+    if value == "-":
+        return []
+    nodes = []
+    for token in value.split(","):
+        token = token.strip()
+        if token == "c":
+            raise BadPosition(f"{field}: the centre c holds the King, not a stone")
+        p = geo.node(token)
+        if p is None:
+            raise BadPosition(f"{field}: no node {token!r} on this board (nodes are rRsK)")
+        nodes.append(p)
+    return nodes
+
+
+def _parse_hands(value: str, variant: int, settings: Settings) -> tuple[int, int]:
+    parts = value.split("/")
+    if len(parts) != 2 or not all(part.isdigit() for part in parts):
+        raise BadPosition(f"H={value!r}: hands are written white/black, e.g. 26/27")
+    hands = (int(parts[0]), int(parts[1]))
+    full = STONES_PER_PLAYER if variant == 1 else settings.fidchell2_hand
+    if any(hand > full for hand in hands):
+        raise BadPosition(f"H={value!r}: a hand holds at most {full} stones")
+    return hands
+
+
+def _parse_ch(value: str, settings: Settings) -> int:
+    if value == "-":
+        return 0
+    if value == "R":
+        return -1
+    if value.isdigit() and 1 <= int(value) <= settings.challenge_window:
+        return int(value)
+    raise BadPosition(f"CH={value!r}: expected -, R or 1..{settings.challenge_window}")
+
+
+def _static_outcome(position: FidchellPosition) -> Outcome | None:
+    """Wins visible in a parsed position (its history is unknown)."""
+    core = position._core()
+    movers = [position._turn ^ 3, position._turn]  # the side that acted last is checked first
+    for side in movers:
+        if side in core.path_sides and core.has_path(side):
+            return Outcome(SIDE_NAME[side], "path")
+    if core.strength_rule and core.white_strength() < MIN_PATH_STRENGTH:
+        return Outcome(BLACK, "strength")
+    return None
+
+
+def _initial(variant: int, settings: Settings) -> FidchellPosition:
+    geo = _geometry(settings.ring_sizes, settings.circles_are_lines, settings.ring_slide_max_steps)
+    board = [EMPTY] * geo.nr + [KING]
+    if variant == 1:
+        hands = (STONES_PER_PLAYER, STONES_PER_PLAYER)
+        turn = W_STONE if settings.first_player == WHITE else B_STONE
+    else:
+        layout = settings.opening_layout.split("/")
+        if len(layout) != 2:
+            raise BadSettings(f"setting opening_layout must be 'white nodes/black nodes', not {settings.opening_layout!r}")
+        for value, code, name in ((layout[0], W_STONE, "W"), (layout[1], B_STONE, "B")):
+            try:
+                nodes = _parse_nodes(name, value.strip(), geo)
+            except BadPosition as exc:
+                raise BadSettings(f"setting opening_layout: {exc}") from None
+            for p in nodes:
+                if board[p] != EMPTY:
+                    raise BadSettings(f"setting opening_layout: node {geo.names[p]} is used twice")
+                board[p] = code
+        for code in (W_STONE, B_STONE):
+            if board.count(code) + settings.fidchell2_hand > STONES_PER_PLAYER:
+                raise BadSettings("setting opening_layout plus fidchell2_hand exceed 27 stones a side")
+        hands = (settings.fidchell2_hand, settings.fidchell2_hand)
+        turn = W_STONE
+    position = FidchellPosition(variant, settings, board, hands, turn, 0, 0)
+    position._end = _static_outcome(position)
+    return position
+
+
+def _max_plies() -> int:
+    return Settings().max_actions
+
+
+FIDCHELL_1 = Game(
+    id="fidchell-1",
+    ruleset="fidchell-1/2026.1",
+    settings_type=Settings,
+    initial_position=lambda settings: _initial(1, settings),
+    parse_position=lambda text, settings: _parse(1, text, settings),
+    max_plies=_max_plies(),
+)
+FIDCHELL_2 = Game(
+    id="fidchell-2",
+    ruleset="fidchell-2/2026.1",
+    settings_type=Settings,
+    initial_position=lambda settings: _initial(2, settings),
+    parse_position=lambda text, settings: _parse(2, text, settings),
+    max_plies=_max_plies(),
+)
