@@ -37,6 +37,7 @@ import io
 import os
 import platform
 import random
+import re
 import shlex
 import shutil
 import struct
@@ -529,10 +530,12 @@ UID_BASE, UID_SPAN = 1_000_000, 1_000_000
 
 
 class BubblewrapProcess(BotProcess):
-    def __init__(self, popen, workdir, sandbox_name, cgroup: BotCgroup | None) -> None:
+    def __init__(self, popen, workdir, sandbox_name, cgroup: BotCgroup | None, info_fd: int) -> None:
         super().__init__(popen, workdir, sandbox_name)
         self.cgroup = cgroup
         self.namespace: str | None = None
+        self.info_fd = info_fd  # bwrap writes {"child-pid": N} here: the namespace's init, to reap
+        self.info = b""
 
     def _members(self) -> list[int]:
         if self.cgroup is not None and self.cgroup.dirs:
@@ -582,9 +585,28 @@ class BubblewrapProcess(BotProcess):
                     _kill_pid(pid, signal.SIGKILL)
                 time.sleep(0.002)
         self.popen.wait()
+        init_pid = self._init_pid()
+        if init_pid is not None:
+            _kill_pid(init_pid, signal.SIGKILL)
+            seen.add(init_pid)
         _reap(seen | set(init))
         if self.cgroup is not None:
             self.cgroup.remove()
+
+    def _init_pid(self) -> int | None:
+        """The host pid of the sandbox's init, from bwrap's --info-fd (read once bwrap is gone)."""
+        if self.info_fd is not None:
+            os.set_blocking(self.info_fd, False)
+            try:
+                while chunk := os.read(self.info_fd, 4096):
+                    self.info += chunk
+            except BlockingIOError:
+                pass
+            finally:
+                os.close(self.info_fd)
+                self.info_fd = None
+        match = re.search(rb'"child-pid"\s*:\s*(\d+)', self.info)
+        return int(match.group(1)) if match else None
 
 
 class BubblewrapSandbox(Sandbox):
@@ -615,7 +637,8 @@ class BubblewrapSandbox(Sandbox):
             args += ["--ro-bind-try", name, name]
         return args
 
-    def _bwrap_args(self, workdir: Workdir, limits: Limits, env: dict[str, str], seccomp_fd: int) -> list[str]:
+    def _bwrap_args(self, workdir: Workdir, limits: Limits, env: dict[str, str], seccomp_fd: int,
+                    info_fd: int) -> list[str]:
         args = [self.bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
                 "--new-session", "--hostname", "bot", "--clearenv"]
         base_env = {"PATH": "/usr/bin:/bin", "HOME": BOT_DIR, "PYTHONPATH": SDK_ROOT,
@@ -630,7 +653,7 @@ class BubblewrapSandbox(Sandbox):
                  "--ro-bind", str(self.sdk), f"{SDK_ROOT}/engines",
                  "--remount-ro", "/",
                  "--chdir", BOT_DIR,
-                 "--seccomp", str(seccomp_fd)]
+                 "--seccomp", str(seccomp_fd), "--info-fd", str(info_fd)]
         return args
 
     def _launcher(self, limits: Limits, cgroup: BotCgroup | None, uid: int | None) -> list[str]:
@@ -655,22 +678,26 @@ class BubblewrapSandbox(Sandbox):
         cgroup = self.cgroups.create(f"tabula-{workdir.path.name}-{os.getpid()}", limits) \
             if (self.cgroups.v1 or self.cgroups.v2) else None
         seccomp_fd = os.memfd_create("tabula-seccomp", 0)
+        info_read, info_write = os.pipe()
         try:
             os.write(seccomp_fd, self.seccomp)
             os.lseek(seccomp_fd, 0, os.SEEK_SET)
-            command = self._launcher(limits, cgroup, uid) + self._bwrap_args(workdir, limits, env, seccomp_fd)
+            command = self._launcher(limits, cgroup, uid) + \
+                self._bwrap_args(workdir, limits, env, seccomp_fd, info_write)
             popen = subprocess.Popen(
                 command + inner, env={"PATH": "/usr/bin:/bin"}, cwd="/",
                 stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                bufsize=0, start_new_session=True, close_fds=True, pass_fds=(seccomp_fd,),
+                bufsize=0, start_new_session=True, close_fds=True, pass_fds=(seccomp_fd, info_write),
             )
         except BaseException:
+            os.close(info_read)
             if cgroup is not None:
                 cgroup.remove()
             raise
         finally:
             os.close(seccomp_fd)
-        return BubblewrapProcess(popen, workdir, self.name, cgroup)
+            os.close(info_write)
+        return BubblewrapProcess(popen, workdir, self.name, cgroup, info_read)
 
     def prepare(self, bot: Bot, limits: Limits) -> Workdir:
         workdir = _new_workdir(bot)
