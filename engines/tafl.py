@@ -81,7 +81,9 @@ class Settings:
                 f"got {self.king_capture_check!r}"
             )
         if self.repetition_draw_count < 0 or self.repetition_draw_count == 1:
-            raise ValueError(f"repetition_draw_count must be 0 (off) or at least 2, got {self.repetition_draw_count}")
+            raise ValueError(
+                f"repetition_draw_count must be 0 (off) or at least 2, got {self.repetition_draw_count}"
+            )
         try:
             _read_tfen(self.initial_tfen, self.no_capture_limit_plies)
         except BadPosition as exc:
@@ -184,8 +186,10 @@ class _Rules:
         self.anvil_vs_black = tuple(vs_black)
         self.anvil_vs_black_king_hammer = tuple(vs_black_king_hammer)
         self.check_any_black_move = s.king_capture_check == "any_black_move"
-        self.king_capturable = tuple(len(NEIGHBOURS[sq]) == 4 or s.king_capturable_on_edge for sq in range(81))
+        on_edge_too = s.king_capturable_on_edge
+        self.king_capturable = tuple(len(NEIGHBOURS[sq]) == 4 or on_edge_too for sq in range(81))
         self.escape_by_passing = s.king_escapes_by_passing
+        self.king_capture_resets = s.king_capture_resets_counter
         self.fast_perft = not (s.passing_allowed or s.captures_mandatory or s.repetition_draw_count)
 
 
@@ -300,7 +304,7 @@ class _Board:
             if IS_ESCAPE[t] or (rules.escape_by_passing and _passes_escape(s, t)):
                 result = _ESCAPED
         nocap = self.nocap
-        if captured and (result != _KING_CAPTURED or len(captured) > 1 or rules.settings.king_capture_resets_counter):
+        if captured and (result != _KING_CAPTURED or len(captured) > 1 or rules.king_capture_resets):
             self.nocap = 0
         else:
             self.nocap = nocap + 1
@@ -334,7 +338,7 @@ class _Board:
         return total
 
     def _leaves(self) -> int:
-        """perft(1): every move made and unmade, inline for speed (same rules as make/unmake)."""
+        """perft(1): every move really made and unmade."""
         make, unmake = self.make, self.unmake
         count = 0
         for s, t in self.moves():
@@ -391,7 +395,9 @@ def _read_tfen(text: str, limit: int) -> tuple[list, bool, int, int]:
             last_was_digit = False
             piece = {"b": _BLACK, "w": _WHITE, "k": _KING}.get(ch)
             if piece is None:
-                raise BadPosition(f"tafl9: bad piece letter {ch!r} in rank {rank} {row!r} (expected b, w, k or 1-9)")
+                raise BadPosition(
+                    f"tafl9: bad piece letter {ch!r} in rank {rank} {row!r} (expected b, w, k or 1-9)"
+                )
             if file >= 9:
                 raise BadPosition(f"tafl9: rank {rank} {row!r} is longer than 9 squares")
             sq = (rank - 1) * 9 + file
@@ -406,7 +412,9 @@ def _read_tfen(text: str, limit: int) -> tuple[list, bool, int, int]:
     if side not in ("w", "b"):
         raise BadPosition(f"tafl9: side to move must be 'w' or 'b', got {side!r}")
     if not counter.isdigit() or not counter.isascii() or (len(counter) > 1 and counter[0] == "0"):
-        raise BadPosition(f"tafl9: no-capture plies must be a number without sign or leading zeros, got {counter!r}")
+        raise BadPosition(
+            f"tafl9: no-capture plies must be a number without sign or leading zeros, got {counter!r}"
+        )
     nocap = int(counter)
     if nocap > limit:
         raise BadPosition(f"tafl9: no-capture plies {nocap} is above the limit {limit}")
@@ -419,13 +427,15 @@ def _read_tfen(text: str, limit: int) -> tuple[list, bool, int, int]:
     if counts[_KING] > 1:
         raise BadPosition(f"tafl9: {counts[_KING]} kings, expected exactly one")
     if counts[_KING] == 0 and side != "w":
-        raise BadPosition("tafl9: no king, which only a black move that just captured him can leave, yet black is to move")
+        raise BadPosition("tafl9: no king (only a move capturing him leaves none), yet black is to move")
     if counts[_BLACK] > 16:
         raise BadPosition(f"tafl9: {counts[_BLACK]} black soldiers, at most 16")
     if counts[_WHITE] > 8:
         raise BadPosition(f"tafl9: {counts[_WHITE]} white soldiers, at most 8")
     if king >= 0 and IS_ESCAPE[king] and side != "b":
-        raise BadPosition(f"tafl9: the king on escape square {names[king]} has already won, yet white is to move")
+        raise BadPosition(
+            f"tafl9: the king on escape square {names[king]} has already won, yet white is to move"
+        )
     return cells, side == "w", nocap, king
 
 
@@ -443,7 +453,8 @@ class TaflPosition(Position):
         self.settings = settings
         self._rules = _rules(settings)
         empty = self._rules.empty
-        self._cells = bytes(v if v else empty[sq] for sq, v in enumerate(cells))  # board form: special empties
+        # Stored in board form: an empty special square keeps its own cell value.
+        self._cells = bytes(v if v else empty[sq] for sq, v in enumerate(cells))
         self._white_to_move = white_to_move
         self._nocap = nocap
         self._king = king
@@ -487,7 +498,8 @@ class TaflPosition(Position):
             return Outcome(WHITE, "escape")
         if self._nocap >= self._rules.limit:
             return Outcome(NONE, "no-capture-limit")
-        if settings.repetition_draw_count and self._history.count(self._key()) >= settings.repetition_draw_count:
+        repeats = settings.repetition_draw_count
+        if repeats and self._history.count(self._key()) >= repeats:
             return Outcome(NONE, "repetition")
         if not self._move_list():
             if settings.all_attackers_captured_wins and not self._white_to_move and _BLACK not in self._cells:
@@ -534,8 +546,8 @@ class TaflPosition(Position):
         moves = self._move_list()
         wanted = action.strip().upper()
         if not moves and self.settings.passing_allowed and wanted == PASS.upper():
-            return TaflPosition(self._cells, not self._white_to_move, self._nocap + 1, self._king, self.settings,
-                                self._ply + 1, (), self._history)
+            return TaflPosition(self._cells, not self._white_to_move, self._nocap + 1, self._king,
+                                self.settings, self._ply + 1, (), self._history)
         s, t = self._parse_move(action, wanted)
         if (s, t) not in moves:
             raise IllegalAction(f"tafl9: illegal action {action!r}: {self._why_illegal(s, t)}")
@@ -575,7 +587,9 @@ class TaflPosition(Position):
         if t in CORNERS:
             return f"corner: nobody may stop on {names[t]}"
         if t == THRONE:
-            return "throne: nobody may stop on E5" if _vacant(cells[t]) else "occupied: the king is on the throne E5"
+            if _vacant(cells[t]):
+                return "throne: nobody may stop on E5"
+            return "occupied: the king is on the throne E5"
         if not _vacant(cells[t]):
             return f"occupied: {names[t]} holds a piece"
         if cells[t] == _EXIT:

@@ -130,8 +130,9 @@ def test_fast_perft_equals_the_definition_at_depth_3_near_the_end():
     # A 29-ply counter and a near-escape: terminal positions inside the tree must add nothing.
     start = GAME.parse("9/7b1/9/2w1k4/2b6/9/2w6/9/9 w 27")
     assert start.perft(3) == generic_perft(start, 3)
-    assert GAME.parse("9/7b1/9/9/9/9/3k5/9/9 w 29").perft(1) == len(GAME.parse("9/7b1/9/9/9/9/3k5/9/9 w 29").legal_moves())
-    assert GAME.parse("9/7b1/9/9/9/9/3k5/9/9 w 29").perft(2) == 0
+    last_ply = GAME.parse("9/7b1/9/9/9/9/3k5/9/9 w 29")
+    assert last_ply.perft(1) == len(last_ply.legal_moves())
+    assert last_ply.perft(2) == 0
 
 
 def test_perft_of_a_finished_game_is_empty():
@@ -326,7 +327,8 @@ def test_d9_king_capturable_on_the_edge():
 def test_d10_escape_by_passing_and_escape_squares_closed_to_soldiers():
     start = "9/7b1/9/9/9/9/k8/9/9 w 0"
     assert GAME.parse(start).play("A3-A8").outcome() is None
-    assert GAME.parse(start, {"king_escapes_by_passing": True}).play("A3-A8").outcome() == Outcome("white", "escape")
+    passing = GAME.parse(start, {"king_escapes_by_passing": True})
+    assert passing.play("A3-A8").outcome() == Outcome("white", "escape")
     closed = {"escape_squares_open_to_soldiers": False}
     with pytest.raises(IllegalAction):
         GAME.parse(CASES["T09"]["start"], closed).play("G4-A4")
@@ -337,7 +339,8 @@ def test_d10_escape_by_passing_and_escape_squares_closed_to_soldiers():
 
 
 def test_d11_d12_throne_crossing_and_return():
-    assert "C5-G5" in GAME.parse(CASES["T34"]["start"], {"throne_crossable_when_occupied": True}).legal_moves()
+    jumping = GAME.parse(CASES["T34"]["start"], {"throne_crossable_when_occupied": True})
+    assert "C5-G5" in jumping.legal_moves()
     back = GAME.parse(CASES["T20a"]["start"], {"king_may_return_to_throne": True}).play("E4-E5")
     assert back.text() == "9/7b1/9/9/4k4/9/9/9/9 b 1"
     closed = {"throne_crossable_when_empty": False}
@@ -347,8 +350,9 @@ def test_d11_d12_throne_crossing_and_return():
 
 
 def test_d13_all_attackers_captured_wins():
-    assert outcome_of("T30a", {"all_attackers_captured_wins": True}).outcome() == Outcome("white", "no-legal-move")
-    assert outcome_of("T30b", {"all_attackers_captured_wins": True}).outcome() == Outcome("none", "no-legal-move")
+    wins = {"all_attackers_captured_wins": True}
+    assert outcome_of("T30a", wins).outcome() == Outcome("white", "no-legal-move")
+    assert outcome_of("T30b", wins).outcome() == Outcome("none", "no-legal-move")  # Black still has pieces
 
 
 def test_d14_repetition_draw():
