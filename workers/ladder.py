@@ -1,0 +1,129 @@
+"""Ranked play: which pairings the scheduler queues so every game's ladder stays busy, and fairly.
+
+Order of priority: versions still in placement (fewer than a few ranked matches) first, then the
+versions with the fewest rated games; each is paired with the opponent of the closest rating that
+has played least. Never two bots of one owner; no version in two open ladder matches; and one
+owner's bots take at most a fair share of a game's open ladder matches, so a prolific author cannot
+flood the queue. Every match is a colour-swapped pair of games (A white in game 1, B in game 2).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db.models import Count, Q
+
+from engines import GAME_IDS
+from ratings.models import Rating
+from tournaments.models import BotVersion, Match
+from tournaments.services import create_match
+
+from . import conf
+
+log = logging.getLogger("workers.ladder")
+
+OPEN = (Match.Status.QUEUED, Match.Status.RUNNING)
+ELO_SCALE = 100.0  # 100 Elo apart costs as much as ...
+GAMES_SCALE = 20.0  # ... 20 more rated games of the opponent
+
+
+@dataclass(frozen=True)
+class Entrant:
+    version_id: int
+    bot_id: int
+    owner_id: int
+    elo: float
+    games: int
+    placements: int  # ladder matches this version has played or has queued
+
+
+def pairing_cost(a: Entrant, b: Entrant) -> float:
+    return abs(a.elo - b.elo) / ELO_SCALE + b.games / GAMES_SCALE
+
+
+def choose_pairings(pool: list[Entrant], wanted: int, busy: set[int], owner_load: Counter, owner_cap: int,
+                    placement_matches: int) -> list[tuple[Entrant, Entrant]]:
+    """Up to ``wanted`` pairings from ``pool``; ``busy`` (version ids) and ``owner_load`` are updated."""
+    pairs: list[tuple[Entrant, Entrant]] = []
+    order = sorted(pool, key=lambda e: (e.placements >= placement_matches, e.placements, e.games, e.version_id))
+    for a in order:
+        if len(pairs) >= wanted:
+            break
+        if a.version_id in busy or owner_load[a.owner_id] >= owner_cap:
+            continue
+        opponents = [b for b in pool if b.version_id not in busy and b.owner_id != a.owner_id
+                     and owner_load[b.owner_id] < owner_cap]
+        if not opponents:
+            continue
+        b = min(opponents, key=lambda b: (pairing_cost(a, b), b.version_id))
+        pairs.append((a, b))
+        busy.update((a.version_id, b.version_id))
+        owner_load[a.owner_id] += 1
+        owner_load[b.owner_id] += 1
+    return pairs
+
+
+def ladder_pool(game_id: str) -> list[Entrant]:
+    """The newest ready, enabled version of every public bot of the game, with its bot's rating."""
+    versions = (BotVersion.objects.filter(bot__game=game_id, bot__is_public=True, status=BotVersion.Status.READY,
+                                          is_disabled=False)
+                .order_by("bot_id", "-number").select_related("bot"))
+    newest: dict[int, BotVersion] = {}
+    for version in versions:
+        newest.setdefault(version.bot_id, version)
+    if not newest:
+        return []
+    start = settings.ARENA.get("ELO_START", 1500)
+    ratings = {r.bot_id: r for r in Rating.objects.filter(game=game_id, bot_id__in=list(newest))}
+    ids = [v.pk for v in newest.values()]
+    ladder = Q(tournament__isnull=True, rated=True) & ~Q(status__in=[Match.Status.CANCELLED, Match.Status.FAILED])
+    as_a = dict(Match.objects.filter(ladder, version_a_id__in=ids).values_list("version_a_id")
+                .annotate(n=Count("pk")))
+    as_b = dict(Match.objects.filter(ladder, version_b_id__in=ids).values_list("version_b_id")
+                .annotate(n=Count("pk")))
+    return [Entrant(version_id=v.pk, bot_id=v.bot_id, owner_id=v.bot.owner_id,
+                    elo=ratings[v.bot_id].elo if v.bot_id in ratings else float(start),
+                    games=ratings[v.bot_id].games if v.bot_id in ratings else 0,
+                    placements=as_a.get(v.pk, 0) + as_b.get(v.pk, 0))
+            for v in newest.values()]
+
+
+def ladder_games_per_match() -> int:
+    games = int(settings.ARENA.get("DEFAULT_GAMES_PER_MATCH", 2))
+    return games + games % 2  # always whole colour-swapped pairs
+
+
+def fill_ladder(game_id: str) -> list[int]:
+    """Queue ranked matches for ``game_id`` until it has ``conf.ladder_target_queued()`` open; their ids."""
+    target = conf.ladder_target_queued()
+    open_matches = list(Match.objects.filter(game=game_id, tournament__isnull=True, rated=True, status__in=OPEN)
+                        .values_list("version_a_id", "version_b_id", "version_a__bot__owner_id",
+                                     "version_b__bot__owner_id"))
+    wanted = target - len(open_matches)
+    if wanted <= 0:
+        return []
+    busy: set[int] = set()
+    owner_load: Counter = Counter()
+    for version_a, version_b, owner_a, owner_b in open_matches:
+        busy.update((version_a, version_b))
+        owner_load[owner_a] += 1
+        owner_load[owner_b] += 1
+    owner_cap = max(1, math.ceil(conf.owner_share() * target))
+    pairs = choose_pairings(ladder_pool(game_id), wanted, busy, owner_load, owner_cap, conf.placement_games())
+    versions = BotVersion.objects.in_bulk([e.version_id for pair in pairs for e in pair])
+    created = []
+    for a, b in pairs:
+        match = create_match(versions[a.version_id], versions[b.version_id], games=ladder_games_per_match(),
+                             rated=True)
+        created.append(match.pk)
+    if created:
+        log.info("ladder %s: queued %d ranked matches", game_id, len(created))
+    return created
+
+
+def fill_ladders() -> list[int]:
+    return [match_id for game_id in GAME_IDS for match_id in fill_ladder(game_id)]
