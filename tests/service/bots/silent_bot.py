@@ -1,0 +1,5 @@
+import sys
+
+for line in sys.stdin:
+    if line.startswith("quit"):
+        break

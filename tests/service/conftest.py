@@ -1,0 +1,74 @@
+"""Helpers for the service tests: bots from files, versions marked ready without a sandbox run."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+BOTS = Path(__file__).parent / "bots"
+
+
+@pytest.fixture(autouse=True)
+def _sandbox(settings):
+    """The real (bubblewrap) sandbox where it exists; the bare one on machines without it."""
+    settings.ARENA = {**settings.ARENA, "SANDBOX_TRUSTED": shutil.which("bwrap") is None,
+                      "SMOKE_TEST_STARTUP_SECONDS": 3, "SMOKE_TEST_MOVE_SECONDS": 3}
+
+
+def bot_file(name: str) -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, (BOTS / name).read_bytes())
+
+
+def upload(bot, name: str = "random_bot.py"):
+    from tournaments.services import upload_version
+
+    return upload_version(bot, bot_file(name))
+
+
+def ready_version(bot, name: str = "random_bot.py"):
+    """A stored version set ready directly: for tests about matches, not about smoke tests."""
+    from tournaments.models import BotVersion
+
+    version = upload(bot, name)
+    BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.READY)
+    version.refresh_from_db()
+    return version
+
+
+@pytest.fixture
+def make_bot(player):
+    from tournaments.services import create_bot
+
+    def make(name: str, game: str = "tafl9", owner=None):
+        return create_bot(owner or player, game, name)
+
+    return make
+
+
+@pytest.fixture
+def pair(make_bot):
+    """Two ready tafl9 versions of two different bots."""
+    return ready_version(make_bot("alpha")), ready_version(make_bot("beta"))
+
+
+def record(winner: str, reason: str | None = None, plies: int = 10) -> dict:
+    reasons = {"white": "escape", "black": "king-captured", "none": "no-capture-limit"}
+    return {"game": "tafl9", "winner": winner, "reason": reason or reasons[winner], "plies": plies, "actions": []}
+
+
+def zip_bytes(entries) -> bytes:
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for entry in entries:
+            if isinstance(entry, zipfile.ZipInfo):
+                archive.writestr(entry, b"x")
+            else:
+                name, data = entry
+                archive.writestr(name, data)
+    return buffer.getvalue()

@@ -1,0 +1,112 @@
+"""Elo by hand, applied once per rated game, and the replay that reproduces the table."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ratings.elo import EloRules, expected_score, updated
+from ratings.models import Rating, RatingChange
+from ratings.services import recompute_ratings
+from tournaments.models import Match
+from tournaments.services import claim_match, create_match, finish_match
+
+from .conftest import ready_version, record
+
+pytestmark = pytest.mark.django_db
+
+
+def play(a, b, winners, rated=True):
+    match = create_match(a, b, games=len(winners), rated=rated)
+    token = claim_match(match.pk, "w")
+    assert finish_match(match.pk, token, [record(w) for w in winners])
+    return match
+
+
+def test_expected_score_by_hand():
+    assert expected_score(1500, 1500) == 0.5
+    assert expected_score(1900, 1500) == pytest.approx(10 / 11)
+    assert updated(1500, 1500, 1.0, 40) == 1520.0
+
+
+def test_first_game_k40(pair):
+    a, b = pair
+    play(a, b, ["white"])
+    assert Rating.objects.get(bot=a.bot).elo == 1520.0
+    assert Rating.objects.get(bot=b.bot).elo == 1480.0
+    change = RatingChange.objects.get(bot=a.bot)
+    assert (change.before, change.after, change.delta, change.k, change.score) == (1500.0, 1520.0, 20.0, 40, 1.0)
+
+
+def test_each_bot_uses_its_own_k(pair):
+    a, b = pair
+    # A veteran at 1600 with 20 rated games (K=20) draws with a newcomer at 1500 (K=40).
+    Rating.objects.create(bot=a.bot, game="tafl9", elo=1600.0, games=20, wins=20)
+    play(a, b, ["none"])
+    # By hand: E(1600 vs 1500) = 1 / (1 + 10^(-100/400)) = 0.6400649998...
+    assert Rating.objects.get(bot=a.bot).elo == pytest.approx(1600 + 20 * (0.5 - 0.6400649998), abs=1e-7)
+    assert Rating.objects.get(bot=a.bot).elo == pytest.approx(1597.198700, abs=1e-6)
+    assert Rating.objects.get(bot=b.bot).elo == pytest.approx(1505.602600, abs=1e-6)
+    assert [c.k for c in RatingChange.objects.order_by("bot_id")] == [20, 40]
+
+
+def test_k_drops_after_twenty_games(pair):
+    a, b = pair
+    play(a, b, ["white", "black"] * 10)  # A wins all 20 (A is white in odd games)
+    play(a, b, ["white"])
+    last = RatingChange.objects.filter(bot=a.bot).order_by("-played_id").first()
+    assert last.k == 20
+    assert Rating.objects.get(bot=a.bot).games == 21
+    assert Rating.objects.get(bot=a.bot).wins == 21
+
+
+def test_ratings_are_zero_sum_and_unrated_matches_do_not_count(pair):
+    a, b = pair
+    play(a, b, ["white", "none", "black"])
+    play(a, b, ["white"], rated=False)
+    total = sum(Rating.objects.values_list("elo", flat=True))
+    assert total == pytest.approx(3000.0)
+    assert Rating.objects.get(bot=a.bot).games == 3
+
+
+def test_recompute_reproduces_the_table_exactly(make_bot):
+    versions = [ready_version(make_bot(f"bot{i}")) for i in range(5)]
+    rng = random.Random(7)
+    for _ in range(30):
+        a, b = rng.sample(versions, 2)
+        play(a, b, [rng.choice(["white", "black", "none"]) for _ in range(2)], rated=rng.random() < 0.8)
+    stored = sorted(Rating.objects.values_list("bot_id", "elo", "games", "wins", "draws", "losses"))
+    changes = sorted(RatingChange.objects.values_list("bot_id", "played_id", "before", "after", "k"))
+    report = recompute_ratings()
+    assert report.reproduced, report
+    assert report.games == RatingChange.objects.count() // 2
+    assert sorted(Rating.objects.values_list("bot_id", "elo", "games", "wins", "draws", "losses")) == stored
+    assert sorted(RatingChange.objects.values_list("bot_id", "played_id", "before", "after", "k")) == changes
+
+
+def test_recompute_repairs_a_damaged_table(pair):
+    a, b = pair
+    play(a, b, ["white", "black"])
+    good = Rating.objects.get(bot=a.bot).elo
+    Rating.objects.filter(bot=a.bot).update(elo=999.0)
+    RatingChange.objects.filter(bot=b.bot).delete()
+    report = recompute_ratings()
+    assert not report.reproduced
+    assert report.ratings_changed == 1 and report.changes_created == 2
+    assert Rating.objects.get(bot=a.bot).elo == good
+    assert recompute_ratings().reproduced
+
+
+def test_recompute_command(pair, capsys):
+    from django.core.management import call_command
+
+    play(*pair, ["white"])
+    call_command("recompute_ratings")
+    assert "reproduced" in capsys.readouterr().out
+
+
+def test_custom_rules():
+    rules = EloRules(start=1000, k_provisional=32, provisional_games=5, k=16)
+    assert [rules.k_for(n) for n in (0, 4, 5, 100)] == [32, 32, 16, 16]
+    assert Match.Status.FINISHED == "finished"
