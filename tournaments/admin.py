@@ -9,7 +9,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 
 from engines import RefereeError
-from tournaments import services
+from tournaments.api import services
 from tournaments.models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 
 admin.site.index_template = "admin/arena/index.html"
@@ -124,7 +124,7 @@ class MatchAdmin(admin.ModelAdmin):
 
     @admin.action(description="Requeue the selected matches")
     def requeue_matches(self, request, queryset):
-        _run_for_each(self, request, list(queryset), services.requeue_match, "Requeued")
+        _run_for_each(self, request, list(queryset), services.requeue_by_operator, "Requeued")
 
 
 @admin.register(Game)

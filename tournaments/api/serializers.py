@@ -225,22 +225,29 @@ class EntrantRequestSerializer(serializers.Serializer):
 
 class StandingSerializer(serializers.Serializer):
     rank = serializers.IntegerField()
-    version = VersionBriefSerializer()
-    points = serializers.FloatField()
+    seed = serializers.IntegerField(source="entrant.seed")
+    version = VersionBriefSerializer(source="entrant.version")
+    score = serializers.FloatField()
     games = serializers.IntegerField()
     wins = serializers.IntegerField()
     draws = serializers.IntegerField()
     losses = serializers.IntegerField()
-    tiebreak = serializers.FloatField(help_text="Sonneborn-Berger score.")
+    sonneborn_berger = serializers.FloatField()
+    head_to_head = serializers.FloatField()
+
+
+class CrosstableCellSerializer(serializers.Serializer):
+    opponent_seed = serializers.IntegerField()
+    points = serializers.FloatField(allow_null=True, help_text="Null on the diagonal.")
+    games = serializers.IntegerField()
 
 
 class CrosstableRowSerializer(serializers.Serializer):
     seed = serializers.IntegerField()
     version = VersionBriefSerializer()
-    scores = serializers.ListField(
-        child=serializers.FloatField(allow_null=True),
-        help_text="Points scored against each seed in order; null on the diagonal or before any game.")
-    total = serializers.FloatField()
+    cells = CrosstableCellSerializer(many=True)
+    score = serializers.FloatField()
+    rank = serializers.IntegerField()
 
 
 # --- ratings ---------------------------------------------------------------------------------
@@ -259,7 +266,7 @@ class LeaderboardEntrySerializer(serializers.ModelSerializer):
 
 class RatingChangeSerializer(serializers.ModelSerializer):
     game = serializers.IntegerField(source="played_id", read_only=True)
-    match = serializers.IntegerField(source="played.match_id", read_only=True)
+    match = serializers.IntegerField(source="match_id", read_only=True)
 
     class Meta:
         model = RatingChange

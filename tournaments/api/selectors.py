@@ -1,0 +1,85 @@
+"""Reads the API needs, each one query-bounded (select_related / prefetch_related, no N+1)."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.db.models import F, Prefetch, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
+
+from ratings.models import Rating, RatingChange
+from tournaments import selectors as app_selectors
+from tournaments.models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
+
+
+def _visible_bot_q(user, prefix: str = "") -> Q:
+    """Public bots, plus the user's own (staff see everything)."""
+    if user is not None and user.is_authenticated and user.is_staff:
+        return Q()
+    visible = Q(**{f"{prefix}is_public": True})
+    if user is not None and user.is_authenticated:
+        visible |= Q(**{f"{prefix}owner_id": user.pk})
+    return visible
+
+
+def players() -> QuerySet:
+    return get_user_model().objects.filter(is_active=True).order_by("id")
+
+
+def bots_visible_to(user) -> QuerySet:
+    return app_selectors.visible_bots(user)
+
+
+def bot_detail_visible_to(user) -> QuerySet:
+    return bots_visible_to(user).prefetch_related(
+        Prefetch("versions", queryset=BotVersion.objects.select_related("bot").order_by("-number")),
+        "ratings",
+    )
+
+
+def versions_visible_to(user) -> QuerySet:
+    return BotVersion.objects.filter(_visible_bot_q(user, "bot__")).select_related("bot")
+
+
+def _match_visible_q(user) -> Q:
+    return _visible_bot_q(user, "version_a__bot__") & _visible_bot_q(user, "version_b__bot__")
+
+
+def matches_visible_to(user) -> QuerySet:
+    """Matches whose two bots the user may see (private bots' matches are their owner's business)."""
+    return app_selectors.match_list().filter(_match_visible_q(user))
+
+
+def match_detail_visible_to(user) -> QuerySet:
+    return matches_visible_to(user).prefetch_related(
+        Prefetch("games", queryset=Game.objects.select_related("white__bot", "black__bot").defer("record")
+                 .order_by("number")))
+
+
+def games_visible_to(user, *, with_record: bool = False) -> QuerySet:
+    games = Game.objects.select_related("white__bot", "black__bot")
+    if not (user is not None and user.is_authenticated and user.is_staff):
+        games = games.filter(_visible_bot_q(user, "white__bot__") & _visible_bot_q(user, "black__bot__"))
+    return games if with_record else games.defer("record")
+
+
+def tournaments_all() -> QuerySet:
+    return app_selectors.tournament_list()
+
+
+def tournament_detail() -> QuerySet:
+    return tournaments_all().prefetch_related(
+        Prefetch("entrants", queryset=TournamentEntrant.objects.select_related("version__bot").order_by("seed")))
+
+
+def leaderboard(game_id: str) -> QuerySet:
+    """Public bots' ratings for one game, best first, each with its rank."""
+    return (
+        Rating.objects.filter(game=game_id, bot__is_public=True)
+        .select_related("bot__owner")
+        .annotate(rank=Window(RowNumber(), order_by=[F("elo").desc(), F("bot_id").asc()]))
+        .order_by("-elo", "bot_id")
+    )
+
+
+def rating_history(bot: Bot) -> QuerySet:
+    return RatingChange.objects.filter(bot=bot).annotate(match_id=F("played__match_id")).order_by("played_id")

@@ -1,0 +1,103 @@
+"""Writes the API and the admin need on top of the apps' services: registration, tokens, match
+requests by players, and the operator's requeue. Validation lives here, not in views."""
+
+from __future__ import annotations
+
+import logging
+
+from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth import password_validation
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from tournaments.models import BotVersion, Match
+from tournaments.services.matches import create_match, requeue_match
+from tournaments.services.players import api_token, create_player
+
+log = logging.getLogger(__name__)
+
+
+def register_player(username: str, password: str, email: str = ""):
+    """A new player with a usable password that passes the site's password validators."""
+    User = get_user_model()
+    try:
+        password_validation.validate_password(password, User(username=username, email=email))
+    except ValidationError as exc:
+        raise ValidationError({"password": exc.messages}) from None
+    return create_player(username=username, password=password, email=email)
+
+
+def obtain_token(username: str, password: str) -> tuple[str, object]:
+    user = authenticate(username=username, password=password)
+    if user is None or not user.is_active:
+        raise ValidationError({"password": ["no active player has this user name and password"]})
+    return api_token(user), user
+
+
+def _version_for(user, version_id: int, field: str, *, must_own: bool) -> BotVersion:
+    version = BotVersion.objects.select_related("bot").filter(pk=version_id).first()
+    visible = version is not None and (
+        user.is_staff or version.bot.owner_id == user.pk or (version.bot.is_public and not must_own))
+    if not visible:
+        raise ValidationError({field: [f"no bot version {version_id} that you may use here"]})
+    return version
+
+
+def request_match(user, version_a_id: int, version_b_id: int, *, rated: bool = False,
+                  games: int | None = None, time_control: str | None = None) -> Match:
+    """A player asks for a casual (or ranked) match: their own version A against any public version B."""
+    version_a = _version_for(user, version_a_id, "version_a", must_own=True)
+    version_b = _version_for(user, version_b_id, "version_b", must_own=False)
+    return create_match(version_a, version_b, rated=rated, games=games, time_control=time_control)
+
+
+def requeue_by_operator(match: Match) -> Match:
+    """Operator's requeue: a running match loses its lease; a failed or cancelled one gets fresh attempts."""
+    if match.status == Match.Status.RUNNING:
+        if not requeue_match(match.pk, reason="requeued by an operator"):
+            raise ValidationError({"status": [f"match {match.pk} is no longer running"]})
+    elif match.status in (Match.Status.FAILED, Match.Status.CANCELLED):
+        with transaction.atomic():
+            updated = Match.objects.filter(pk=match.pk, status=match.status).update(
+                status=Match.Status.QUEUED, attempts=0, lease_token=None, lease_expires_at=None, worker_id="",
+                finished_at=None, failure_reason=f"requeued by an operator at {timezone.now():%Y-%m-%d %H:%M}")
+        if not updated:
+            raise ValidationError({"status": [f"match {match.pk} changed meanwhile; try again"]})
+    else:
+        raise ValidationError({"status": [f"match {match.pk} is {match.status}; only running, failed or "
+                                          "cancelled matches can be requeued"]})
+    match.refresh_from_db()
+    log.info("match %s requeued by an operator", match.pk)
+    return match
+
+
+def disable_version(version: BotVersion) -> BotVersion:
+    from tournaments.services.uploads import set_version_disabled
+
+    return set_version_disabled(version, True)
+
+
+def enable_version(version: BotVersion) -> BotVersion:
+    from tournaments.services.uploads import set_version_disabled
+
+    return set_version_disabled(version, False)
+
+
+def entrant_version(user, version_id: int) -> BotVersion:
+    """The version an organiser enters: their own, or any public bot's."""
+    return _version_for(user, version_id, "version", must_own=False)
+
+
+def after_upload(version: BotVersion) -> None:
+    """Ask a worker for the smoke test once the upload is committed."""
+    transaction.on_commit(lambda: _send_smoke_test(version.pk))
+
+
+def _send_smoke_test(version_id: int) -> None:
+    from workers.tasks import smoke_test
+
+    try:
+        smoke_test.delay(version_id)
+    except Exception as error:  # noqa: BLE001 - the dispatcher re-sends tests of versions left pending
+        log.warning("smoke test of version %s not sent now (%s); the dispatcher will retry", version_id, error)

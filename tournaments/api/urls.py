@@ -1,0 +1,24 @@
+"""Routes under /api/ (the root URLconf includes this module there)."""
+
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from . import views
+
+router = DefaultRouter()
+router.register("players", views.PlayerViewSet, basename="player")
+router.register("bots", views.BotViewSet, basename="bot")
+router.register("versions", views.BotVersionViewSet, basename="version")
+router.register("matches", views.MatchViewSet, basename="match")
+router.register("games", views.GameViewSet, basename="game")
+router.register("tournaments", views.TournamentViewSet, basename="tournament")
+
+urlpatterns = [
+    path("auth/token/", views.TokenView.as_view(), name="api-token"),
+    path("auth/register/", views.RegisterView.as_view(), name="api-register"),
+    path("leaderboard/<str:game>/", views.LeaderboardView.as_view(), name="leaderboard"),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("", include(router.urls)),
+]

@@ -1,0 +1,380 @@
+"""REST endpoints. Thin: parse input with a serializer, call a service (writes) or a selector (reads),
+answer with a serializer. Errors (Django ValidationError, referee errors) become 400s with the field
+named, through ``tournaments.exceptions.json_exception_handler``."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
+from rest_framework.filters import OrderingFilter
+from rest_framework.generics import ListAPIView
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+from django_filters.rest_framework import DjangoFilterBackend
+
+from engines import GAME_IDS
+from tournaments import selectors as app_selectors
+from tournaments import services as app_services
+from tournaments.models import BotVersion, Tournament
+
+from . import selectors, serializers
+from . import services as api_services
+from .filters import BotFilter, BotVersionFilter, GameFilter, MatchFilter, TournamentFilter
+from .pagination import NewestFirstCursor, SmallPages
+from .permissions import IsOwnerOrAdminOrReadOnly
+from .records import record_text
+from .throttles import ArenaScopedThrottle
+
+ERRORS = {400: serializers.ErrorSerializer, 403: serializers.ErrorSerializer, 404: serializers.ErrorSerializer}
+
+
+class ArenaViewMixin:
+    throttle_classes = [ArenaScopedThrottle]
+    throttle_scope = "writes"
+
+
+# --- auth and players -----------------------------------------------------------------------------
+
+class TokenView(ArenaViewMixin, APIView):
+    """Exchange a user name and password for the API token (send it as ``Authorization: Token <key>``)."""
+
+    permission_classes = [AllowAny]
+    authentication_classes = []
+    throttle_scope = "auth"
+
+    @extend_schema(request=serializers.TokenRequestSerializer, responses={200: serializers.TokenSerializer, **ERRORS},
+                   auth=[])
+    def post(self, request):
+        data = serializers.TokenRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        token, user = api_services.obtain_token(**data.validated_data)
+        return Response(serializers.TokenSerializer({"token": token, "player": user}).data)
+
+
+class RegisterView(ArenaViewMixin, APIView):
+    """Create a player account; the answer carries its API token."""
+
+    permission_classes = [AllowAny]
+    authentication_classes = []
+    throttle_scope = "auth"
+
+    @extend_schema(request=serializers.RegisterSerializer, responses={201: serializers.TokenSerializer, **ERRORS},
+                   auth=[])
+    def post(self, request):
+        data = serializers.RegisterSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = api_services.register_player(**data.validated_data)
+        token = app_services.api_token(user)
+        return Response(serializers.TokenSerializer({"token": token, "player": user}).data,
+                        status=status.HTTP_201_CREATED)
+
+
+class PlayerViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = serializers.PlayerSerializer
+    pagination_class = SmallPages
+    filter_backends = [OrderingFilter]
+    ordering_fields = ["id", "username", "date_joined"]
+
+    def get_queryset(self):
+        return selectors.players()
+
+    @extend_schema(responses={200: serializers.MeSerializer, 403: serializers.ErrorSerializer})
+    @action(detail=False, permission_classes=[IsAuthenticated], filter_backends=[], pagination_class=None)
+    def me(self, request):
+        return Response(serializers.MeSerializer(request.user).data)
+
+
+# --- bots and versions ------------------------------------------------------------------------------
+
+@extend_schema_view(
+    create=extend_schema(request=serializers.BotCreateSerializer, responses={201: serializers.BotSerializer, **ERRORS}),
+    partial_update=extend_schema(request=serializers.BotUpdateSerializer,
+                                 responses={200: serializers.BotSerializer, **ERRORS}),
+    retrieve=extend_schema(responses={200: serializers.BotDetailSerializer, 404: serializers.ErrorSerializer}),
+)
+class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Bots: anyone reads public ones, the owner also their private ones; the owner (or an admin) edits."""
+
+    permission_classes = [IsOwnerOrAdminOrReadOnly]
+    pagination_class = SmallPages
+    filterset_class = BotFilter
+    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    ordering_fields = ["id", "name", "game", "created_at"]
+    http_method_names = ["get", "post", "patch", "head", "options"]
+
+    def get_queryset(self):
+        if self.action == "retrieve":
+            return selectors.bot_detail_visible_to(self.request.user)
+        return selectors.bots_visible_to(self.request.user)
+
+    def get_serializer_class(self):
+        if self.action == "retrieve":
+            return serializers.BotDetailSerializer
+        return serializers.BotSerializer
+
+    def create(self, request):
+        data = serializers.BotCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        bot = app_services.create_bot(request.user, **data.validated_data)
+        return Response(serializers.BotSerializer(bot).data, status=status.HTTP_201_CREATED)
+
+    def partial_update(self, request, pk=None):
+        bot = self.get_object()
+        data = serializers.BotUpdateSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        with transaction.atomic():
+            bot = app_services.update_bot(bot, **data.validated_data)
+        return Response(serializers.BotSerializer(bot).data)
+
+    def update(self, request, *args, **kwargs):
+        return self.partial_update(request, *args, **kwargs)
+
+    @extend_schema(
+        methods=["GET"], responses={200: serializers.BotVersionSerializer(many=True)},
+        parameters=[OpenApiParameter("status", str, enum=BotVersion.Status.values)])
+    @extend_schema(
+        methods=["POST"], request={"multipart/form-data": serializers.VersionUploadSerializer},
+        responses={201: serializers.BotVersionSerializer, **ERRORS},
+        description="Upload a new version: a single `.py` file, or a `.zip` / `.tar.gz` archive with a "
+                    "`bot.toml`/`bot.json` manifest. It starts `pending` until the smoke test makes it `ready` "
+                    "or `rejected` (the reason is shown to the owner).")
+    @action(detail=True, methods=["get", "post"], parser_classes=[MultiPartParser, FormParser],
+            pagination_class=None, filter_backends=[], throttle_classes=[ArenaScopedThrottle])
+    def versions(self, request, pk=None):
+        bot = self.get_object()
+        if request.method == "GET":
+            versions = BotVersionFilter(request.query_params, queryset=app_selectors.versions_of(bot)).qs
+            return Response(serializers.BotVersionSerializer(versions, many=True, context={"request": request}).data)
+        data = serializers.VersionUploadSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        version = app_services.upload_version(bot, data.validated_data["file"])
+        api_services.after_upload(version)
+        return Response(serializers.BotVersionSerializer(version, context={"request": request}).data,
+                        status=status.HTTP_201_CREATED)
+
+    def get_throttles(self):
+        if self.action == "versions":
+            self.throttle_scope = "uploads"
+        return super().get_throttles()
+
+    @extend_schema(responses={200: serializers.RatingChangeSerializer(many=True)})
+    @action(detail=True, url_path="rating-history", pagination_class=SmallPages, filter_backends=[])
+    def rating_history(self, request, pk=None):
+        bot = self.get_object()
+        page = self.paginate_queryset(selectors.rating_history(bot))
+        return self.get_paginated_response(serializers.RatingChangeSerializer(page, many=True).data)
+
+
+class BotVersionViewSet(viewsets.ReadOnlyModelViewSet):
+    """A version's status; the rejection reason is shown to its owner and admins only."""
+
+    serializer_class = serializers.BotVersionSerializer
+    pagination_class = SmallPages
+    filterset_class = BotVersionFilter
+    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    ordering_fields = ["id", "uploaded_at", "number"]
+
+    def get_queryset(self):
+        return selectors.versions_visible_to(self.request.user)
+
+
+# --- matches and games ------------------------------------------------------------------------------
+
+@extend_schema_view(
+    create=extend_schema(request=serializers.MatchRequestSerializer,
+                         responses={201: serializers.MatchSerializer, **ERRORS}),
+    retrieve=extend_schema(responses={200: serializers.MatchDetailSerializer, 404: serializers.ErrorSerializer}),
+)
+class MatchViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Matches, newest first (cursor pages). POST asks for a casual or ranked match: your own ready
+    version A against any public ready version B of the same game."""
+
+    pagination_class = NewestFirstCursor
+    filterset_class = MatchFilter
+    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    ordering_fields = ["created_at", "finished_at"]
+
+    def get_queryset(self):
+        if self.action == "retrieve":
+            return selectors.match_detail_visible_to(self.request.user)
+        return selectors.matches_visible_to(self.request.user)
+
+    def get_serializer_class(self):
+        return serializers.MatchDetailSerializer if self.action == "retrieve" else serializers.MatchSerializer
+
+    def create(self, request):
+        data = serializers.MatchRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        match = api_services.request_match(
+            request.user, values["version_a"], values["version_b"], rated=values["rated"],
+            games=values.get("games_per_match"), time_control=values.get("time_control"))
+        return Response(serializers.MatchSerializer(match).data, status=status.HTTP_201_CREATED)
+
+
+class GameViewSet(viewsets.ReadOnlyModelViewSet):
+    """Games, newest first (cursor pages); one game with its full record, or the record as text."""
+
+    pagination_class = NewestFirstCursor
+    filterset_class = GameFilter
+    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    ordering_fields = ["created_at"]
+
+    def get_queryset(self):
+        with_record = self.action in ("retrieve", "record_txt")
+        return selectors.games_visible_to(self.request.user, with_record=with_record)
+
+    def get_serializer_class(self):
+        return serializers.GameSerializer if self.action == "retrieve" else serializers.GameBriefSerializer
+
+    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR, 404: serializers.ErrorSerializer})
+    @action(detail=True, url_path="record.txt", filter_backends=[], pagination_class=None)
+    def record_txt(self, request, pk=None):
+        played = self.get_object()
+        return HttpResponse(record_text(played), content_type="text/plain; charset=utf-8")
+
+
+# --- tournaments ------------------------------------------------------------------------------------
+
+@extend_schema_view(
+    create=extend_schema(request=serializers.TournamentCreateSerializer,
+                         responses={201: serializers.TournamentSerializer, **ERRORS}),
+    retrieve=extend_schema(responses={200: serializers.TournamentDetailSerializer, 404: serializers.ErrorSerializer}),
+)
+class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Round-robin tournaments. The organiser (or an admin) adds and removes entrants while it is a
+    draft, starts it, cancels it, resumes it."""
+
+    permission_classes = [IsOwnerOrAdminOrReadOnly]
+    pagination_class = SmallPages
+    filterset_class = TournamentFilter
+    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    ordering_fields = ["id", "created_at", "name"]
+
+    def get_queryset(self):
+        if self.action == "retrieve":
+            return selectors.tournament_detail()
+        return selectors.tournaments_all()
+
+    def get_serializer_class(self):
+        if self.action == "retrieve":
+            return serializers.TournamentDetailSerializer
+        return serializers.TournamentSerializer
+
+    def create(self, request):
+        data = serializers.TournamentCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        tournament = app_services.create_tournament(request.user, **data.validated_data)
+        return Response(serializers.TournamentSerializer(tournament).data, status=status.HTTP_201_CREATED)
+
+    def _tournament_for_change(self) -> Tournament:
+        tournament = self.get_object()  # checks the organiser (or admin) through the object permission
+        return tournament
+
+    def _detail(self, tournament: Tournament, code=status.HTTP_200_OK) -> Response:
+        fresh = selectors.tournament_detail().get(pk=tournament.pk)
+        return Response(serializers.TournamentDetailSerializer(fresh).data, status=code)
+
+    @extend_schema(request=serializers.EntrantRequestSerializer,
+                   responses={201: serializers.TournamentDetailSerializer, **ERRORS})
+    @action(detail=True, methods=["post"], filter_backends=[], pagination_class=None)
+    def entrants(self, request, pk=None):
+        tournament = self._tournament_for_change()
+        data = serializers.EntrantRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        version = api_services.entrant_version(request.user, data.validated_data["version"])
+        app_services.add_entrant(tournament, version)
+        return self._detail(tournament, status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer, **ERRORS},
+                   parameters=[OpenApiParameter("version_id", int, OpenApiParameter.PATH)])
+    @action(detail=True, methods=["delete"], url_path=r"entrants/(?P<version_id>\d+)", filter_backends=[],
+            pagination_class=None)
+    def remove_entrant(self, request, pk=None, version_id=None):
+        tournament = self._tournament_for_change()
+        version = tournament.entrants.filter(version_id=version_id).select_related("version__bot").first()
+        if version is None:
+            raise NotFound(f"version {version_id} is not entered in this tournament")
+        app_services.remove_entrant(tournament, version.version)
+        return self._detail(tournament)
+
+    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer, **ERRORS})
+    @action(detail=True, methods=["post"], filter_backends=[], pagination_class=None)
+    def start(self, request, pk=None):
+        tournament = self._tournament_for_change()
+        app_services.start_tournament(tournament)
+        return self._detail(tournament)
+
+    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer, **ERRORS})
+    @action(detail=True, methods=["post"], filter_backends=[], pagination_class=None)
+    def cancel(self, request, pk=None):
+        tournament = self._tournament_for_change()
+        app_services.cancel_tournament(tournament)
+        return self._detail(tournament)
+
+    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer, **ERRORS})
+    @action(detail=True, methods=["post"], filter_backends=[], pagination_class=None)
+    def resume(self, request, pk=None):
+        tournament = self._tournament_for_change()
+        app_services.resume_tournament(tournament)
+        return self._detail(tournament)
+
+    @extend_schema(responses={200: serializers.StandingSerializer(many=True)})
+    @action(detail=True, filter_backends=[], pagination_class=None)
+    def standings(self, request, pk=None):
+        tournament = self.get_object()
+        return Response(serializers.StandingSerializer(app_selectors.standings(tournament), many=True).data)
+
+    @extend_schema(responses={200: serializers.CrosstableRowSerializer(many=True)})
+    @action(detail=True, filter_backends=[], pagination_class=None)
+    def crosstable(self, request, pk=None):
+        tournament = self.get_object()
+        table = app_selectors.crosstable(tournament)
+        return Response(serializers.CrosstableRowSerializer(crosstable_rows(table), many=True).data)
+
+
+def crosstable_rows(table) -> list[dict]:
+    """The selector's crosstable as rows in seed order, one cell per opponent seed (null on the diagonal)."""
+    ranks = {standing.entrant.version_id: standing for standing in table.standings}
+    rows = []
+    for entrant in table.entrants:
+        cells = []
+        for opponent in table.entrants:
+            if opponent.version_id == entrant.version_id:
+                cells.append({"opponent_seed": opponent.seed, "points": None, "games": 0})
+                continue
+            points, games = table.cells[entrant.version_id][opponent.version_id]
+            cells.append({"opponent_seed": opponent.seed, "points": points, "games": games})
+        standing = ranks[entrant.version_id]
+        rows.append({"seed": entrant.seed, "version": entrant.version, "cells": cells, "score": standing.score,
+                     "rank": standing.rank})
+    return rows
+
+
+# --- ratings ----------------------------------------------------------------------------------------
+
+class LeaderboardView(ListAPIView):
+    """Public bots of one game ranked by Elo."""
+
+    serializer_class = serializers.LeaderboardEntrySerializer
+    pagination_class = SmallPages
+    filter_backends = []
+
+    @extend_schema(parameters=[OpenApiParameter("game", str, OpenApiParameter.PATH, enum=list(GAME_IDS))],
+                   responses={200: serializers.LeaderboardEntrySerializer(many=True), 404: serializers.ErrorSerializer})
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self):
+        game = self.kwargs["game"]
+        if game not in GAME_IDS:
+            raise NotFound(f"unknown game {game!r}; known: {', '.join(GAME_IDS)}")
+        return selectors.leaderboard(game)
+
