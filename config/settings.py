@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "tournaments",
     "ratings",
+    "workers",
 ]
 
 MIDDLEWARE = [
@@ -187,6 +188,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Bots, versions, matches, tournaments and ratings for Tafl 9x9, Fidchell and Altai Shatra.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "ENUM_NAME_OVERRIDES": {
+        "BotVersionStatusEnum": "tournaments.models.BotVersion.Status",
+        "MatchStatusEnum": "tournaments.models.Match.Status",
+        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+    },
 }
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
