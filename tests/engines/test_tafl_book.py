@@ -397,3 +397,103 @@ def test_d17_king_capture_and_the_counter():
 def test_fast_perft_equals_the_definition_under_other_settings(values):
     position = GAME.initial(values).play("E3-H3")
     assert position.perft(2) == generic_perft(position, 2)
+
+
+# ---------------------------------------------------------------- §8.1 pseudocode as an independent model
+
+
+class BookModel:
+    """A literal, slow transcription of the book's §8.1 pseudocode (default settings)."""
+
+    THRONE = (4, 4)
+    CORNERS = {(0, 0), (0, 8), (8, 0), (8, 8)}
+    ESCAPES = {(0, 3), (0, 4), (0, 5), (3, 0), (4, 0), (5, 0), (8, 3), (8, 4), (8, 5), (3, 8), (4, 8), (5, 8)}
+    STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+
+    def __init__(self, tfen):
+        board, side, counter = tfen.split()
+        self.pieces = {}
+        for i, row in enumerate(board.split("/")):
+            f = 0
+            for ch in row:
+                if ch.isdigit():
+                    f += int(ch)
+                else:
+                    self.pieces[(f, 8 - i)] = ch
+                    f += 1
+        self.side, self.nocap, self.result = side, int(counter), None
+
+    @staticmethod
+    def name(sq):
+        return "ABCDEFGHI"[sq[0]] + str(sq[1] + 1)
+
+    def colour(self, sq):
+        return {"b": "b", "w": "w", "k": "w"}.get(self.pieces.get(sq))
+
+    def legal_moves(self):
+        moves = []
+        for s, piece in self.pieces.items():
+            if self.colour(s) != self.side:
+                continue
+            for df, dr in self.STEPS:
+                t = (s[0] + df, s[1] + dr)
+                while 0 <= t[0] < 9 and 0 <= t[1] < 9:
+                    if t in self.pieces or t in self.CORNERS:
+                        break
+                    if t != self.THRONE:
+                        moves.append(self.name(s) + "-" + self.name(t))
+                    t = (t[0] + df, t[1] + dr)
+        return sorted(moves)
+
+    def hostile(self, sq, victim_colour):
+        if not (0 <= sq[0] < 9 and 0 <= sq[1] < 9):
+            return False
+        if sq == self.THRONE:
+            return True
+        return sq in self.pieces and self.colour(sq) != victim_colour
+
+    def play(self, action):
+        s, t = [("ABCDEFGHI".index(x[0]), int(x[1:]) - 1) for x in action.split("-")]
+        me = self.side
+        self.pieces[t] = self.pieces.pop(s)
+        caps = []
+        for df, dr in self.STEPS:
+            n = (t[0] + df, t[1] + dr)
+            q = self.pieces.get(n)
+            if q in ("b", "w") and self.colour(n) != me and self.hostile((n[0] + df, n[1] + dr), self.colour(n)):
+                caps.append(n)
+        for n in caps:
+            del self.pieces[n]
+        king = next((sq for sq, p in self.pieces.items() if p == "k"), None)
+        around = [(king[0] + df, king[1] + dr) for df, dr in self.STEPS] if king else []
+        if me == "b" and king in [(t[0] + df, t[1] + dr) for df, dr in self.STEPS] and all(
+            0 <= x[0] < 9 and 0 <= x[1] < 9 and (x == self.THRONE or self.pieces.get(x) == "b") for x in around
+        ):
+            del self.pieces[king]
+            caps.append(king)
+            self.result = ("black", "king-captured")
+        elif self.pieces[t] == "k" and t in self.ESCAPES:
+            self.result = ("white", "escape")
+        self.nocap = 0 if caps else self.nocap + 1
+        self.side = "b" if me == "w" else "w"
+        if self.result is None and self.nocap >= 30:
+            self.result = ("none", "no-capture-limit")
+        if self.result is None and not self.legal_moves():
+            self.result = ("none", "no-legal-move")
+        return [self.name(sq) for sq in caps]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_games_agree_with_the_book_pseudocode(seed):
+    rng = random.Random(1000 + seed)
+    start = rng.choice([INITIAL] + [case["start"] for case in BOOK["cases"]])
+    position, model = GAME.parse(start), BookModel(start)
+    while position.outcome() is None:
+        assert model.result is None
+        assert position.legal_moves() == model.legal_moves()
+        action = rng.choice(position.legal_moves())
+        position = position.play(action)
+        assert sorted(position.captured) == sorted(model.play(action))
+        assert position.text().split()[2] == str(model.nocap)
+        assert BookModel(position.text()).pieces == model.pieces
+    assert (position.outcome().winner, position.outcome().reason) == model.result
