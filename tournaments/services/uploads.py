@@ -99,10 +99,10 @@ def _zip_entries(content: bytes) -> dict[str, bytes]:
     budget = _Budget(len(content))
     for info in infos:
         _check_member_name(info.filename)
-        mode = info.external_attr >> 16
-        if stat.S_ISLNK(mode):
+        file_type = stat.S_IFMT(info.external_attr >> 16)  # 0 when the archiver wrote no Unix mode
+        if file_type == stat.S_IFLNK:
             raise _refuse(f"archive entry {info.filename!r} is a symbolic link")
-        if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        if file_type not in (0, stat.S_IFREG, stat.S_IFDIR):
             raise _refuse(f"archive entry {info.filename!r} is a device or other special file")
         if info.flag_bits & 0x1:
             raise _refuse(f"archive entry {info.filename!r} is encrypted")

@@ -1,0 +1,46 @@
+"""The smoke test runs real bot processes: handshake and one go on the initial position."""
+
+from __future__ import annotations
+
+import pytest
+
+from tournaments.models import BotVersion
+from tournaments.services import smoke_test_version, upload_version
+
+from .conftest import upload, zip_bytes
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_working_bot_is_ready(make_bot):
+    version = smoke_test_version(upload(make_bot("alpha")).pk)
+    assert (version.status, version.reject_reason) == ("ready", "")
+    assert version.checked_at is not None
+
+
+def test_reference_bot_archive_is_ready(make_bot):
+    from pathlib import Path
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    source = Path(__file__).resolve().parents[2] / "seeds" / "bots" / "tafl9-random"
+    archive = zip_bytes([(p.name, p.read_bytes()) for p in source.iterdir() if p.is_file()])
+    version = upload_version(make_bot("ref"), SimpleUploadedFile("ref.zip", archive))
+    assert smoke_test_version(version.pk).status == "ready"
+
+
+@pytest.mark.parametrize("name, reason", [
+    ("silent_bot.py", "no 'bgtp' line within the deadline"),
+    ("crash_bot.py", "exited before"),
+    ("illegal_bot.py", "illegal action 'Z9-Z10'"),
+])
+def test_a_broken_bot_is_rejected_with_the_reason(name, reason, make_bot):
+    version = smoke_test_version(upload(make_bot("broken"), name).pk)
+    assert version.status == "rejected"
+    assert reason in version.reject_reason
+
+
+def test_a_judged_version_is_left_alone(make_bot):
+    version = upload(make_bot("alpha"), "crash_bot.py")
+    BotVersion.objects.filter(pk=version.pk).update(status="ready")
+    assert smoke_test_version(version.pk).status == "ready"
