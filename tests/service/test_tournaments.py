@@ -1,0 +1,194 @@
+"""Round-robins: Berger pairings, standings with tie-breaks, and a tournament played to the end."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from ratings.models import RatingChange
+from tournaments.models import Game, Match, Tournament
+from tournaments.pairings import berger_rounds, double_round
+from tournaments.selectors import crosstable, match_list, standings
+from tournaments.services import (
+    add_entrant, cancel_tournament, claim_match, create_tournament, finish_match, play_match_now, remove_entrant,
+    resume_tournament, start_tournament,
+)
+
+from .conftest import ready_version, record
+
+
+def test_berger_six_players_matches_the_printed_table():
+    assert berger_rounds([1, 2, 3, 4, 5, 6]) == [
+        [(1, 6), (2, 5), (3, 4)],
+        [(6, 4), (5, 3), (1, 2)],
+        [(2, 6), (3, 1), (4, 5)],
+        [(6, 5), (1, 4), (2, 3)],
+        [(3, 6), (4, 2), (5, 1)],
+    ]
+
+
+@pytest.mark.parametrize("n", range(2, 12))
+def test_berger_everyone_meets_once_with_balanced_colours(n):
+    rounds = berger_rounds(list(range(n)))
+    games = [pair for pairs in rounds for pair in pairs if None not in pair]
+    assert len(rounds) == (n - 1 if n % 2 == 0 else n)
+    assert Counter(frozenset(pair) for pair in games) == {frozenset((i, j)): 1 for i in range(n) for j in range(i)}
+    for pairs in rounds:
+        seated = [p for pair in pairs for p in pair]
+        assert len(seated) == len(set(seated))
+    whites, blacks = Counter(w for w, _ in games), Counter(b for _, b in games)
+    assert all(abs(whites[p] - blacks[p]) <= 1 for p in range(n))
+    if n % 2:
+        byes = Counter(p for pairs in rounds for pair in pairs if None in pair for p in pair if p is not None)
+        assert byes == {p: 1 for p in range(n)}
+    second = double_round(rounds)[len(rounds):]
+    assert [[(b, w) for w, b in pairs] for pairs in second] == rounds
+
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def entrants(make_bot):
+    return [ready_version(make_bot(name)) for name in ("ann", "bob", "cid", "dee")]
+
+
+def make_tournament(player, versions, **options):
+    tournament = create_tournament(player, name="Spring", game="tafl9", **options)
+    for version in versions:
+        add_entrant(tournament, version)
+    return tournament
+
+
+def settle(match, winners):
+    token = claim_match(match.pk, "w")
+    assert finish_match(match.pk, token, [record(w) for w in winners])
+
+
+def test_start_creates_the_berger_matches(player, entrants):
+    tournament = make_tournament(player, entrants, games_per_pairing=2)
+    matches = start_tournament(tournament)
+    assert len(matches) == 12  # 6 pairings, double round
+    first_cycle = {(m.version_a_id, m.version_b_id) for m in matches if m.round <= 3}
+    second_cycle = {(m.version_b_id, m.version_a_id) for m in matches if m.round > 3}
+    assert first_cycle == second_cycle
+    assert all(m.games_per_match == 2 and not m.rated for m in matches)
+    tournament.refresh_from_db()
+    assert tournament.status == "running"
+    with pytest.raises(ValidationError, match="not draft"):
+        add_entrant(tournament, ready_version(entrants[0].bot))
+
+
+def test_entrants_only_while_draft_and_checked(player, entrants, make_bot):
+    tournament = make_tournament(player, entrants[:3])
+    with pytest.raises(ValidationError, match="already entered"):
+        add_entrant(tournament, entrants[0])
+    with pytest.raises(ValidationError, match="plays shatra"):
+        add_entrant(tournament, ready_version(make_bot("other", game="shatra")))
+    remove_entrant(tournament, entrants[0])
+    assert list(tournament.entrants.values_list("seed", flat=True)) == [1, 2]
+    remove_entrant(tournament, entrants[1])
+    with pytest.raises(ValidationError, match="at least two"):
+        start_tournament(tournament)
+    assert Match.objects.count() == 0
+
+
+def test_standings_break_ties_by_sonneborn_berger_then_head_to_head(player, entrants):
+    ann, bob, cid, dee = entrants
+    tournament = make_tournament(player, entrants, double_round=False, games_per_pairing=1)
+    start_tournament(tournament)
+    results = {  # (white, black): winner; white/black as the Berger table gives them
+        frozenset((ann.pk, bob.pk)): ann, frozenset((cid.pk, dee.pk)): cid,
+        frozenset((ann.pk, cid.pk)): cid, frozenset((bob.pk, dee.pk)): bob,
+        frozenset((ann.pk, dee.pk)): ann, frozenset((bob.pk, cid.pk)): bob,
+    }
+    for match in Match.objects.filter(tournament=tournament):
+        winner = results[frozenset((match.version_a_id, match.version_b_id))]
+        settle(match, ["white" if winner.pk == match.version_a_id else "black"])
+    table = standings(tournament)
+    # ann, bob, cid all score 2; dee 0. SB: ann beat bob(2)+dee(0)=2, bob beat dee(0)+cid(2)=2,
+    # cid beat dee(0)+ann(2)=2: level again, and head-to-head among the three is 1 each; seed decides.
+    assert [(s.entrant.version_id, s.score, s.sonneborn_berger, s.head_to_head, s.rank) for s in table] == [
+        (ann.pk, 2.0, 2.0, 1.0, 1), (bob.pk, 2.0, 2.0, 1.0, 1), (cid.pk, 2.0, 2.0, 1.0, 1), (dee.pk, 0.0, 0.0, 0.0, 4)]
+    tournament.refresh_from_db()
+    assert tournament.status == "finished"
+
+
+def test_players_level_on_every_tie_break_share_the_rank(player, entrants):
+    ann, bob, cid = entrants[:3]
+    tournament = make_tournament(player, [ann, bob, cid], double_round=False, games_per_pairing=2)
+    start_tournament(tournament)
+    for match in Match.objects.filter(tournament=tournament):
+        settle(match, ["white", "white"])  # each side wins its white game: 1-1 in every pairing
+    table = crosstable(tournament)
+    assert [s.score for s in table.standings] == [2.0, 2.0, 2.0]
+    assert all(cell == (1.0, 2) for row in table.cells.values() for cell in row.values())
+    assert [s.rank for s in table.standings] == [1, 1, 1]
+
+
+def test_head_to_head_orders_two_level_players(player, entrants):
+    ann, bob, cid, dee = entrants
+    tournament = make_tournament(player, entrants, double_round=False, games_per_pairing=1)
+    start_tournament(tournament)
+    # dee beats ann; ann beats cid; bob beats cid; bob-dee draw; ann-bob draw; cid-dee draw.
+    outcome = {frozenset((dee.pk, ann.pk)): dee, frozenset((ann.pk, cid.pk)): ann, frozenset((bob.pk, cid.pk)): bob,
+               frozenset((bob.pk, dee.pk)): None, frozenset((ann.pk, bob.pk)): None, frozenset((cid.pk, dee.pk)): None}
+    for match in Match.objects.filter(tournament=tournament):
+        winner = outcome[frozenset((match.version_a_id, match.version_b_id))]
+        settle(match, ["none" if winner is None else "white" if winner.pk == match.version_a_id else "black"])
+    table = standings(tournament)
+    scores = {s.entrant.version_id: (s.score, s.sonneborn_berger) for s in table}
+    # bob 2 (SB 0.5*1.5 + 1*0.5 + 0.5*2 = 2.25), dee 2 (SB 1*1.5 + 0.5*2 + 0.5*0.5 = 2.75), ann 1.5, cid 0.5
+    assert scores[bob.pk] == (2.0, 2.25) and scores[dee.pk] == (2.0, 2.75)
+    assert [s.entrant.version_id for s in table] == [dee.pk, bob.pk, ann.pk, cid.pk]
+
+
+def test_crosstable_and_match_list_query_counts(player, entrants, django_assert_num_queries):
+    tournament = make_tournament(player, entrants, double_round=False, games_per_pairing=1)
+    start_tournament(tournament)
+    for match in Match.objects.filter(tournament=tournament):
+        settle(match, ["white"])
+    with django_assert_num_queries(2):
+        crosstable(tournament)
+    with django_assert_num_queries(1):
+        for match in match_list():
+            _ = (match.version_a.bot.owner.username, match.version_b.bot.name, match.tournament.name)
+
+
+def test_cancel_keeps_results_and_resume_requeues(player, entrants):
+    tournament = make_tournament(player, entrants, double_round=False, games_per_pairing=1, rated=True)
+    matches = start_tournament(tournament)
+    settle(matches[0], ["white"])
+    assert cancel_tournament(tournament) == 5
+    assert Match.objects.get(pk=matches[0].pk).status == "finished"
+    assert sum(s.score for s in standings(tournament)) == 1.0
+    assert RatingChange.objects.count() == 2  # rated tournament: the one finished game counted
+    assert resume_tournament(tournament) == 5
+    tournament.refresh_from_db()
+    assert tournament.status == "running"
+    with pytest.raises(ValidationError, match="not cancelled"):
+        resume_tournament(tournament)
+
+
+def test_a_tournament_played_to_the_end_with_real_bots(player, make_bot):
+    versions = [ready_version(make_bot(name)) for name in ("ann", "bob", "cid")]
+    tournament = create_tournament(player, name="Live", game="tafl9", games_per_pairing=2, double_round=False,
+                                   time_control="move:2000", rated=True)
+    for version in versions:
+        add_entrant(tournament, version)
+    matches = start_tournament(tournament)
+    assert len(matches) == 3
+    for match in matches:
+        played = play_match_now(match.pk)
+        assert played.status == "finished", played.failure_reason
+        assert played.score_a + played.score_b == 2
+    tournament.refresh_from_db()
+    assert tournament.status == "finished"
+    assert Game.objects.filter(match__tournament=tournament).count() == 6
+    assert sum(s.score for s in standings(tournament)) == 6
+    assert RatingChange.objects.count() == 12
+    for game in Game.objects.all():
+        assert game.record["winner"] == game.winner and game.plies == len(game.record["actions"])
+    assert Tournament.objects.get(pk=tournament.pk).finished_at is not None
