@@ -41,6 +41,7 @@ LOG_CAP = 5000  # log lines kept per game
 LOG_TEXT_CAP = 240  # characters of one logged line
 QUIT_GRACE_S = 2.0
 TERM_GRACE_S = 1.0
+SUSPEND_AFTER_S = 0.01  # the idle bot is stopped once the mover has thought this long
 POLL_SLICE_S = 0.25  # longest single poll, so a dead bot whose stdout stays open is noticed
 NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
 TOKEN_CHARS = re.compile(r"[^\x21-\x7e]")
@@ -292,6 +293,7 @@ class Pipes:
 
     def __init__(self, channels: list[Channel]):
         self.channels = channels
+        self.on_wait: tuple[float, Any] | None = None  # (monotonic time, callable) while waiting on a bot
 
     def _poll_once(self, reader: Channel | None, writer: Channel | None, timeout_s: float) -> None:
         poller = select.poll()
@@ -332,10 +334,24 @@ class Pipes:
                 raise BotFailure(channel.side, "crash", channel.crash_detail())
             left = deadline - time.monotonic()
             if left <= 0:
+                if not channel.lines and not channel.eof and self._readable(channel):
+                    channel.pump_in()  # sent in time but not read yet (a shared start-up deadline)
+                    continue
                 return None
+            if self.on_wait is not None:
+                when, action = self.on_wait
+                if time.monotonic() >= when:
+                    self.on_wait = None
+                    action()
+                else:
+                    left = min(left, when - time.monotonic())
             self._poll_once(channel, None, left)
             if not channel.lines and not channel.eof and channel.process.poll() is not None:
                 channel.pump_in()  # exited: collect what it wrote, then EOF shows
+
+    @staticmethod
+    def _readable(channel: Channel) -> bool:
+        return bool(select.select([channel.out_fd], [], [], 0)[0])
 
     def flush(self, channel: Channel, deadline: float) -> bool:
         """Write the channel's outbox completely before ``deadline``; False if the bot would not read."""
@@ -478,10 +494,14 @@ class Referee:
 
     def ask(self, side: str, legal: list[str], extra: bool) -> tuple[str, float]:
         """Send position, legal and go to the side to act; its accepted action and the ms it spent."""
+        try:
+            return self._ask(side, legal, extra)
+        finally:
+            self.pipes.on_wait = None
+
+    def _ask(self, side: str, legal: list[str], extra: bool) -> tuple[str, float]:
         mover = self.channels[side]
         idle = self.channels[other(side)]
-        if self.suspend_idle:
-            idle.suspend()
         mover.resume()
         self.pipes.drain(mover)
         self._handle_stray_lines(mover)
@@ -502,6 +522,10 @@ class Referee:
         if not self.pipes.flush(mover, time.monotonic() + (budget + self.margin_ms) / 1000):
             raise BotFailure(side, "timeout", "did not read its input")
         start = time.monotonic()
+        if self.suspend_idle and idle.process.poll() is None:
+            # only once the mover thinks a while: the idle bot first finishes reading its played line,
+            # and quick answers cost no signals at all
+            self.pipes.on_wait = (start + SUSPEND_AFTER_S, idle.suspend)
         by_lower: dict[str, str] | None = None
         legal_set = set(legal)
         while True:

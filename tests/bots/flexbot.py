@@ -2,10 +2,11 @@
 
 Standard library only, so it runs inside the sandbox without the referee. Modes:
 random (default: a random legal action), first (the first legal action), slow:MS (sleep before
-each answer), early (answer after ``legal`` without waiting for ``go``), illegal, illegal-once,
+each answer), early (answer after ``legal`` without waiting for ``go``),
+ponder (also sends a move after its own ``played`` echo), illegal, illegal-once,
 crash-at:N (exit 3 on the Nth go), crash-start, resign, error, flood (over 1 MiB of info),
-longline (a 2 KiB line), silent (no handshake), no-ready, version:V, noisy (info, unknown lines and a
-second move), linger (ignores quit and SIGTERM), stubborn (ignores quit, dies on SIGTERM), noflush
+longline (a 2 KiB line), silent (no handshake), no-ready, version:V, noisy (info and unknown lines),
+double (a second move after each answer), linger (ignores quit and SIGTERM), stubborn (ignores quit, dies on SIGTERM), noflush
 (never flushes stdout), stderr-flood, nostdin (stops reading stdin after the handshake),
 answer-on-gameover (sends a move after gameover).
 """
@@ -53,7 +54,7 @@ def answer(legal, gos, rng):
         say("")
     action = legal[0] if "first" in MODES else rng.choice(legal)
     say("move " + action.lower() if "lowercase" in MODES else "move " + action)
-    if "noisy" in MODES:
+    if "double" in MODES:
         say("move " + legal[-1])
 
 
@@ -80,6 +81,7 @@ def main():
         elif keyword == "newgame":
             fields = dict(w.partition("=")[::2] for w in words[1:])
             rng.seed(fields.get("seed", "1"))
+            side = fields.get("side")
             if "no-ready" not in MODES:
                 say("ready")
         elif keyword == "legal":
@@ -90,6 +92,8 @@ def main():
             gos += 1
             if "early" not in MODES:
                 answer(legal, gos, rng)
+        elif keyword == "played" and "ponder" in MODES and words[1] == side:
+            say("move " + legal[0])  # "pondering" on the opponent's time: an answer nobody asked for
         elif keyword == "gameover" and "answer-on-gameover" in MODES:
             say("move " + (legal[0] if legal else "x"))
         elif keyword == "quit":
