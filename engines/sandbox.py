@@ -495,13 +495,22 @@ def _namespace_members(namespace: str) -> list[int]:
     return members
 
 
-def _reap(pids: set[int]) -> None:
-    """Reap those of ``pids`` that became our children (we are a child subreaper)."""
+def _reap(pids: set[int], timeout_s: float = 5.0) -> None:
+    """Reap those of ``pids`` that became our children (we are a child subreaper).
+
+    They were SIGKILLed but may still be exiting (a namespace's init waits for the
+    whole namespace), so wait for each, up to ``timeout_s`` in all.
+    """
+    deadline = time.monotonic() + timeout_s
     for pid in pids:
-        try:
-            os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            pass
+        while True:
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                break  # not ours, or already reaped
+            if done or time.monotonic() > deadline:
+                break
+            time.sleep(0.001)
 
 
 _SUBREAPER_SET = False

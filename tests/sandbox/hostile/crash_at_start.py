@@ -1,0 +1,2 @@
+"""Crash before saying anything."""
+raise SystemExit("hostile bot crashing at start")

@@ -1,0 +1,9 @@
+"""Answer the handshake with binary garbage and no newline."""
+import os
+import sys
+import time
+
+sys.stdin.readline()
+sys.stdout.buffer.write(bytes(range(256)) * 16)
+sys.stdout.flush()
+time.sleep(30)

@@ -1,0 +1,120 @@
+"""Hostile bots against the real sandbox, through the match runner.
+
+Each hostile bot (tests/sandbox/hostile/) speaks BGTP/1 as White, attacks on its
+first ``go`` and reports on stderr. Every test checks: the game ended for the
+right reason, the attack failed (nothing reported SUCCEEDED, the canary got no
+connection, no secret in the record, nothing written outside), nothing of the
+bot survives (no process carries its marker, no unreaped child), and the next
+game plays normally.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from engines.match import play_game
+from engines.sandbox import Limits
+
+from .conftest import PROJECT, processes_with, tree_digest, zombie_children
+
+# memory and disk are smaller than the defaults so the attacks hit the wall quickly
+LIMITS = Limits(memory_bytes=512 << 20, disk_bytes=64 << 20, tmp_bytes=16 << 20)
+SLOW_ATTACKS = {"memory_hog", "disk_filler", "fork_bomb"}  # touching memory is slow in this VM
+FAILURES = {"crash", "timeout", "init-failed", "illegal-move", "output-limit", "bot-error", "void"}
+
+EXPECTED = {
+    "net_redis": "resign",
+    "net_postgres": "resign",
+    "net_canary": "resign",
+    "net_raw": "resign",
+    "read_system": "resign",
+    "read_project": "resign",
+    "read_other_bot": "resign",
+    "read_env": "resign",
+    "proc_snoop": "resign",
+    "signal_others": "resign",
+    "syscalls": "resign",
+    "write_outside": "resign",
+    "fork_bomb": "resign",
+    "memory_hog": "resign",
+    "disk_filler": "resign",
+    "detach_linger": "resign",
+    "cpu_spin": "timeout",
+    "sleep_forever": "timeout",
+    "flood_stdout": "output-limit",
+    "silent": "init-failed",
+    "garbage": "init-failed",
+    "illegal_action": "illegal-move",
+    "crash_at_start": "init-failed",
+}
+
+
+def test_every_hostile_bot_has_a_test():
+    names = {p.stem for p in (Path(__file__).parent / "hostile").glob("*.py") if not p.stem.startswith("_")}
+    assert names == set(EXPECTED)
+    assert len(names) >= 20
+
+
+def time_control(name: str) -> str:
+    return "move:8000" if name in SLOW_ATTACKS else "move:1000"
+
+
+def pwned_files(*roots: Path) -> list[Path]:
+    return [p for root in roots if root.exists() for p in root.rglob("pwned*")]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_hostile_bot_is_contained(name, sandbox, hostile, opponent, canary, outside, secret):
+    bot, marker = hostile(name)
+    opponent_bot, opponent_marker = opponent
+    before = tree_digest(outside, bot.directory, opponent_bot.directory)
+
+    record = play_game("tafl9", bot, opponent_bot, tc=time_control(name), sandbox=sandbox, limits=LIMITS,
+                       startup_ms=3000)
+
+    white_stderr = record["stderr"]["white"]
+    assert (record["winner"], record["reason"]) == ("black", EXPECTED[name]), (record["detail"], white_stderr)
+    assert "SUCCEEDED" not in white_stderr, white_stderr
+    assert secret not in json.dumps(record)
+    assert (outside / "secret.txt").read_text() not in json.dumps(record)
+    assert canary.connections == []
+    assert processes_with(marker) == [] and processes_with(opponent_marker) == []
+    assert zombie_children() == [], [Path(f"/proc/{z}/stat").read_text()[:80] for z in zombie_children()]
+    assert tree_digest(outside, bot.directory, opponent_bot.directory) == before
+    assert pwned_files(PROJECT / "engines", outside, Path("/usr"), Path("/etc")) == []
+    assert not Path("/pwned").exists()
+
+    # the machine is still fine: the next game plays normally
+    again = play_game("tafl9", opponent_bot, opponent_bot, tc="move:1000", sandbox=sandbox, limits=LIMITS)
+    assert again["reason"] not in FAILURES, again["detail"]
+    assert again["plies"] > 0
+    assert processes_with(opponent_marker) == []
+
+
+ATTACKS_THAT_MUST_REPORT = {
+    # the bot got to try, and said the sandbox stopped it: proof the attack really ran
+    "net_redis": "ATTACK redis BLOCKED",
+    "net_postgres": "ATTACK postgres BLOCKED",
+    "net_canary": "ATTACK canary-127.0.0.1 BLOCKED",
+    "read_system": "ATTACK read/etc/shadow BLOCKED",
+    "read_env": "ATTACK env-own BLOCKED",
+    "fork_bomb": "ATTACK fork-bomb BLOCKED",
+    "memory_hog": "ATTACK memory-hog BLOCKED",
+    "disk_filler": "ATTACK disk-fill-workdir BLOCKED",
+    "syscalls": "ATTACK ptrace-parent BLOCKED",
+    "write_outside": "ATTACK write-/opt/tabula/engines/__init__.py BLOCKED",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ATTACKS_THAT_MUST_REPORT))
+def test_hostile_bot_really_attacked(name, sandbox, hostile, opponent):
+    bot, marker = hostile(name)
+    opponent_bot, _ = opponent
+    record = play_game("tafl9", bot, opponent_bot, tc=time_control(name), sandbox=sandbox, limits=LIMITS,
+                       startup_ms=3000)
+    assert ATTACKS_THAT_MUST_REPORT[name] in record["stderr"]["white"], record["stderr"]["white"]
+    assert processes_with(marker) == []
