@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 
 from celery import Celery
+from kombu import Queue
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -33,6 +34,16 @@ SAFETY = {
     # Keep reconnecting to a restarted broker instead of giving up after 100 tries.
     "broker_connection_max_retries": None,
     "worker_hijack_root_logger": False,
+    # Matches wait in "celery"; the periodic housekeeping has its own queue so that a long backlog of
+    # matches never delays the scavenger or the dispatcher. Workers consume both.
+    "task_default_queue": "celery",
+    "task_queues": (Queue("celery"), Queue("arena.control")),
+    "task_routes": {
+        "workers.dispatch": {"queue": "arena.control"},
+        "workers.scavenge": {"queue": "arena.control"},
+        "workers.schedule_ladder": {"queue": "arena.control"},
+        "workers.smoke_test": {"queue": "arena.control"},
+    },
 }
 app.conf.update(SAFETY)
 app.autodiscover_tasks(["workers"])

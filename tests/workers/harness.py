@@ -1,0 +1,190 @@
+"""Run inside the cluster's environment (its own database and Redis) by the worker tests and the benchmark.
+
+    python tests/workers/harness.py seed --matches 200 [--delay 0.05] [--tc move:2000]
+    python tests/workers/harness.py status | replay | dispatch | scavenge
+    python tests/workers/harness.py send <match_id> [--times 2]
+    python tests/workers/harness.py forge
+    python tests/workers/harness.py stale-report
+
+Each command prints one JSON object on its last line of stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import uuid
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.core.files.uploadedfile import SimpleUploadedFile  # noqa: E402
+from django.db.models import Count, Max  # noqa: E402
+
+from ratings.elo import rules_from_settings  # noqa: E402
+from ratings.models import Rating, RatingChange  # noqa: E402
+from ratings.services import rated_game_rows, replay  # noqa: E402
+from tournaments.models import BotVersion, Game, Match  # noqa: E402
+from tournaments.services import create_bot, create_match, create_player, upload_version  # noqa: E402
+
+BOT_SOURCE = (Path(__file__).with_name("instant_bot.py")).read_text()
+
+
+def ready_version(owner, name: str, delay: float) -> BotVersion:
+    bot = create_bot(owner, "tafl9", name)
+    # Unique content per version: the bot cache is keyed by checksum, one file name per checksum.
+    source = BOT_SOURCE.replace("DELAY = 0.0", f"DELAY = {delay!r}") + f"# {name}\n"
+    version = upload_version(bot, SimpleUploadedFile(f"{name}.py", source.encode(), "text/x-python"))
+    BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.READY)
+    return BotVersion.objects.select_related("bot").get(pk=version.pk)
+
+
+def seed(args) -> dict:
+    tag = uuid.uuid4().hex[:6]
+    owners = [create_player(f"owner{tag}{i}", None) for i in range(4)]
+    versions = [ready_version(owners[i % 4], f"instant{tag}{i}", args.delay) for i in range(args.bots)]
+    rng = random.Random(args.seed)
+    ids = []
+    for _ in range(args.matches):
+        a, b = rng.sample(versions, 2)
+        ids.append(create_match(a, b, time_control=args.tc, games=args.games, rated=True).pk)
+    return {"matches": ids}
+
+
+def status(args) -> dict:
+    statuses = dict(Counter(Match.objects.values_list("status", flat=True)))
+    per_match = Game.objects.values("match_id").annotate(n=Count("pk"), top=Max("number"))
+    wrong = [row["match_id"] for row in per_match
+             if row["n"] != Match.objects.get(pk=row["match_id"]).games_per_match]
+    finished_without_games = list(Match.objects.filter(status="finished", games__isnull=True)
+                                  .values_list("pk", flat=True))
+    return {
+        "statuses": statuses,
+        "games": Game.objects.count(),
+        "rating_changes": RatingChange.objects.count(),
+        "matches_with_wrong_game_count": wrong,
+        "finished_without_games": finished_without_games,
+        "attempts": dict(Counter(Match.objects.values_list("attempts", flat=True))),
+        "failures": list(Match.objects.exclude(failure_reason="").values_list("pk", "status", "failure_reason")[:50]),
+    }
+
+
+def replay_check(args) -> dict:
+    """Serial replay of every rated game in the order applied, compared with the stored ratings."""
+    table, changes, count = replay(rated_game_rows(), rules_from_settings())
+    stored = {(r.bot_id, r.game): (r.elo, r.games, r.wins, r.draws, r.losses) for r in Rating.objects.all()}
+    replayed = {key: (s.elo, s.games, s.wins, s.draws, s.losses) for key, s in table.items()}
+    differ = [str(key) for key in set(stored) | set(replayed)
+              if key not in stored or key not in replayed
+              or abs(stored[key][0] - replayed[key][0]) > 1e-6 or stored[key][1:] != replayed[key][1:]]
+    return {"games": count, "bots": len(stored), "differ": differ,
+            "total_rated_games": sum(v[1] for v in stored.values())}
+
+
+def dispatch(args) -> dict:
+    from workers.dispatching import dispatch_queued
+
+    return {"sent": len(dispatch_queued())}
+
+
+def scavenge(args) -> dict:
+    from workers.dispatching import scavenge as run
+
+    return {"requeued": run()}
+
+
+def send(args) -> dict:
+    from workers.tasks import run_match
+
+    for _ in range(args.times):
+        run_match.apply_async(args=[args.match_id])
+    return {"sent": args.times}
+
+
+def snapshot() -> dict:
+    return {"matches": sorted(Match.objects.values_list("pk", "status", "attempts", "score_a", "score_b")),
+            "games": Game.objects.count(), "rating_changes": RatingChange.objects.count(),
+            "ratings": sorted(Rating.objects.values_list("bot_id", "elo"))}
+
+
+def forge(args) -> dict:
+    """Publish messages no honest producer sends: wrong serializer, broken body, bad ids, unknown task."""
+    from config.celery import app
+
+    finished = Match.objects.filter(status="finished").values_list("pk", flat=True).first()
+    queue = app.conf.task_default_queue
+    with app.producer_or_acquire() as producer:
+        def publish(body, task="workers.run_match", serializer="json", content_type=None, args_=None):
+            headers = {"lang": "py", "task": task, "id": str(uuid.uuid4()), "argsrepr": "", "kwargsrepr": ""}
+            kwargs = dict(routing_key=queue, exchange="", headers=headers, declare=[app.amqp.queues[queue]])
+            if content_type:
+                producer.publish(body, content_type=content_type, content_encoding="binary", **kwargs)
+            else:
+                producer.publish(body, serializer=serializer, **kwargs)
+
+        import pickle
+
+        publish(pickle.dumps(((finished,), {}, {})), content_type="application/x-python-serialize")
+        publish(b"{not json", content_type="application/json")
+        publish([["1; DROP TABLE tournaments_match"], {}, {}])
+        publish([[-5], {}, {}])
+        publish([[10**30], {}, {}])
+        publish([[True], {}, {}])
+        publish([[999999999], {}, {}])
+        publish([[finished, "extra"], {"lease_token": "forged"}, {}])
+        publish([[finished], {}, {}], task="workers.evil")
+        publish([[finished], {}, {}])  # a well-formed duplicate of a finished match
+    return {"forged": 10, "finished_match": finished}
+
+
+def stale_report(args) -> dict:
+    """Reports without the current lease: a finished match and a running one under another worker's lease."""
+    from tournaments.services import claim_match, requeue_match
+    from workers.playing import play_match, report
+
+    finished = Match.objects.filter(status="finished").values_list("pk", flat=True).first()
+    record = {"winner": "white", "reason": "resign", "plies": 3}
+    outcomes = {"finished_match": report(finished, uuid.uuid4(), [record, record])}
+    queued = Match.objects.filter(status="queued").values_list("pk", flat=True).first()
+    token = claim_match(queued, "harness")
+    outcomes["running_match_wrong_token"] = report(queued, uuid.uuid4(), [record, record])
+    requeue_match(queued, token, reason="harness done")
+    outcomes["unknown_match"] = play_match(10**12, "harness")
+    return outcomes
+
+
+COMMANDS = {"seed": seed, "status": status, "replay": replay_check, "dispatch": dispatch, "scavenge": scavenge,
+            "send": send, "forge": forge, "stale-report": stale_report}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("command", choices=sorted(COMMANDS))
+    parser.add_argument("match_id", nargs="?", type=int)
+    parser.add_argument("--matches", type=int, default=10)
+    parser.add_argument("--bots", type=int, default=8)
+    parser.add_argument("--games", type=int, default=2)
+    parser.add_argument("--tc", default="move:2000")
+    parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--times", type=int, default=1)
+    args = parser.parse_args()
+    if args.command == "snapshot":
+        print(json.dumps(snapshot()))
+        return
+    print(json.dumps(COMMANDS[args.command](args), default=str))
+
+
+if __name__ == "__main__":
+    COMMANDS["snapshot"] = lambda args: snapshot()
+    main()
