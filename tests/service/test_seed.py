@@ -1,0 +1,42 @@
+"""``manage.py seed`` creates the demo data once; a second run changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from ratings.models import Rating
+from tournaments.models import Bot, BotVersion, Match, Tournament, TournamentEntrant
+
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
+
+
+def snapshot():
+    return (
+        sorted(get_user_model().objects.values_list("username", "is_superuser")),
+        sorted(Bot.objects.values_list("name", "game", "owner__username")),
+        sorted(BotVersion.objects.values_list("bot__name", "number", "sha256", "status")),
+        sorted(Tournament.objects.values_list("name", "status")),
+        TournamentEntrant.objects.count(), Match.objects.count(), Rating.objects.count(),
+    )
+
+
+def test_seed_twice_changes_nothing(capsys):
+    from seeds import reference_bots
+
+    call_command("seed", "--trusted-sandbox")
+    first = capsys.readouterr().out
+    assert "admin / admin" in first and "alice" in first
+    admin = get_user_model().objects.get(username="admin")
+    assert admin.is_superuser and admin.check_password("admin")
+    tafl_bots = reference_bots("tafl9")
+    assert len(tafl_bots) >= 2
+    assert Bot.objects.filter(game="tafl9").count() == len(tafl_bots)
+    assert set(BotVersion.objects.filter(bot__game="tafl9").values_list("status", flat=True)) == {"ready"}
+    demo = Tournament.objects.get(game="tafl9")
+    assert demo.status == "running" and demo.matches.filter(status="queued").exists()
+    before = snapshot()
+    call_command("seed", "--trusted-sandbox")
+    assert "already seeded" in capsys.readouterr().out
+    assert snapshot() == before
