@@ -17,6 +17,7 @@ router.register("tournaments", views.TournamentViewSet, basename="tournament")
 urlpatterns = [
     path("auth/token/", views.TokenView.as_view(), name="api-token"),
     path("auth/register/", views.RegisterView.as_view(), name="api-register"),
+    path("games/<int:pk>/record.txt", views.GameRecordTextView.as_view(), name="game-record-txt"),
     path("leaderboard/<str:game>/", views.LeaderboardView.as_view(), name="leaderboard"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

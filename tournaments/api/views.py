@@ -12,7 +12,7 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
 from rest_framework.filters import OrderingFilter
-from rest_framework.generics import ListAPIView
+from rest_framework.generics import GenericAPIView, ListAPIView
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
@@ -228,17 +228,25 @@ class GameViewSet(viewsets.ReadOnlyModelViewSet):
     ordering_fields = ["created_at"]
 
     def get_queryset(self):
-        with_record = self.action in ("retrieve", "record_txt")
-        return selectors.games_visible_to(self.request.user, with_record=with_record)
+        return selectors.games_visible_to(self.request.user, with_record=self.action == "retrieve")
 
     def get_serializer_class(self):
         return serializers.GameSerializer if self.action == "retrieve" else serializers.GameBriefSerializer
 
+
+class GameRecordTextView(GenericAPIView):
+    """A game's record as plain text: header tags, then the actions numbered by ply."""
+
+    filter_backends = []
+    pagination_class = None
+    serializer_class = serializers.GameSerializer
+
+    def get_queryset(self):
+        return selectors.games_visible_to(self.request.user, with_record=True)
+
     @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR, 404: serializers.ErrorSerializer})
-    @action(detail=True, url_path="record.txt", filter_backends=[], pagination_class=None)
-    def record_txt(self, request, pk=None):
-        played = self.get_object()
-        return HttpResponse(record_text(played), content_type="text/plain; charset=utf-8")
+    def get(self, request, pk=None):
+        return HttpResponse(record_text(self.get_object()), content_type="text/plain; charset=utf-8")
 
 
 # --- tournaments ------------------------------------------------------------------------------------
