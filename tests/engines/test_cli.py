@@ -69,7 +69,7 @@ def test_a_setting_can_be_changed():
         (("legal", "chess"), "chess"),
         (("perft", "tafl9", "-1"), "depth"),
         (("perft", "tafl9", "two"), "two"),
-        (("legal", "shatra", "--position", "pqp/prp w Tt - 0 1"), "pqp/prp"),
+        (("legal", "shatra", "--position", "pqp/prp w Tt - 0 1"), "ranks"),
         (("legal", "fidchell-1", "--position", "V=F9; T=W"), ""),
     ],
 )

@@ -10,7 +10,7 @@ from engines import GAME_IDS, IllegalAction, get_game
 from engines.record import record_of_play, verify_record
 
 ACTION_CHARS = "abcdefghirsxABCDEFGHIQRB0123456789@:,=+!-"
-PLAYOUT = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PLAYOUT = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def playout(game_id, seed, *, check=lambda position, legal: None):
