@@ -4,8 +4,8 @@ from rest_framework import permissions
 
 
 def owner_of(thing):
-    """The user who owns a bot, a bot version or a tournament."""
-    for path in ("owner", "bot.owner", "created_by"):
+    """The user who owns a bot or a bot version, or organises a tournament."""
+    for path in ("owner", "organiser", "bot.owner"):
         value = thing
         try:
             for part in path.split("."):

@@ -1,0 +1,135 @@
+"""Tournaments: create, entrants before the start, start, cancel, resume, standings and crosstable."""
+
+from __future__ import annotations
+
+from tournaments.models import Match, Tournament, TournamentEntrant
+
+from .conftest import make_bot, ready_version
+
+
+def _create(client, **extra):
+    data = {"name": "Midwinter", "game": "tafl9", "games_per_pairing": 2, **extra}
+    return client.post("/api/tournaments/", data, format="json")
+
+
+def test_create_tournament(ada, player):
+    response = _create(ada)
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert (body["status"], body["organiser"], body["double_round"]) == ("draft", "ada", True)
+
+
+def test_create_rejects_bad_input_and_changes_nothing(ada, anon, db):
+    for data, field in [({"game": "chess"}, "game"), ({"name": ""}, "name"), ({"time_control": "soon"},
+                        "time_control"), ({"games_per_pairing": 0}, "games_per_pairing")]:
+        response = _create(ada, **data)
+        assert response.status_code == 400, (data, response.content)
+        assert field in response.json()
+    assert _create(anon).status_code == 401
+    assert not Tournament.objects.exists()
+
+
+def _tournament_with_entrants(client, owners, count=3):
+    tournament_id = _create(client).json()["id"]
+    versions = [ready_version(make_bot(owners[i % len(owners)], f"bot{i}")) for i in range(count)]
+    for version in versions:
+        response = client.post(f"/api/tournaments/{tournament_id}/entrants/", {"version": version.pk}, format="json")
+        assert response.status_code == 201, response.content
+    return tournament_id, versions
+
+
+def test_entrants_added_and_removed_before_the_start(ada, player, other_player):
+    tournament_id, versions = _tournament_with_entrants(ada, [player, other_player])
+    body = ada.get(f"/api/tournaments/{tournament_id}/").json()
+    assert [(e["seed"], e["version"]["id"]) for e in body["entrants"]] == [(i + 1, v.pk) for i, v in
+                                                                          enumerate(versions)]
+    response = ada.delete(f"/api/tournaments/{tournament_id}/entrants/{versions[0].pk}/")
+    assert response.status_code == 200, response.content
+    assert [(e["seed"], e["version"]["id"]) for e in response.json()["entrants"]] == [
+        (1, versions[1].pk), (2, versions[2].pk)]
+    assert ada.delete(f"/api/tournaments/{tournament_id}/entrants/{versions[0].pk}/").status_code == 404
+
+
+def test_entrant_refusals(ada, player, other_player):
+    tournament_id, versions = _tournament_with_entrants(ada, [player], count=1)
+    private = ready_version(make_bot(other_player, "hidden", is_public=False))
+    shatra = ready_version(make_bot(player, "khan", game="shatra"))
+    for data in ({"version": versions[0].pk}, {"version": private.pk}, {"version": shatra.pk},
+                 {"version": 999999}, {}):
+        response = ada.post(f"/api/tournaments/{tournament_id}/entrants/", data, format="json")
+        assert response.status_code == 400, (data, response.content)
+        assert "version" in response.json()
+    assert TournamentEntrant.objects.count() == 1
+
+
+def test_start_queues_a_double_round_robin(ada, player, other_player):
+    tournament_id, _ = _tournament_with_entrants(ada, [player, other_player], count=3)
+    response = ada.post(f"/api/tournaments/{tournament_id}/start/")
+    assert response.status_code == 200, response.content
+    assert response.json()["status"] == "running"
+    # Three entrants, every pairing twice with colours swapped: 6 matches.
+    assert Match.objects.filter(tournament_id=tournament_id, status="queued").count() == 6
+    late = ready_version(make_bot(player, "late"))
+    refused = ada.post(f"/api/tournaments/{tournament_id}/entrants/", {"version": late.pk}, format="json")
+    assert refused.status_code == 400 and "status" in refused.json()
+    assert ada.post(f"/api/tournaments/{tournament_id}/start/").status_code == 400
+
+
+def test_start_needs_two_entrants(ada, player):
+    tournament_id, _ = _tournament_with_entrants(ada, [player], count=1)
+    response = ada.post(f"/api/tournaments/{tournament_id}/start/")
+    assert response.status_code == 400 and "entrants" in response.json()
+    assert Tournament.objects.get(pk=tournament_id).status == "draft"
+
+
+def test_cancel_and_resume(ada, player, other_player):
+    tournament_id, _ = _tournament_with_entrants(ada, [player, other_player], count=2)
+    ada.post(f"/api/tournaments/{tournament_id}/start/")
+    cancelled = ada.post(f"/api/tournaments/{tournament_id}/cancel/")
+    assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
+    assert Match.objects.filter(tournament_id=tournament_id, status="cancelled").count() == 2
+    assert ada.post(f"/api/tournaments/{tournament_id}/cancel/").status_code == 400
+    resumed = ada.post(f"/api/tournaments/{tournament_id}/resume/")
+    assert resumed.status_code == 200 and resumed.json()["status"] == "running"
+    assert Match.objects.filter(tournament_id=tournament_id, status="queued").count() == 2
+    assert ada.post(f"/api/tournaments/{tournament_id}/resume/").status_code == 400
+
+
+def test_only_the_organiser_or_an_admin_changes_a_tournament(ada, grace, root, player, other_player):
+    tournament_id, versions = _tournament_with_entrants(ada, [player, other_player], count=2)
+    assert grace.post(f"/api/tournaments/{tournament_id}/start/").status_code == 403
+    assert grace.delete(f"/api/tournaments/{tournament_id}/entrants/{versions[0].pk}/").status_code == 403
+    assert Tournament.objects.get(pk=tournament_id).status == "draft"
+    assert root.post(f"/api/tournaments/{tournament_id}/start/").status_code == 200
+
+
+def test_standings_and_crosstable(anon, ada, player, other_player):
+    tournament_id, versions = _tournament_with_entrants(ada, [player, other_player], count=2)
+    ada.post(f"/api/tournaments/{tournament_id}/start/")
+    first = Match.objects.filter(tournament_id=tournament_id).order_by("round").first()
+    from django.utils import timezone
+
+    from tournaments.models import Game
+
+    # Game 1: A white wins; game 2: colours swap, A (black) wins again.
+    a, b = first.version_a, first.version_b
+    Game.objects.create(match=first, number=1, white=a, black=b, winner="white", reason="escape", plies=9)
+    Game.objects.create(match=first, number=2, white=b, black=a, winner="black", reason="king-captured", plies=7)
+    Match.objects.filter(pk=first.pk).update(status="finished", score_a=2, score_b=0, finished_at=timezone.now())
+
+    standings = anon.get(f"/api/tournaments/{tournament_id}/standings/").json()
+    assert [(s["rank"], s["version"]["id"], s["score"], s["wins"]) for s in standings] == [
+        (1, a.pk, 2.0, 2), (2, b.pk, 0.0, 0)]
+    table = anon.get(f"/api/tournaments/{tournament_id}/crosstable/").json()
+    rows = {row["version"]["id"]: row for row in table}
+    a_cells = {cell["opponent_seed"]: cell for cell in rows[a.pk]["cells"]}
+    b_seed = rows[b.pk]["seed"]
+    assert a_cells[b_seed] == {"opponent_seed": b_seed, "points": 2.0, "games": 2}
+    assert a_cells[rows[a.pk]["seed"]]["points"] is None
+
+
+def test_tournament_list_filters(anon, ada, player):
+    _create(ada)
+    _create(ada, game="shatra", name="Steppe")
+    assert [t["name"] for t in anon.get("/api/tournaments/?game=shatra").json()["results"]] == ["Steppe"]
+    assert len(anon.get("/api/tournaments/?status=draft").json()["results"]) == 2
