@@ -12,9 +12,9 @@ def read_other():
 def look_around():
     found = []
     for root in ("/opt", "/tmp", "/bot", "/"):
-        for directory, _, files in os.walk(root):
-            if directory.startswith(("/proc", "/sys", "/usr", "/dev")):
-                continue
+        for directory, dirs, files in os.walk(root):
+            if directory == "/":
+                dirs[:] = [d for d in dirs if d not in ("proc", "sys", "usr", "dev")]
             found += [os.path.join(directory, f) for f in files if "opponent" in f]
     return found
 
