@@ -122,7 +122,12 @@ class Position:
         return f"<{self.game.id} {self.text()}>"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Position) and self.game is other.game and self.text() == other.text()
+        return (
+            isinstance(other, Position)
+            and self.game is other.game
+            and self.settings == other.settings
+            and self.text() == other.text()
+        )
 
     def __hash__(self) -> int:
         return hash((self.game.id, self.text()))
