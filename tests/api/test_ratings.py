@@ -1,0 +1,53 @@
+"""The leaderboard per game and a bot's rating history."""
+
+from __future__ import annotations
+
+from ratings.models import Rating, RatingChange
+
+from .conftest import finished_match, make_bot, ready_version
+
+
+def test_leaderboard_ranks_public_bots_by_elo(anon, player, other_player):
+    bots = [make_bot(player, "low"), make_bot(other_player, "high"), make_bot(player, "secret", is_public=False)]
+    for bot, elo in zip(bots, (1450.0, 1620.0, 1900.0)):
+        Rating.objects.create(bot=bot, game="tafl9", elo=elo, games=1, wins=1)
+    shatra = make_bot(player, "khan", game="shatra")
+    Rating.objects.create(bot=shatra, game="shatra", elo=1700.0)
+    body = anon.get("/api/leaderboard/tafl9/").json()
+    assert [(r["rank"], r["bot_name"], r["owner"]) for r in body["results"]] == [(1, "high", "grace"),
+                                                                                   (2, "low", "ada")]
+    assert [r["bot_name"] for r in anon.get("/api/leaderboard/shatra/").json()["results"]] == ["khan"]
+
+
+def test_leaderboard_of_an_unknown_game(anon, db):
+    response = anon.get("/api/leaderboard/chess/")
+    assert response.status_code == 404
+    assert "chess" in response.json()["detail"]
+
+
+def test_rating_history_after_a_live_rated_match(anon, versions):
+    from tournaments.models import Game
+    from ratings.services import recompute_ratings
+
+    a, b = versions
+    match = finished_match(a, b, games=2)
+    recompute_ratings()
+    history = anon.get(f"/api/bots/{a.bot_id}/rating-history/").json()["results"]
+    games = list(Game.objects.filter(match=match).order_by("id").values_list("id", flat=True))
+    assert [h["game"] for h in history] == games
+    assert all(h["match"] == match.pk for h in history)
+    # Game 1: A white wins; game 2: B white... winner black = A again: A gains twice.
+    assert history[0]["before"] == 1500.0 and history[0]["delta"] > 0 and history[1]["delta"] > 0
+    assert history[1]["before"] == history[0]["after"]
+    assert RatingChange.objects.count() == 4
+
+
+def test_rating_history_of_a_private_bot_is_hidden(grace, player):
+    secret = make_bot(player, "secret", is_public=False)
+    assert grace.get(f"/api/bots/{secret.pk}/rating-history/").status_code == 404
+
+
+def test_unrated_bot_has_empty_history(anon, player):
+    bot = make_bot(player, "fresh")
+    ready_version(bot)
+    assert anon.get(f"/api/bots/{bot.pk}/rating-history/").json()["results"] == []
