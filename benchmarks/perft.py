@@ -52,7 +52,7 @@ def deepest(position, seconds: float) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="rough time budget per game")
+    parser.add_argument("--seconds", type=float, default=6.0, help="rough time budget per game")
     args = parser.parse_args()
     import chess
 
