@@ -147,7 +147,8 @@ class BotProcess:
         finally:
             for pipe in (self.stdin, self.stdout, self.stderr):
                 try:
-                    pipe.close()
+                    if pipe is not None:
+                        pipe.close()
                 except OSError:
                     pass
             self.workdir.remove()
@@ -159,9 +160,10 @@ class BotProcess:
             pass
 
     def _kill_tree(self) -> None:
-        self._signal_tree(signal.SIGCONT)  # a stopped tree would not die promptly from SIGTERM later
+        members = _group_members(self.pid)
         self._signal_tree(signal.SIGKILL)
         self.popen.wait()
+        _reap(members)
 
     def __enter__(self) -> "BotProcess":
         return self
@@ -480,6 +482,17 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def _group_members(pgid: int) -> set[int]:
+    """Pids in process group ``pgid`` (field 5 of /proc/PID/stat)."""
+    members = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            fields = _read(Path(f"/proc/{entry}/stat")).rsplit(")", 1)[-1].split()
+            if len(fields) > 2 and int(fields[2]) == pgid:
+                members.add(int(entry))
+    return members
+
+
 def _pid_namespace(pid: int) -> str | None:
     try:
         return os.readlink(f"/proc/{pid}/ns/pid")
@@ -510,6 +523,10 @@ def _reap(pids: set[int], timeout_s: float = 5.0) -> None:
                 break  # not ours, or already reaped
             if done or time.monotonic() > deadline:
                 break
+            time.sleep(0.001)
+    for pid in pids:  # not our children: wait until they are gone (or zombies of someone else)
+        while time.monotonic() < deadline and _read(Path(f"/proc/{pid}/stat")).rsplit(")", 1)[-1][1:2] \
+                not in ("", "Z", "X"):
             time.sleep(0.001)
 
 

@@ -1,0 +1,79 @@
+"""load_bot: what a bot is, and clear errors naming the file and the problem."""
+
+from __future__ import annotations
+
+import pytest
+
+from engines.bots import BadBot, Bot, load_bot, sanitise_name
+from engines.core import RefereeError
+
+
+def write(path, text):
+    path.write_text(text)
+    return path
+
+
+def test_directory_with_toml(tmp_path):
+    write(tmp_path / "main.py", "print('hi')\n")
+    write(tmp_path / "bot.toml", 'run = "python3 main.py"\nbuild = "true"\n')
+    bot = load_bot(tmp_path)
+    assert bot == Bot(name=sanitise_name(tmp_path.name), directory=tmp_path.resolve(),
+                      run="python3 main.py", build="true")
+    assert bot.files() == [tmp_path.resolve()]
+
+
+def test_directory_with_json(tmp_path):
+    write(tmp_path / "engine.py", "")
+    write(tmp_path / "bot.json", '{"run": "python3 engine.py"}')
+    assert load_bot(str(tmp_path)).run == "python3 engine.py"
+
+
+def test_single_file_exposes_only_that_file(tmp_path):
+    bot = load_bot(write(tmp_path / "lone.py", "print(1)\n"))
+    assert (bot.name, bot.run, bot.build) == ("lone", "python3 lone.py", None)
+    assert bot.files() == [tmp_path.resolve() / "lone.py"]
+
+
+def test_names_are_sanitised():
+    assert sanitise_name("my bot!") == "my_bot_"
+    assert sanitise_name("x" * 50) == "x" * 32
+    assert sanitise_name("") == "bot"
+
+
+@pytest.mark.parametrize("manifest, text, problem", [
+    ("bot.toml", 'run = "python3 main.py', "cannot parse"),
+    ("bot.toml", 'build = "make"\n', "missing 'run'"),
+    ("bot.toml", 'run = ""\n', "non-empty string"),
+    ("bot.toml", "run = 3\n", "non-empty string"),
+    ("bot.toml", 'run = "python3 main.py"\nrnu = "x"\n', "unknown key(s) rnu"),
+    ("bot.toml", 'run = "python3 missing.py"\n', "'missing.py', which is not in the bot's directory"),
+    ("bot.toml", 'run = "./engine"\n', "'./engine', which is not in the bot's directory"),
+    ("bot.toml", 'run = "python3 \'main.py"\n', "not a valid command line"),
+    ("bot.json", '["python3 main.py"]', "must be a table/object"),
+    ("bot.json", '{"run": "python3 main.py",}', "cannot parse"),
+])
+def test_bad_manifests(tmp_path, manifest, text, problem):
+    write(tmp_path / "main.py", "")
+    write(tmp_path / manifest, text)
+    with pytest.raises(BadBot) as caught:
+        load_bot(tmp_path)
+    assert problem in str(caught.value)
+    assert manifest in str(caught.value)
+    assert isinstance(caught.value, RefereeError)
+
+
+def test_a_built_entry_point_need_not_exist_yet(tmp_path):
+    write(tmp_path / "bot.toml", 'run = "./engine"\nbuild = "cc -o engine engine.c"\n')
+    assert load_bot(tmp_path).build == "cc -o engine engine.c"
+
+
+@pytest.mark.parametrize("setup, problem", [
+    (lambda d: d / "nothing-here", "no such file or directory"),
+    (lambda d: d, "no bot.toml or bot.json"),
+    (lambda d: write(d / "bot.sh", "echo"), "must be a Python file"),
+    (lambda d: write(d / "bad name.py", ""), "only [A-Za-z0-9_.-]"),
+])
+def test_bad_paths(tmp_path, setup, problem):
+    path = setup(tmp_path)
+    with pytest.raises(BadBot, match=problem.replace("[", r"\[").replace("]", r"\]").replace(".", r"\.")):
+        load_bot(path)
