@@ -14,6 +14,19 @@ from tournaments.models import Bot, BotVersion, Game, Match, Tournament, Tournam
 
 admin.site.index_template = "admin/arena/index.html"
 admin.site.site_header = "Tabula Arena"
+_admin_urls = admin.site.get_urls
+
+
+def _admin_urls_with_dashboard():
+    """/admin/dashboard/ lives inside the admin site, behind its staff login."""
+    from django.urls import path
+
+    from tournaments.dashboard import dashboard_view
+
+    return [path("dashboard/", admin.site.admin_view(dashboard_view), name="dashboard")] + _admin_urls()
+
+
+admin.site.get_urls = _admin_urls_with_dashboard
 
 
 def _run_for_each(modeladmin, request, rows, action, verb: str) -> None:

@@ -17,6 +17,8 @@ from tournaments.models import Game, Match
 RECENT_LIMIT = 20
 WORKER_WINDOW = timedelta(minutes=15)
 DAY = timedelta(hours=24)
+# Ends the runner imposes that are somebody's failure; a resignation or the ply cap is a normal end.
+FAILURE_REASONS = sorted(RUNNER_REASONS - {"resign", "max-plies"})
 
 
 def match_counts() -> dict[str, int]:
@@ -43,10 +45,10 @@ def match_failures_by_reason(now=None) -> list[dict]:
 
 
 def game_failures_by_reason(now=None) -> list[dict]:
-    """Games of the last 24 hours lost to a bot failure (timeout, crash, illegal move, ...), by reason."""
+    """Games of the last 24 hours ended by a failure (timeout, crash, illegal move, void, ...), by reason."""
     since = (now or timezone.now()) - DAY
     return list(
-        Game.objects.filter(created_at__gte=since, reason__in=sorted(RUNNER_REASONS))
+        Game.objects.filter(created_at__gte=since, reason__in=FAILURE_REASONS)
         .values("reason").annotate(count=Count("id")).order_by("-count", "reason")
     )
 

@@ -1,0 +1,124 @@
+"""The admin as the operator's dashboard: pages render with bounded queries; actions go through services."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+import uuid
+
+import pytest
+from django.utils import timezone
+
+from tournaments.models import BotVersion, Match
+
+from .conftest import finished_match, make_bot, ready_version
+
+
+@pytest.fixture
+def admin_client_logged(client, admin_user):
+    client.force_login(admin_user)
+    return client
+
+
+def _busy_arena(player, other_player):
+    a = ready_version(make_bot(player, "alpha"))
+    b = ready_version(make_bot(other_player, "beta"))
+    finished_match(a, b)
+    now = timezone.now()
+    Match.objects.create(game="tafl9", version_a=a, version_b=b, time_control="move:1000")
+    Match.objects.create(game="tafl9", version_a=b, version_b=a, time_control="move:1000", status="running",
+                         worker_id="box-7:123", lease_token=uuid.uuid4(), heartbeat_at=now, started_at=now,
+                         attempts=1, lease_expires_at=now + timedelta(minutes=2))
+    Match.objects.create(game="tafl9", version_a=a, version_b=b, time_control="move:1000", status="failed",
+                         failure_reason="sandbox missing", finished_at=now, attempts=3)
+    return a, b
+
+
+def test_dashboard_renders_for_an_admin(admin_client_logged, player, other_player):
+    _busy_arena(player, other_player)
+    response = admin_client_logged.get("/admin/dashboard/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    context = response.context
+    assert context["counts"]["queued"] == 1 and context["counts"]["running"] == 1
+    assert context["counts"]["failed"] == 1 and context["counts"]["finished"] == 1
+    assert {w["worker_id"]: w["running"] for w in context["workers"]} == {"box-7:123": 1, "worker-1": 0}
+    assert [(r["failure_reason"], r["count"]) for r in context["match_failures"]] == [("sandbox missing", 1)]
+    assert sum(row["count"] for row in context["games_per_hour"]) == 2
+    assert len(context["games_per_hour"]) == 24
+    assert "box-7:123" in page and "sandbox missing" in page
+
+
+def test_dashboard_counts_bot_failures_by_reason(admin_client_logged, player, other_player):
+    from tournaments.models import Game
+
+    a, b = _busy_arena(player, other_player)
+    Game.objects.filter(number=1).update(reason="timeout")
+    context = admin_client_logged.get("/admin/dashboard/").context
+    assert [(r["reason"], r["count"]) for r in context["game_failures"]] == [("timeout", 1)]
+
+
+def test_dashboard_is_forbidden_to_others(client, player):
+    assert client.get("/admin/dashboard/").status_code == 302  # to the login page
+    client.force_login(player)
+    response = client.get("/admin/dashboard/")
+    assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_admin_index_links_the_dashboard(admin_client_logged):
+    assert "/admin/dashboard/" in admin_client_logged.get("/admin/").content.decode()
+
+
+CHANGELISTS = ["tournaments/bot", "tournaments/botversion", "tournaments/match", "tournaments/game",
+               "tournaments/tournament", "tournaments/tournamententrant", "ratings/rating", "ratings/ratingchange"]
+
+
+@pytest.mark.parametrize("page", CHANGELISTS)
+def test_changelists_render_without_n_plus_one(page, admin_client_logged, player, other_player,
+                                               django_assert_max_num_queries):
+    from ratings.services import recompute_ratings
+    from tournaments.services import add_entrant, create_tournament
+
+    tournament = create_tournament(player, name="Cup", game="tafl9")
+    versions = [ready_version(make_bot(player if i % 2 else other_player, f"bot{i}")) for i in range(8)]
+    for i, version in enumerate(versions):
+        finished_match(version, versions[(i + 1) % 8])
+        add_entrant(tournament, version)
+    recompute_ratings()
+    with django_assert_max_num_queries(12):
+        response = admin_client_logged.get(f"/admin/{page}/")
+    assert response.status_code == 200
+    assert admin_client_logged.get(f"/admin/{page}/?q=bot1").status_code == 200
+
+
+def test_requeue_action(admin_client_logged, player, other_player):
+    _busy_arena(player, other_player)
+    failed = Match.objects.get(status="failed")
+    running = Match.objects.get(status="running")
+    response = admin_client_logged.post("/admin/tournaments/match/", {
+        "action": "requeue_matches", "_selected_action": [failed.pk, running.pk]}, follow=True)
+    assert response.status_code == 200
+    failed.refresh_from_db()
+    running.refresh_from_db()
+    assert (failed.status, failed.attempts) == ("queued", 0)
+    assert running.status == "queued" and running.lease_token is None
+
+
+def test_requeue_refuses_a_finished_match(admin_client_logged, player, other_player):
+    _busy_arena(player, other_player)
+    finished = Match.objects.get(status="finished")
+    response = admin_client_logged.post("/admin/tournaments/match/", {
+        "action": "requeue_matches", "_selected_action": [finished.pk]}, follow=True)
+    assert "only running, failed or cancelled" in response.content.decode()
+    finished.refresh_from_db()
+    assert finished.status == "finished"
+
+
+def test_disable_action_cancels_queued_matches(admin_client_logged, player, other_player):
+    a, _ = _busy_arena(player, other_player)
+    admin_client_logged.post("/admin/tournaments/botversion/", {
+        "action": "disable_versions", "_selected_action": [a.pk]}, follow=True)
+    assert BotVersion.objects.get(pk=a.pk).is_disabled
+    assert not Match.objects.filter(status="queued").exists()
+    admin_client_logged.post("/admin/tournaments/botversion/", {
+        "action": "enable_versions", "_selected_action": [a.pk]}, follow=True)
+    assert not BotVersion.objects.get(pk=a.pk).is_disabled
