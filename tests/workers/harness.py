@@ -148,17 +148,20 @@ def forge(args) -> dict:
 
 
 def stale_report(args) -> dict:
-    """Reports without the current lease: a finished match and a running one under another worker's lease."""
+    """Reports without the current lease: for a finished match, and for a running one held by another lease."""
     from tournaments.services import claim_match, requeue_match
     from workers.playing import play_match, report
 
     finished = Match.objects.filter(status="finished").values_list("pk", flat=True).first()
     record = {"winner": "white", "reason": "resign", "plies": 3}
     outcomes = {"finished_match": report(finished, uuid.uuid4(), [record, record])}
-    queued = Match.objects.filter(status="queued").values_list("pk", flat=True).first()
-    token = claim_match(queued, "harness")
-    outcomes["running_match_wrong_token"] = report(queued, uuid.uuid4(), [record, record])
-    requeue_match(queued, token, reason="harness done")
+    a, b = BotVersion.objects.filter(status="ready").order_by("pk")[:2]
+    fresh = create_match(a, b, time_control="move:2000", games=2, rated=True)
+    token = claim_match(fresh.pk, "harness")  # before any dispatcher sees it queued
+    outcomes["running_match_wrong_token"] = report(fresh.pk, uuid.uuid4(), [record, record])
+    outcomes["running_match_state"] = Match.objects.filter(pk=fresh.pk).values_list("status", flat=True).first()
+    outcomes["running_match_games"] = Game.objects.filter(match_id=fresh.pk).count()
+    requeue_match(fresh.pk, token, reason="harness done")
     outcomes["unknown_match"] = play_match(10**12, "harness")
     return outcomes
 

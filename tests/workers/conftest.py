@@ -1,0 +1,34 @@
+"""The cluster fixture: real services on loopback, skipped without them unless CI is set."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from cluster import Cluster, services_missing  # noqa: E402
+
+
+def need_services() -> None:
+    missing = services_missing()
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"the worker tests need PostgreSQL and redis-server in CI: {missing}")
+        pytest.skip(f"worker cluster tests skipped: {missing}")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    need_services()
+    running = Cluster().start()
+    try:
+        running.start_worker("w1")
+        running.start_worker("w2")
+        running.start_beat()
+        yield running
+    finally:
+        running.stop()
