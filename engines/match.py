@@ -129,7 +129,7 @@ class GameLog:
 
     def __init__(self, cap: int = LOG_CAP):
         self.start = time.monotonic()
-        self.lines: list[str] = []
+        self.lines: list[tuple[float, str, str]] = []
         self.cap = cap
         self.dropped = 0
 
@@ -137,14 +137,17 @@ class GameLog:
         if len(self.lines) >= self.cap:
             self.dropped += 1
             return
-        if len(text) > LOG_TEXT_CAP:
-            text = text[:LOG_TEXT_CAP] + f"...(+{len(text) - LOG_TEXT_CAP})"
-        self.lines.append(f"{(time.monotonic() - self.start) * 1000:.1f} {who} {text}")
+        self.lines.append((time.monotonic(), who, text))  # formatted only on export: cheap per line
 
     def export(self) -> list[str]:
+        lines = []
+        for at, who, text in self.lines:
+            if len(text) > LOG_TEXT_CAP:
+                text = text[:LOG_TEXT_CAP] + f"...(+{len(text) - LOG_TEXT_CAP})"
+            lines.append(f"{(at - self.start) * 1000:.1f} {who} {text}")
         if self.dropped:
-            return self.lines + [f"... {self.dropped} more lines not kept"]
-        return list(self.lines)
+            lines.append(f"... {self.dropped} more lines not kept")
+        return lines
 
 
 # --- one bot's pipes -----------------------------------------------------------------------------
@@ -164,6 +167,7 @@ class Channel:
             if fd is not None:
                 os.set_blocking(fd, False)
         self.outbox = bytearray()
+        self.held: list[str] = []
         self.partial = bytearray()
         self.lines: deque[tuple[float, str]] = deque()  # (monotonic time the LF was read, line)
         self.stdout_bytes = 0
@@ -183,13 +187,21 @@ class Channel:
     # writing
 
     def send(self, *lines: str) -> None:
-        """Queue ``lines`` and write as much as the pipe takes now, in one write."""
+        """Write the held lines and ``lines`` now, in one write (what the pipe does not take waits)."""
+        self.hold(*lines)
+        if self.stdin_broken:
+            self.held.clear()
+            return
+        self.outbox += ("\n".join(self.held) + "\n").encode("ascii", "replace")
+        self.held.clear()
+        self.pump_out()
+
+    def hold(self, *lines: str) -> None:
+        """Queue ``lines`` for the next ``send``: a bot hears ``played`` lines, in order, together with
+        its next ``go`` (or ``gameover``), so each action wakes only the bot that must answer."""
         for line in lines:
             self.log.add(f"{self.who}>", line)
-        if self.stdin_broken:
-            return
-        self.outbox += ("\n".join(lines) + "\n").encode("ascii", "replace")
-        self.pump_out()
+        self.held.extend(lines)
 
     def pump_out(self) -> None:
         if not self.outbox or self.stdin_broken:
@@ -370,12 +382,8 @@ class Pipes:
 
     def drain(self, channel: Channel) -> None:
         """Read what the bot already sent (without waiting) so early lines are not taken as answers."""
-        if channel.eof:
-            return
-        ready = select.select([channel.out_fd], [], [], 0)[0]
-        while ready and not channel.eof:
-            channel.pump_in()
-            ready = select.select([channel.out_fd], [], [], 0)[0]
+        if not channel.eof:
+            channel.pump_in()  # non-blocking: returns at once when nothing is there
 
 
 # --- the game ------------------------------------------------------------------------------------
@@ -439,7 +447,7 @@ class Referee:
         text = self.position.text()
         for side in SIDES:
             if side not in failures:
-                self.channels[side].send(f"position {text}")
+                self.channels[side].hold(f"position {text}")
                 self.channels[side].last_position = text
 
     def _startup_reply(self, channel: Channel, keyword: str, deadline: float) -> str:
@@ -490,7 +498,7 @@ class Referee:
             line += " x=" + ",".join(captured)
         line += f" ply={len(self.actions)}"
         for channel in self.channels.values():
-            channel.send(line)
+            channel.hold(line)
 
     def ask(self, side: str, legal: list[str], extra: bool) -> tuple[str, float]:
         """Send position, legal and go to the side to act; its accepted action and the ms it spent."""
