@@ -62,15 +62,6 @@ def apply_rated_game(played, white_bot_id: int, black_bot_id: int, ratings: dict
 
 
 @dataclass
-class ReplayState:
-    elo: float
-    games: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-
-@dataclass
 class RecomputeReport:
     games: int = 0
     ratings_changed: int = 0
@@ -88,55 +79,109 @@ class RecomputeReport:
 
 
 def rated_game_rows():
-    """(game row id, game id, white bot, black bot, winner) of every rated game, in the order applied."""
-    from tournaments.models import Game, Match
+    """(game row id, game id, white bot, black bot, winner) of every rated game, in the order applied.
 
-    return (
+    Versions are mapped to bots in Python (a small dict) rather than by two joins per game row.
+    """
+    from tournaments.models import BotVersion, Game, Match
+
+    bot_of = dict(BotVersion.objects.values_list("id", "bot_id"))
+    rows = (
         Game.objects.filter(match__rated=True, match__status=Match.Status.FINISHED)
         .order_by("id")
-        .values_list("id", "match__game", "white__bot_id", "black__bot_id", "winner")
-        .iterator(chunk_size=20000)
+        .values_list("id", "match__game", "white_id", "black_id", "winner")
+        .iterator(chunk_size=50000)
     )
+    for played_id, game_id, white, black, winner in rows:
+        yield played_id, game_id, bot_of[white], bot_of[black], winner
 
 
-def replay(rows, rules: EloRules):
-    """Plain-Python replay: the rating table and every change, from the games alone."""
-    table: dict[tuple[int, str], ReplayState] = {}
+WHITE_SCORE = {"white": 1.0, "black": 0.0, "none": 0.5}
+
+
+def replay(rows, rules: EloRules, with_changes: bool = True):
+    """Plain-Python replay: the rating table (and, if asked, every change) from the games alone.
+
+    The arithmetic is ``elo.updated`` written out, in the same order, so the floats agree to the bit.
+    """
+    table: dict[tuple[int, str], list] = {}  # (bot, game) -> [elo, games, wins, draws, losses]
     changes: dict[tuple[int, int], tuple[float, float, int, float]] = {}
+    start, provisional, k_early, k_late = rules.start, rules.provisional_games, rules.k_provisional, rules.k
     count = 0
     for played_id, game_id, white_bot, black_bot, winner in rows:
-        if not is_rated_pairing(white_bot, black_bot):
+        if white_bot == black_bot:
             continue
         count += 1
-        white = table.get((white_bot, game_id)) or table.setdefault((white_bot, game_id), ReplayState(rules.start))
-        black = table.get((black_bot, game_id)) or table.setdefault((black_bot, game_id), ReplayState(rules.start))
-        white_score, black_score = scores_for(winner)
-        before_white, before_black = white.elo, black.elo
-        for bot, state, own, opponent, score in ((white_bot, white, before_white, before_black, white_score),
-                                                 (black_bot, black, before_black, before_white, black_score)):
-            k = rules.k_for(state.games)
-            after = updated(own, opponent, score, k)
-            changes[(bot, played_id)] = (own, after, k, score)
-            state.elo = after
-            state.games += 1
-            if score == 1.0:
-                state.wins += 1
-            elif score == 0.5:
-                state.draws += 1
-            else:
-                state.losses += 1
+        white = table.get((white_bot, game_id))
+        if white is None:
+            white = table[(white_bot, game_id)] = [start, 0, 0, 0, 0]
+        black = table.get((black_bot, game_id))
+        if black is None:
+            black = table[(black_bot, game_id)] = [start, 0, 0, 0, 0]
+        white_score = WHITE_SCORE[winner]
+        black_score = 1.0 - white_score
+        white_before, black_before = white[0], black[0]
+        white_k = k_early if white[1] < provisional else k_late
+        black_k = k_early if black[1] < provisional else k_late
+        white_after = updated(white_before, black_before, white_score, white_k)
+        black_after = updated(black_before, white_before, black_score, black_k)
+        white[0], black[0] = white_after, black_after
+        white[1] += 1
+        black[1] += 1
+        if white_score == 1.0:
+            white[2] += 1
+            black[4] += 1
+        elif white_score == 0.0:
+            white[4] += 1
+            black[2] += 1
+        else:
+            white[3] += 1
+            black[3] += 1
+        if with_changes:
+            changes[(white_bot, played_id)] = (white_before, white_after, white_k, white_score)
+            changes[(black_bot, played_id)] = (black_before, black_after, black_k, black_score)
     return table, changes, count
 
 
 @transaction.atomic
-def recompute_ratings(rules: EloRules | None = None, batch_size: int = 5000) -> RecomputeReport:
-    """Replay every rated game in order; rewrite only the rows that differ from the replay."""
+def recompute_ratings(rules: EloRules | None = None, history: bool = False,
+                      batch_size: int = 5000) -> RecomputeReport:
+    """Replay every rated game in order and rewrite the rating rows that differ from the replay.
+
+    With ``history`` every stored rating change is checked (and repaired) as well.
+    """
     rules = rules or rules_from_settings()
     # Lock the table so no live update interleaves with the replay.
     list(Rating.objects.select_for_update().values_list("id", flat=True))
-    table, changes, count = replay(rated_game_rows(), rules)
+    table, changes, count = replay(rated_game_rows(), rules, with_changes=history)
     report = RecomputeReport(games=count)
+    if history:
+        _repair_history(changes, report, batch_size)
 
+    fixed_ratings, stale_ratings = [], []
+    for rating in Rating.objects.all():
+        state = table.pop((rating.bot_id, rating.game), None)
+        if state is None:
+            stale_ratings.append(rating.id)
+            continue
+        values = tuple(state)
+        if (rating.elo, rating.games, rating.wins, rating.draws, rating.losses) != values:
+            report.mismatches.append(f"bot {rating.bot_id} {rating.game}: stored {rating.elo!r}, replay {state[0]!r}")
+            rating.elo, rating.games, rating.wins, rating.draws, rating.losses = values
+            fixed_ratings.append(rating)
+    Rating.objects.filter(id__in=stale_ratings).delete()
+    Rating.objects.bulk_update(fixed_ratings, ["elo", "games", "wins", "draws", "losses"], batch_size=batch_size)
+    Rating.objects.bulk_create(
+        [Rating(bot_id=bot, game=game, elo=s[0], games=s[1], wins=s[2], draws=s[3], losses=s[4])
+         for (bot, game), s in table.items()],
+        batch_size=batch_size,
+    )
+    report.ratings_deleted, report.ratings_changed, report.ratings_created = (
+        len(stale_ratings), len(fixed_ratings), len(table))
+    return report
+
+
+def _repair_history(changes, report: RecomputeReport, batch_size: int) -> None:
     stale_changes, fixed_changes = [], []
     stored = RatingChange.objects.values_list("id", "bot_id", "played_id", "before", "after", "k", "score")
     seen = set()
@@ -159,25 +204,3 @@ def recompute_ratings(rules: EloRules | None = None, batch_size: int = 5000) -> 
     RatingChange.objects.bulk_create(missing, batch_size=batch_size)
     report.changes_deleted, report.changes_fixed, report.changes_created = (
         len(stale_changes), len(fixed_changes), len(missing))
-
-    fixed_ratings, stale_ratings = [], []
-    for rating in Rating.objects.all():
-        state = table.pop((rating.bot_id, rating.game), None)
-        if state is None:
-            stale_ratings.append(rating.id)
-            continue
-        values = (state.elo, state.games, state.wins, state.draws, state.losses)
-        if (rating.elo, rating.games, rating.wins, rating.draws, rating.losses) != values:
-            report.mismatches.append(f"bot {rating.bot_id} {rating.game}: stored {rating.elo!r}, replay {state.elo!r}")
-            rating.elo, rating.games, rating.wins, rating.draws, rating.losses = values
-            fixed_ratings.append(rating)
-    Rating.objects.filter(id__in=stale_ratings).delete()
-    Rating.objects.bulk_update(fixed_ratings, ["elo", "games", "wins", "draws", "losses"], batch_size=batch_size)
-    Rating.objects.bulk_create(
-        [Rating(bot_id=bot, game=game, elo=s.elo, games=s.games, wins=s.wins, draws=s.draws, losses=s.losses)
-         for (bot, game), s in table.items()],
-        batch_size=batch_size,
-    )
-    report.ratings_deleted, report.ratings_changed, report.ratings_created = (
-        len(stale_ratings), len(fixed_ratings), len(table))
-    return report

@@ -80,6 +80,7 @@ def test_recompute_reproduces_the_table_exactly(make_bot):
     changes = sorted(RatingChange.objects.values_list("bot_id", "played_id", "before", "after", "k"))
     report = recompute_ratings()
     assert report.reproduced, report
+    assert recompute_ratings(history=True).reproduced
     assert report.games == RatingChange.objects.count() // 2
     assert sorted(Rating.objects.values_list("bot_id", "elo", "games", "wins", "draws", "losses")) == stored
     assert sorted(RatingChange.objects.values_list("bot_id", "played_id", "before", "after", "k")) == changes
@@ -91,11 +92,11 @@ def test_recompute_repairs_a_damaged_table(pair):
     good = Rating.objects.get(bot=a.bot).elo
     Rating.objects.filter(bot=a.bot).update(elo=999.0)
     RatingChange.objects.filter(bot=b.bot).delete()
-    report = recompute_ratings()
+    report = recompute_ratings(history=True)
     assert not report.reproduced
     assert report.ratings_changed == 1 and report.changes_created == 2
     assert Rating.objects.get(bot=a.bot).elo == good
-    assert recompute_ratings().reproduced
+    assert recompute_ratings(history=True).reproduced
 
 
 def test_recompute_command(pair, capsys):
@@ -103,7 +104,10 @@ def test_recompute_command(pair, capsys):
 
     play(*pair, ["white"])
     call_command("recompute_ratings")
-    assert "reproduced" in capsys.readouterr().out
+    assert "reproduced exactly" in capsys.readouterr().out
+    Rating.objects.filter(bot=pair[0].bot).update(elo=1.0)
+    call_command("recompute_ratings", "--history")
+    assert "1 ratings changed" in capsys.readouterr().out
 
 
 def test_custom_rules():

@@ -10,9 +10,13 @@ from ratings.services import recompute_ratings
 class Command(BaseCommand):
     help = "Recompute every rating from the history of rated games; report what differed."
 
-    def handle(self, *args, **options):
+    def add_arguments(self, parser):
+        parser.add_argument("--history", action="store_true",
+                            help="also check (and repair) every stored rating change, not only the ratings")
+
+    def handle(self, *args, history=False, **options):
         started = time.perf_counter()
-        report = recompute_ratings()
+        report = recompute_ratings(history=history)
         seconds = time.perf_counter() - started
         if report.reproduced:
             self.stdout.write(f"{report.games} rated games replayed in {seconds:.1f} s: "
