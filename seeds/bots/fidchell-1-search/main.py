@@ -1,26 +1,124 @@
 """Alpha-beta over the referee's own move generator, with a Fidchell evaluation.
 
-Both sides race for a chain from ring 1 to ring 7, so besides strength the
-evaluation rewards stones spread over many rings, the inner ones most.
+Both sides race for a chain from ring 1 to ring 7 and capture by
+sandwiching, and a capture earns another action. So the evaluation counts
+strength (stones on the board and in hand), the stones each side could take
+with its next action (the side to act will take them; the other side only
+threatens), and how many more stones each side needs for its chain: a 0-1
+breadth-first search over the board graph where an own stone costs 0, an
+empty point 1 and an enemy stone blocks.
 """
 
+from collections import deque
+from functools import lru_cache
+
 from engines.botkit import AlphaBeta, run
+from engines.core import WHITE
+from engines.fidchell import Geometry
+
+EMPTY, OWN, ENEMY = 0, 1, 2
+FAR = 12  # the distance of a side whose chain is blocked for good
 
 
-def side_terms(nodes: str) -> tuple[int, float]:
-    if nodes == "-":
-        return 0, 0.0
-    rings = {int(node[1:].split("s")[0]) for node in nodes.split(",")}
-    return len(nodes.split(",")), len(rings) + 0.5 * (1 in rings)
+@lru_cache(maxsize=4)
+def geometry(ring_sizes: str, circles_are_lines: bool, ring_slide_max_steps: int) -> Geometry:
+    sizes = tuple(int(n) for n in ring_sizes.split(","))
+    return Geometry(sizes, circles_are_lines, ring_slide_max_steps)
+
+
+def board_of(position) -> tuple[Geometry, list[str]]:
+    """The geometry and a list node -> "W", "B" or "" (the centre holds "K")."""
+    settings = position.settings
+    geo = geometry(settings.ring_sizes, settings.circles_are_lines, settings.ring_slide_max_steps)
+    board = [""] * geo.nr + ["K"]
+    for colour, side in (("W", WHITE), ("B", "black")):
+        for name in position.stones(side):
+            board[geo.index[name]] = colour
+    return geo, board
+
+
+def can_reach(geo: Geometry, board: list[str], point: int, me: str, placing: bool) -> bool:
+    """Can ``me`` put a stone on the empty ``point`` with one action?"""
+    if placing:
+        return True
+    for ray in geo.ring_rays[point] + geo.radial_rays[point]:
+        for node in ray:
+            if board[node]:
+                if board[node] == me:
+                    return True
+                break
+    return False
+
+
+def targets(geo, board, me: str, placing: bool, king_friendly: bool) -> tuple[set[int], set[int]]:
+    """The enemy stones ``me`` could take with one action, and the points to land on for it."""
+    enemy = "B" if me == "W" else "W"
+    taken, landings = set(), set()
+    for point in range(geo.nr):
+        if board[point]:
+            continue
+        hits = [q for q, r in geo.capture_pairs[point]
+                if board[q] == enemy and (board[r] == me or (board[r] == "K" and king_friendly))]
+        if hits and can_reach(geo, board, point, me, placing):
+            taken.update(hits)
+            landings.add(point)
+    return taken, landings
+
+
+def chain_distance(geo: Geometry, board: list[str], me: str) -> int:
+    """Fewest stones ``me`` must still add for a chain from ring 1 to ring 7."""
+    enemy = "B" if me == "W" else "W"
+    best = [FAR] * geo.nr
+    queue = deque()
+    for node in geo.inner_nodes:
+        if board[node] != enemy:
+            best[node] = 0 if board[node] == me else 1
+            queue.append(node)
+    while queue:
+        node = queue.popleft()
+        if node >= geo.outer_first:
+            continue
+        for near in geo.adjacent[node]:
+            if board[near] == enemy:
+                continue
+            cost = best[node] + (board[near] != me)
+            if cost < best[near]:
+                best[near] = cost
+                if board[near] == me:
+                    queue.appendleft(near)
+                else:
+                    queue.append(near)
+    return min(best[geo.outer_first:geo.nr])
 
 
 def evaluate(position) -> float:
-    fields = dict(field.strip().split("=", 1) for field in position.text().split(";"))
-    white_hand, black_hand = (int(n) for n in fields["H"].split("/"))
-    white_stones, white_rings = side_terms(fields["W"])
-    black_stones, black_rings = side_terms(fields["B"])
-    strength = (white_stones + white_hand) - (black_stones + black_hand)
-    return strength + 0.4 * (white_rings - black_rings)
+    geo, board = board_of(position)
+    hands = dict(zip("WB", position.hands))
+    mover = "W" if position.turn == WHITE else "B"
+    king_live = position.king_state == "live"
+    value = 0.0
+    for me, sign in (("W", 1), ("B", -1)):
+        placing = hands[me] > 0
+        taken, _ = targets(geo, board, me, placing, king_live)
+        distance = chain_distance(geo, board, me)
+        if me == mover and distance == 1 and placing:
+            return sign * 500.0  # the chain closes with the next placement
+        threat = 0.9 * len(taken) if me == mover else 0.3 * min(len(taken), 2)
+        value += sign * (board.count(me) + hands[me] + threat - 0.5 * distance)
+    return value
 
 
-run(AlphaBeta(evaluate), name="fidchell-1-search")
+def order(position, legal: list[str]) -> list[str]:
+    """Actions landing where someone captures (to take, or to block a take) first."""
+    geo, board = board_of(position)
+    hands = dict(zip("WB", position.hands))
+    king_live = position.king_state == "live"
+    hot: set[str] = set()
+    for me in "WB":
+        taken, landings = targets(geo, board, me, hands[me] > 0, king_live)
+        hot.update(geo.names[p] for p in landings | taken)
+    return sorted(legal, key=lambda action: -sum(part in hot for part in action.lstrip("@").split("-")))
+
+
+if __name__ == "__main__":
+    run(AlphaBeta(evaluate, order=order), name="fidchell-1-search")

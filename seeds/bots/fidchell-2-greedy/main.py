@@ -10,4 +10,5 @@ def strength(position) -> float:
     return (stones[0] + hands[0]) - (stones[1] + hands[1])
 
 
-run(Greedy(strength), name="fidchell-2-greedy")
+if __name__ == "__main__":
+    run(Greedy(strength), name="fidchell-2-greedy")

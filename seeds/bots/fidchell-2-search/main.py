@@ -19,4 +19,5 @@ def evaluate(position) -> float:
     return white_strength - 0.5 * (len(black) + black_hand) + 0.4 * len(rings) - danger
 
 
-run(AlphaBeta(evaluate), name="fidchell-2-search")
+if __name__ == "__main__":
+    run(AlphaBeta(evaluate), name="fidchell-2-search")

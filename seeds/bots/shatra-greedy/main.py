@@ -10,4 +10,5 @@ def material(position) -> float:
     return sum(VALUES.get(c.lower(), 0) * (1 if c.isupper() else -1) for c in board if c.isalpha())
 
 
-run(Greedy(material), name="shatra-greedy")
+if __name__ == "__main__":
+    run(Greedy(material), name="shatra-greedy")

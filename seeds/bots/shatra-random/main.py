@@ -2,4 +2,5 @@
 
 from engines.botkit import random_player, run
 
-run(random_player, name="shatra-random")
+if __name__ == "__main__":
+    run(random_player, name="shatra-random")

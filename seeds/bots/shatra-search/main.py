@@ -26,4 +26,5 @@ def evaluate(position) -> float:
     return total
 
 
-run(AlphaBeta(evaluate), name="shatra-search")
+if __name__ == "__main__":
+    run(AlphaBeta(evaluate), name="shatra-search")

@@ -8,4 +8,5 @@ def material(position) -> float:
     return 2 * board.count("w") - board.count("b")
 
 
-run(Greedy(material), name="tafl9-greedy")
+if __name__ == "__main__":
+    run(Greedy(material), name="tafl9-greedy")

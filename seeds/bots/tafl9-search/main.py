@@ -48,4 +48,5 @@ def evaluate(position) -> float:
             - 1.5 * besiegers - 0.3 * edge)
 
 
-run(AlphaBeta(evaluate), name="tafl9-search")
+if __name__ == "__main__":
+    run(AlphaBeta(evaluate), name="tafl9-search")
