@@ -3,16 +3,29 @@
 from __future__ import annotations
 
 import django_filters as filters
+from django import forms
 
 from engines import GAME_IDS
 from tournaments.models import Bot, BotVersion, Game, Match, Tournament
 
 GAME_CHOICES = [(g, g) for g in GAME_IDS]
+MAX_ID = 2**63 - 1  # the largest id a database column holds; larger ones are bad input, not a crash
+
+
+class IdField(forms.IntegerField):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", MAX_ID)
+        super().__init__(*args, **kwargs)
+
+
+class IdFilter(filters.NumberFilter):
+    field_class = IdField
 
 
 class BotFilter(filters.FilterSet):
     game = filters.ChoiceFilter(choices=GAME_CHOICES)
-    owner = filters.NumberFilter(field_name="owner_id")
+    owner = IdFilter(field_name="owner_id")
     owner_name = filters.CharFilter(field_name="owner__username")
     name = filters.CharFilter(lookup_expr="icontains")
 
@@ -32,9 +45,9 @@ class BotVersionFilter(filters.FilterSet):
 class MatchFilter(filters.FilterSet):
     game = filters.ChoiceFilter(choices=GAME_CHOICES)
     status = filters.ChoiceFilter(choices=Match.Status.choices)
-    tournament = filters.NumberFilter(field_name="tournament_id")
-    bot = filters.NumberFilter(method="filter_bot", label="Matches in which this bot played")
-    version = filters.NumberFilter(method="filter_version", label="Matches in which this version played")
+    tournament = IdFilter(field_name="tournament_id")
+    bot = IdFilter(method="filter_bot", label="Matches in which this bot played")
+    version = IdFilter(method="filter_version", label="Matches in which this version played")
     created_after = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
     created_before = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
 
@@ -55,10 +68,10 @@ class MatchFilter(filters.FilterSet):
 
 class GameFilter(filters.FilterSet):
     game = filters.ChoiceFilter(field_name="match__game", choices=GAME_CHOICES)
-    match = filters.NumberFilter(field_name="match_id")
+    match = IdFilter(field_name="match_id")
     winner = filters.ChoiceFilter(choices=[("white", "white"), ("black", "black"), ("none", "none")])
     reason = filters.CharFilter()
-    bot = filters.NumberFilter(method="filter_bot", label="Games in which this bot played")
+    bot = IdFilter(method="filter_bot", label="Games in which this bot played")
     created_after = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
     created_before = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
 
@@ -75,7 +88,7 @@ class GameFilter(filters.FilterSet):
 class TournamentFilter(filters.FilterSet):
     game = filters.ChoiceFilter(choices=GAME_CHOICES)
     status = filters.ChoiceFilter(choices=Tournament.Status.choices)
-    organiser = filters.NumberFilter(field_name="organiser_id")
+    organiser = IdFilter(field_name="organiser_id")
 
     class Meta:
         model = Tournament

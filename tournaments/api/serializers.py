@@ -12,6 +12,7 @@ from ratings.models import Rating, RatingChange
 from tournaments.models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 
 User = get_user_model()
+MAX_ID = 2**63 - 1
 
 
 # --- players and auth ------------------------------------------------------------------------
@@ -68,8 +69,13 @@ class BotVersionSerializer(serializers.ModelSerializer):
         return ""
 
 
+@extend_schema_field({"type": "string", "format": "binary"})
+class BinaryUploadField(serializers.FileField):
+    """A file part of a multipart request (binary in the schema, not a URL as in responses)."""
+
+
 class VersionUploadSerializer(serializers.Serializer):
-    file = serializers.FileField(help_text="The bot: a single .py file, or a .zip / .tar.gz archive.")
+    file = BinaryUploadField(help_text="The bot: a single .py file, or a .zip / .tar.gz archive.")
 
 
 class RatingBriefSerializer(serializers.ModelSerializer):
@@ -173,10 +179,10 @@ class MatchDetailSerializer(MatchSerializer):
 
 
 class MatchRequestSerializer(serializers.Serializer):
-    version_a = serializers.IntegerField(min_value=1, help_text="Id of a ready version you own (or any, for admins).")
-    version_b = serializers.IntegerField(min_value=1, help_text="Id of a ready version of the same game.")
+    version_a = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="Id of a ready version you own (or any, for admins).")
+    version_b = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="Id of a ready version of the same game.")
     rated = serializers.BooleanField(default=False, help_text="Ranked (true) or casual (false).")
-    games_per_match = serializers.IntegerField(min_value=1, required=False)
+    games_per_match = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
     time_control = serializers.CharField(max_length=40, required=False)
 
 
@@ -214,13 +220,13 @@ class TournamentCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     game = serializers.ChoiceField(choices=GAME_IDS)
     time_control = serializers.CharField(max_length=40, required=False)
-    games_per_pairing = serializers.IntegerField(min_value=1, required=False)
+    games_per_pairing = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
     double_round = serializers.BooleanField(required=False, default=True)
     rated = serializers.BooleanField(required=False, default=False)
 
 
 class EntrantRequestSerializer(serializers.Serializer):
-    version = serializers.IntegerField(min_value=1, help_text="Id of a ready version of the tournament's game.")
+    version = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="Id of a ready version of the tournament's game.")
 
 
 class StandingSerializer(serializers.Serializer):

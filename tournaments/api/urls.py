@@ -1,6 +1,6 @@
 """Routes under /api/ (the root URLconf includes this module there)."""
 
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
@@ -17,7 +17,7 @@ router.register("tournaments", views.TournamentViewSet, basename="tournament")
 urlpatterns = [
     path("auth/token/", views.TokenView.as_view(), name="api-token"),
     path("auth/register/", views.RegisterView.as_view(), name="api-register"),
-    path("games/<int:pk>/record.txt", views.GameRecordTextView.as_view(), name="game-record-txt"),
+    re_path(r"^games/(?P<pk>[0-9]{1,18})/record\.txt$", views.GameRecordTextView.as_view(), name="game-record-txt"),
     path("leaderboard/<str:game>/", views.LeaderboardView.as_view(), name="leaderboard"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

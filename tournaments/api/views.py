@@ -35,9 +35,13 @@ from .throttles import ArenaScopedThrottle
 ERRORS = {400: serializers.ErrorSerializer, 403: serializers.ErrorSerializer, 404: serializers.ErrorSerializer}
 
 
+ID_REGEX = "[0-9]{1,18}"  # ids the database can hold; anything else is a 404, never an overflow
+
+
 class ArenaViewMixin:
     throttle_classes = [ArenaScopedThrottle]
     throttle_scope = "writes"
+    lookup_value_regex = ID_REGEX
 
 
 # --- auth and players -----------------------------------------------------------------------------
@@ -77,6 +81,7 @@ class RegisterView(ArenaViewMixin, APIView):
 
 
 class PlayerViewSet(viewsets.ReadOnlyModelViewSet):
+    lookup_value_regex = ID_REGEX
     serializer_class = serializers.PlayerSerializer
     pagination_class = SmallPages
     filter_backends = [OrderingFilter]
@@ -173,6 +178,7 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
 
 
 class BotVersionViewSet(viewsets.ReadOnlyModelViewSet):
+    lookup_value_regex = ID_REGEX
     """A version's status; the rejection reason is shown to its owner and admins only."""
 
     serializer_class = serializers.BotVersionSerializer
@@ -220,6 +226,7 @@ class MatchViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
 
 
 class GameViewSet(viewsets.ReadOnlyModelViewSet):
+    lookup_value_regex = ID_REGEX
     """Games, newest first (cursor pages); one game with its full record, or the record as text."""
 
     pagination_class = NewestFirstCursor
@@ -303,7 +310,7 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
 
     @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer, **ERRORS},
                    parameters=[OpenApiParameter("version_id", int, OpenApiParameter.PATH)])
-    @action(detail=True, methods=["delete"], url_path=r"entrants/(?P<version_id>\d+)", filter_backends=[],
+    @action(detail=True, methods=["delete"], url_path=r"entrants/(?P<version_id>[0-9]{1,18})", filter_backends=[],
             pagination_class=None)
     def remove_entrant(self, request, pk=None, version_id=None):
         tournament = self._tournament_for_change()
