@@ -153,7 +153,7 @@ class Settings:
 
     coordinates: str = "algebraic"  # A1: square names in actions and the ep field; or "numeric" (1-62)
     first_side: str = WHITE  # A2: White moves first
-    double_step_from_rank5_only: bool = True  # A3: False: a shatra on rank 6 (10th.. 9 for Black) may also step 2
+    double_step_from_rank5_only: bool = True  # A3: False: also from rank 6 (Black: 9), the seed's reading
     fortress_shatra_steps_north: bool = True  # A4: a shatra back in its own F/G (temdek off) steps 1 forward
     en_passant: bool = True  # A5: diagonal en-passant jump by a shatra on its rank 8, first jump only
     long_jump_landing: str = "any-continuing"  # A6: or "first-continuing" (Shatrabase: nearest continuing square)
@@ -172,7 +172,7 @@ class Settings:
     temdek_off_mid_series: bool = False  # A19: the temdek switches off at the end of the move, not mid-series
     shatra_captures_backward: bool = True  # A20: shatras jump in all 8 directions (False: no S/SE/SW jumps)
     biy_capture_ends_series: bool = True  # A21: jumping the biy ends the series at once
-    self_capture_allowed: bool = True  # A22: no check rule; False: a move may not leave one's biy capturable
+    may_leave_biy_capturable: bool = True  # A22: no check rule; False: a move may not leave one's biy capturable
     no_legal_move_loses: bool = True  # A23: False: a side without a legal move draws
     repetition_draw_count: int = 3  # A24/D1: draw on the 3rd occurrence (0 = off)
     no_progress_plies: int = 100  # A24/D2: draw after 100 plies without progress (0 = off)
@@ -592,7 +592,7 @@ class _Board:
                     moves = caps + (urgent or self.quiet())
             else:
                 moves = urgent or self.quiet()
-        if not self.rules.settings.self_capture_allowed:
+        if not self.rules.settings.may_leave_biy_capturable:
             moves = [m for m in moves if not self._leaves_biy_capturable(m)]
         return moves
 
@@ -981,7 +981,26 @@ class ShatraPosition(Position):
         for label in self._legal():
             if label.lower() == wanted:
                 return label
-        raise IllegalAction(f"shatra: illegal action {action!r} in position {self.text()!r}")
+        raise IllegalAction(f"shatra: illegal action {action!r} ({self._why_illegal(wanted)}) in position {self.text()!r}")
+
+    def _why_illegal(self, wanted: str) -> str:
+        """A short reason for an action that is not legal, where one is cheap to find."""
+        names = self._rules.square_of
+        parts = wanted.replace("*", "-").replace("x", "-").split("=")[0].split("-")
+        if len(parts) < 2 or parts[0] not in names or any(part.split("=")[0] not in names for part in parts[1:]):
+            return "malformed: expected FROM-TO, FROM-TO=Q|R|B or a series FROMxTOxTO..."
+        piece = self._b[names[parts[0]]]
+        if not piece or piece >> 3 != self._side:
+            return f"no {self.turn} piece on {parts[0]}"
+        legal = list(self._legal())
+        if any(label.lower().startswith(wanted + "x") for label in legal):
+            return "the series must go on"
+        if all("x" in label for label in legal):
+            return "a capture is compulsory"
+        if all(not label.lower().startswith(parts[0] + "-") and not label.lower().startswith(parts[0] + "x")
+               for label in legal):
+            return f"the piece on {parts[0]} has no legal move here"
+        return f"not a legal move of the piece on {parts[0]}"
 
     def play(self, action: str) -> "ShatraPosition":
         label = self.canonical_action(action)

@@ -243,6 +243,19 @@ def test_illegal_actions_raise_and_change_nothing(action):
     assert position.text() == START_FEN
 
 
+@pytest.mark.parametrize("fen, action, words", [
+    (START_FEN, "a5-a9", "not a legal move of the piece on a5"),
+    (START_FEN, "a9-a8", "no white piece on a9"),
+    (START_FEN, "q1-d4", "malformed"),
+    ("3/3/3/1/k6/7/7/2p4/2K4/P6/1/3/3/3 w - - 0 1", "a5-a6", "the piece on a5 has no legal move here"),
+    ("3/3/3/1/6k/2p4/7/1p5/1P5/K6/1/3/3/3 w - - 0 1", "b6xb8", "the series must go on"),
+    ("3/3/3/1/k6/7/3P3/3p3/7/1P4K/1/3/3/3 w - - 0 1", "b5-b6", "a capture is compulsory"),
+])
+def test_illegal_action_messages_say_why(fen, action, words):
+    with pytest.raises(IllegalAction, match=words):
+        GAME.parse(fen).play(action)
+
+
 def test_playing_on_after_the_end_is_illegal():
     position = GAME.parse("3/3/3/1/kPP4/PP5/P1P4/7/7/6K/1/3/3/3 b - - 0 1")
     with pytest.raises(IllegalAction, match="game is over"):
@@ -405,7 +418,7 @@ def test_a21_series_goes_on_after_the_biy():
 def test_a22_biy_safety_filter():
     fen = "3/3/3/1/k6/7/7/2p4/7/1K5/1/3/3/3 w - - 0 1"
     assert "b5-b6" in legal(fen)
-    assert "b5-b6" not in legal(fen, self_capture_allowed=False)
+    assert "b5-b6" not in legal(fen, may_leave_biy_capturable=False)
 
 
 def test_a23_no_legal_move_draws():
