@@ -16,7 +16,6 @@ one with the same squares unless the drop separator setting says otherwise),
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -156,12 +155,12 @@ class Settings:
     double_step_from_rank5_only: bool = True  # A3: False: also from rank 6 (Black: 9), the seed's reading
     fortress_shatra_steps_north: bool = True  # A4: a shatra back in its own F/G (temdek off) steps 1 forward
     en_passant: bool = True  # A5: diagonal en-passant jump by a shatra on its rank 8, first jump only
-    long_jump_landing: str = "any-continuing"  # A6: or "first-continuing" (Shatrabase: nearest continuing square)
-    decliner_must_move_itself: bool = True  # A7: declining the biy's capture means moving the capturer quietly
+    long_jump_landing: str = "any-continuing"  # A6: or "first-continuing" (Shatrabase: the nearest one)
+    decliner_must_move_itself: bool = True  # A7: a declined capture: the capturer moves
     gate_shatra_optional_capture: bool = True  # A8: a shatra starting on the enemy gate has the biy's rights
     promote_mid_series: bool = True  # A9: promote on arrival and go on capturing; False: only at series end
     delayed_promotion: bool = True  # A10: waiting shatras promote when the opponent captures a Q/R/B
-    promotion_pool: str = "QRRBB"  # A11: the army promotion counts against (types present < pool are available)
+    promotion_pool: str = "QRRBB"  # A11: the army promotion counts against
     intruder_shatra_drops: bool = True  # A12: an intruding shatra may be dropped onto the enemy half
     gate_intruders_drop: bool = True  # A13: intruders on the enemy gate have drop rights too
     secondary_reserve_drops: bool = True  # A14: secondary-reserve pieces may drop as well as move
@@ -172,7 +171,7 @@ class Settings:
     temdek_off_mid_series: bool = False  # A19: the temdek switches off at the end of the move, not mid-series
     shatra_captures_backward: bool = True  # A20: shatras jump in all 8 directions (False: no S/SE/SW jumps)
     biy_capture_ends_series: bool = True  # A21: jumping the biy ends the series at once
-    may_leave_biy_capturable: bool = True  # A22: no check rule; False: a move may not leave one's biy capturable
+    may_leave_biy_capturable: bool = True  # A22: no check; False: biy-safety filter
     no_legal_move_loses: bool = True  # A23: False: a side without a legal move draws
     repetition_draw_count: int = 3  # A24/D1: draw on the 3rd occurrence (0 = off)
     no_progress_plies: int = 100  # A24/D2: draw after 100 plies without progress (0 = off)
@@ -199,7 +198,9 @@ class Settings:
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be 0 (off) or positive, got {getattr(self, name)}")
         if self.repetition_draw_count < 0 or self.repetition_draw_count == 1:
-            raise ValueError(f"repetition_draw_count must be 0 (off) or at least 2, got {self.repetition_draw_count}")
+            raise ValueError(
+                f"repetition_draw_count must be 0 (off) or at least 2, got {self.repetition_draw_count}"
+            )
         try:
             _read_fen(self.start_position, _rules(self, check_start=False))
         except BadPosition as exc:
@@ -264,7 +265,9 @@ def _rules(settings: Settings, check_start: bool = True) -> _Rules:
 class _Board:
     """A mutable position with make/unmake; the engine behind every public method."""
 
-    __slots__ = ("rules", "b", "side", "tem", "ep", "np", "ply", "urg", "fg", "total", "winner", "bare", "hist")
+    __slots__ = (
+        "rules", "b", "side", "tem", "ep", "np", "ply", "urg", "fg", "total", "winner", "bare", "hist",
+    )
 
     def __init__(self, rules: _Rules, board, side, tem, ep, noprogress, ply, urgent, winner, bare, hist):
         self.rules = rules
@@ -426,7 +429,7 @@ class _Board:
             found.setdefault((s0, path), (s0, land, t | color, caps, path, 2))
 
         def arrive(frm, land, t, caps, path, over):
-            """The piece lands; promote on arrival at the last rank (A9), then go on unless the series is over."""
+            """The piece lands, promotes on reaching its last rank (A9), goes on unless the series is over."""
             if t == P and st.promote_mid_series and rel[land] == 14 and rel[frm] != 14 and types():
                 for nt in types():
                     npath = path + ((land, LETTERS[nt].upper()),)
@@ -509,7 +512,9 @@ class _Board:
         if t == K:
             allow_gate = self.rules.settings.biy_may_step_onto_gate
             for land in STEP[s]:
-                if land >= 0 and not b[land] and not (tem and myfg[land] and not (allow_gate and land == GATE[c])):
+                if land < 0 or b[land]:
+                    continue
+                if not (tem and myfg[land] and not (allow_gate and land == GATE[c])):
                     out.append((s, land, p, (), "", 0))
         elif t == P:
             rules = self.rules
@@ -615,7 +620,9 @@ class _Board:
         fg = self.fg
         moving = b[frm]
         myfg = IN_FG[c]
-        undo = (moving, self.ep, self.np, self.urg, tem[0], tem[1], fg[0], fg[1], self.winner, self.bare, None)
+        undo = (
+            moving, self.ep, self.np, self.urg, tem[0], tem[1], fg[0], fg[1], self.winner, self.bare, None
+        )
         reserve = tem[c] and myfg[frm]
         b[frm] = 0
         if myfg[frm]:
@@ -762,7 +769,8 @@ def _label(m, rules: _Rules) -> str:
     frm, to, piece, caps, path, kind = m
     names = rules.names
     if kind == 2:
-        return names[frm] + "".join("x" + names[land] + ("=" + letter if letter else "") for land, letter in path)
+        jumps = ("x" + names[land] + ("=" + letter if letter else "") for land, letter in path)
+        return names[frm] + "".join(jumps)
     sep = rules.drop_sep if kind == 1 else "-"
     return names[frm] + sep + names[to] + ("=" + path if path else "")
 
@@ -773,7 +781,9 @@ def _read_fen(text: str, rules: _Rules):
         raise BadPosition(f"shatra: position must be a string, not {type(text).__name__}")
     fields = text.split()
     if len(fields) != 6:
-        raise BadPosition(f"shatra: position needs 6 fields (board side temdeks ep noprogress moveno), got {len(fields)}")
+        raise BadPosition(
+            f"shatra: position needs 6 fields (board side temdeks ep noprogress moveno), got {len(fields)}"
+        )
     board_text, side_text, tem_text, ep_text, np_text, move_text = fields
     groups = board_text.split("/")
     if len(groups) != 14:
@@ -848,20 +858,26 @@ def _read_fen(text: str, rules: _Rules):
         counts = {t: sum(1 for sq in SQUARES if board[sq] == t | c << 3) for t in (Q, R, B)}
         for t in (Q, R, B):
             if counts[t] > rules.pool[t]:
-                raise BadPosition(f"shatra: {colour} has {counts[t]} pieces {LETTERS[t]!r}, the army allows {rules.pool[t]}")
+                raise BadPosition(
+                    f"shatra: {colour} has {counts[t]} pieces {LETTERS[t]!r}, the army allows {rules.pool[t]}"
+                )
         if tem[c] and not any(board[sq] and board[sq] >> 3 == c for sq in SQUARES if IN_FG[c][sq]):
-            raise BadPosition(f"shatra: {colour}'s temdek is on but {colour} has no piece in its fortress or gate")
+            raise BadPosition(
+                f"shatra: {colour}'s temdek is on but {colour} has no piece in its fortress or gate"
+            )
         waiting = [sq for sq in LAST_RANK[c] if board[sq] == P | c << 3]
         if waiting and rules.settings.delayed_promotion and any(counts[t] < rules.pool[t] for t in (Q, R, B)):
             raise BadPosition(
-                f"shatra: {colour} shatra on {ALGEBRAIC_NAMES[waiting[0]]} would have promoted (a type is available)"
+                f"shatra: {colour} shatra on {ALGEBRAIC_NAMES[waiting[0]]} would have promoted "
+                "(a type is available)"
             )
     for sq in SQUARES:
         if urgent & BIT[sq]:
             c = board[sq] >> 3
             if not (IN_FG[c][sq] and tem[c]):
                 raise BadPosition(
-                    f"shatra: urgent mark on {ALGEBRAIC_NAMES[sq]}, which is not a reserve piece in its own fortress"
+                    f"shatra: urgent mark on {ALGEBRAIC_NAMES[sq]}, "
+                    "which is not a reserve piece in its own fortress"
                 )
     ep = -1
     if ep_text != "-":
@@ -873,11 +889,15 @@ def _read_fen(text: str, rules: _Rules):
         origin = STEP[ep][FORWARD[1 - mover]]
         if (REL[mover][ep] != 6 or board[ep] or pawn < 0 or board[pawn] != P | mover << 3
                 or origin < 0 or board[origin]):
-            raise BadPosition(f"shatra: en-passant square {ep_text} is not behind a shatra that just double-stepped")
+            raise BadPosition(
+                f"shatra: en-passant square {ep_text} is not behind a shatra that just double-stepped"
+            )
         probe = _Board(rules, board, side, tem, ep, 0, 0, urgent, None, 0, ())
         if not any(probe._en_passant(s) for s in (STEP[pawn][E_], STEP[pawn][W_])
                    if s >= 0 and board[s] == P | side << 3):
-            raise BadPosition(f"shatra: en-passant square {ep_text} given but no en-passant jump exists (write -)")
+            raise BadPosition(
+                f"shatra: en-passant square {ep_text} given but no en-passant jump exists (write -)"
+            )
     ply = 2 * (moveno - 1) + side
     return board, side, tem, ep, noprogress, ply, urgent, winner
 
@@ -981,13 +1001,14 @@ class ShatraPosition(Position):
         for label in self._legal():
             if label.lower() == wanted:
                 return label
-        raise IllegalAction(f"shatra: illegal action {action!r} ({self._why_illegal(wanted)}) in position {self.text()!r}")
+        why = self._why_illegal(wanted)
+        raise IllegalAction(f"shatra: illegal action {action!r} ({why}) in position {self.text()!r}")
 
     def _why_illegal(self, wanted: str) -> str:
         """A short reason for an action that is not legal, where one is cheap to find."""
         names = self._rules.square_of
         parts = wanted.replace("*", "-").replace("x", "-").split("=")[0].split("-")
-        if len(parts) < 2 or parts[0] not in names or any(part.split("=")[0] not in names for part in parts[1:]):
+        if len(parts) < 2 or any(part not in names for part in parts):
             return "malformed: expected FROM-TO, FROM-TO=Q|R|B or a series FROMxTOxTO..."
         piece = self._b[names[parts[0]]]
         if not piece or piece >> 3 != self._side:
@@ -1018,7 +1039,8 @@ class ShatraPosition(Position):
             tem = ("T" if self._tem[0] else "") + ("t" if self._tem[1] else "") or "-"
             ep = self._rules.names[self._ep] if self._ep >= 0 else "-"
             moveno = self._ply // 2 + 1
-            self._text = f"{_board_text(self._b, self._urg)} {'wb'[self._side]} {tem} {ep} {self._np} {moveno}"
+            board = _board_text(self._b, self._urg)
+            self._text = f"{board} {'wb'[self._side]} {tem} {ep} {self._np} {moveno}"
         return self._text
 
     def perft(self, depth: int) -> int:

@@ -1,4 +1,4 @@
-"""Altai Shatra: the worked cases of rules/shatra.md §7 (tests/data/shatra.json), perft, notation, settings."""
+"""Altai Shatra: the book cases of rules/shatra.md §7 (tests/data/shatra.json), perft, notation, settings."""
 
 import dataclasses
 import json
@@ -387,7 +387,7 @@ def test_a17_a18_great_road_and_drop_squares():
 
 
 def test_a19_temdek_off_mid_series():
-    # The batyr, White's only reserve piece, leaves through the gate and captures its way back into the fortress.
+    # The batyr, White's only reserve piece, leaves through the gate and captures its way back in.
     fen = "3/3/3/1/k6/7/7/7/3p3/2p1p1K/1/2Q/3/3 w T - 0 1"
     assert legal(fen) == ["e3xb6xf6xc3", "e3xb6xf6xd4"]
     at_end = GAME.parse(fen).play("e3xb6xf6xc3").text().split()
@@ -461,7 +461,7 @@ def test_a28_drop_separator():
     split = legal(fen, drop_separator="*")
     assert "c1*a7" in split and "c1-e3" in split and len(split) == len(same)
     fen_sr = "3/3/3/1/k6/7/7/7/7/K6/1/3/3/1Q1 w - - 0 1"
-    assert len(legal(fen_sr, drop_separator="*")) == len(legal(fen_sr)) + 3  # d1-d5..d7: both a drop and a slide
+    assert len(legal(fen_sr, drop_separator="*")) == len(legal(fen_sr)) + 3  # d1-d5..d7: drop and slide
 
 
 def test_a1_numeric_coordinates():
