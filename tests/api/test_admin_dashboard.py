@@ -83,7 +83,7 @@ def test_changelists_render_without_n_plus_one(page, admin_client_logged, player
     for i, version in enumerate(versions):
         finished_match(version, versions[(i + 1) % 8])
         add_entrant(tournament, version)
-    recompute_ratings()
+    recompute_ratings(history=True)
     with django_assert_max_num_queries(12):
         response = admin_client_logged.get(f"/admin/{page}/")
     assert response.status_code == 200

@@ -23,7 +23,7 @@ def populate(player, other_player, count: int):
     for i, version in enumerate(versions):
         finished_match(version, versions[(i + 1) % count])
         add_entrant(tournament, version)
-    recompute_ratings()
+    recompute_ratings(history=True)
     assert Rating.objects.count() == count
     return versions, tournament
 

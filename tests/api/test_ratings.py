@@ -31,7 +31,7 @@ def test_rating_history_after_a_live_rated_match(anon, versions):
 
     a, b = versions
     match = finished_match(a, b, games=2)
-    recompute_ratings()
+    recompute_ratings(history=True)
     history = anon.get(f"/api/bots/{a.bot_id}/rating-history/").json()["results"]
     games = list(Game.objects.filter(match=match).order_by("id").values_list("id", flat=True))
     assert [h["game"] for h in history] == games
