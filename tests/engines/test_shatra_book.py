@@ -145,6 +145,19 @@ def test_fast_perft_equals_the_generic_definition(fen, depth):
     assert sum(position.divide(depth).values()) == position.perft(depth)
 
 
+@pytest.mark.parametrize("values", [
+    {"may_leave_biy_capturable": False},
+    {"drop_separator": "*", "drops_on_great_road": False},
+    {"long_jump_landing": "first-continuing", "promote_mid_series": False},
+    {"reserve_ordinary_moves": True, "biy_may_step_onto_gate": True, "tower_squares": True},
+])
+def test_fast_perft_equals_the_generic_definition_under_other_settings(values):
+    for fen in ["3/3/3/1/k6/7/4pp1/2p4/7/Q5K/1/3/3/3 w - - 0 1", "1p1/1p1/P2/1/k6/7/7/7/RBB4/6K/1/3/3/3 w - - 0 1",
+                "3/3/3/1/k6/7/7/7/3p3/2p1p1K/1/2Q/3/3 w T - 0 1"]:
+        position = GAME.parse(fen, values)
+        assert position.perft(3) == generic_perft(position, 3)
+
+
 def test_fast_perft_sees_draws_inside_the_tree():
     # Two plies after this the position repeats for the third time: the generic rule ends it there.
     position = GAME.parse("1q1/3/3/1/6k/7/7/7/7/K6/1/3/3/1Q1 w - - 0 1")
