@@ -44,9 +44,18 @@ def seeded_world(player, other_player):
 
 @pytest.fixture
 def wsgi_schema(seeded_world):
+    """The real WSGI app. Like Django's test client, keep the test's connection open between requests:
+    the handler's close_old_connections would otherwise close it inside the test transaction."""
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
     from config.wsgi import application
 
-    return schemathesis.openapi.from_wsgi("/api/schema/", application)
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield schemathesis.openapi.from_wsgi("/api/schema/", application)
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 schema = schemathesis.pytest.from_fixture("wsgi_schema")
