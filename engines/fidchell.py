@@ -60,10 +60,10 @@ class Settings:
     circles_are_lines: bool = True  # D2: slides and captures also run along the rings
     slide_to_obstruction: bool = False  # D3: True = a slide must run on until blocked
     ring_slide_max_steps: int = 0  # D4: 0 = up to n-1 steps (never to or past the start)
-    may_return_on_later_turn: bool = True  # D5: "no doubling back" is within one move only
+    may_return_on_later_turn: bool = True  # D5: "no doubling back" is within one move only; False = a stone may not go straight back to where its owner's last movement started
     movement_when_own_hand_empty: bool = True  # D6: per-player switch; False = global (a player with an empty hand waits)
     may_move_with_stones_in_hand: bool = False  # D7
-    extra_turn_per_capturing_action: bool = True  # D8: one extra action per capturing action
+    extra_turn_per_capturing_action: bool = True  # D8: one extra action per capturing action; False = one per captured stone
     placement_capture_gives_extra_turn: bool = True  # D9
     waking_movement_uses_king: bool = True  # D10 (F1): the movement that wakes the King may use it
     king_wake_captures_existing: bool = False  # D11 (F1): waking the King takes existing sandwiches
@@ -75,7 +75,7 @@ class Settings:
     challenge_window: int = 5  # D17 (F2): White actions in a challenge window
     challenge_removal: int = 2  # D18 (F2): Black stones White removes after defeating a challenge
     black_path_wins: bool = False  # D19 (F2): a Black path has no effect
-    no_legal_move_loses: bool = True  # D20: the side to act with no legal action loses
+    no_legal_move_loses: bool = True  # D20: the side to act with no legal action loses; False = it passes
     repetition_count: int = 3  # D21: n-fold repetition is a draw (0 = off)
     no_capture_limit: int = 150  # D21: capture-free stage-2 actions before a draw (0 = off)
     max_actions: int = 1000  # D21: hard cap on actions in a game
@@ -88,11 +88,8 @@ class Settings:
     def __post_init__(self) -> None:
         _ring_sizes(self.ring_sizes)  # raises BadSettings
         fixed = {
-            "may_return_on_later_turn": (True, "the book allows moving back on a later turn (T29)"),
-            "extra_turn_per_capturing_action": (True, "the source grants one extra turn per capturing action"),
             "king_counts_in_path": (False, "it makes no difference: every path holds a ring-1 stone"),
             "cut_off_adjudicated": (False, "a cut-off cannot be adjudicated; the challenge settles it"),
-            "no_legal_move_loses": (True, "passing is not supported"),
             "captures_on_all_lines": (True, "no other reading of simultaneous captures is defined"),
             "diameter_is_one_line": (False, "it makes no difference: c is always occupied"),
         }
@@ -235,10 +232,11 @@ class _Board:
 
     __slots__ = (
         "variant", "st", "g", "b", "hand", "count", "turn", "king", "ch", "ply", "capfree", "z",
-        "end", "reps", "path_sides", "strength_rule",
+        "end", "reps", "path_sides", "strength_rule", "owed", "forbid",
     )
 
-    def __init__(self, variant, settings, geometry, board, hands, turn, king, ch, ply, capfree, reps):
+    def __init__(self, variant, settings, geometry, board, hands, turn, king, ch, ply, capfree, reps,
+                 owed=0, forbid=(-1, -1)):
         self.variant = variant
         self.st = settings
         self.g = geometry
@@ -264,9 +262,13 @@ class _Board:
         else:
             self.path_sides = (W_STONE, B_STONE) if settings.black_path_wins else (W_STONE,)
         self.strength_rule = variant == 2
+        # History the state line cannot hold, used only under non-default settings:
+        self.owed = owed  # D8 per stone: further actions owed to the side to act after this one
+        self.forbid = [-1, forbid[0], forbid[1]]  # D5: the move code each side may not play next
 
     def key(self):
-        return (self.z, self.turn, self.hand[1], self.hand[2], self.king, self.ch)
+        return (self.z, self.turn, self.hand[1], self.hand[2], self.king, self.ch, self.owed,
+                self.forbid[1], self.forbid[2])
 
     # -- generation ---------------------------------------------------------------------------
 
@@ -308,6 +310,9 @@ class _Board:
                         append(base | t)
         else:
             self._slides_general(acts)
+        forbidden = self.forbid[s]
+        if forbidden >= 0 and forbidden in acts:
+            acts.remove(forbidden)
         if self.variant == 2 and s == B_STONE and self.ch == 0 and self.hand[1] == 0 and self.hand[2] == 0:
             acts += [a ^ MOVE ^ CHALLENGE_MOVE for a in acts if a & KIND_MASK == MOVE]
         return acts
@@ -350,7 +355,7 @@ class _Board:
         st = self.st
         hand = self.hand
         count = self.count
-        undo = (a, s, self.king, self.ch, self.capfree, self.ply, self.z, self.end)
+        undo = (a, s, self.king, self.ch, self.capfree, self.ply, self.z, self.end, self.owed, self.forbid[s])
         ch_before = self.ch
         stage2 = hand[1] == 0 and hand[2] == 0
         kind = a & KIND_MASK
@@ -367,7 +372,8 @@ class _Board:
                     caps.append(q)
             count[e] -= len(caps)
             self.ch = 0
-            self.turn = s
+            self.turn = s  # White now takes the extra turn its capture earned
+            self.owed -= 1
             self.z = z
             self.capfree = 0
             self.ply += 1
@@ -423,22 +429,44 @@ class _Board:
                     if self.ch == 0:
                         end = (B_STONE, "challenge")
         self.end = end
+        owed = self.owed
         if caps and (kind != PLACE or st.placement_capture_gives_extra_turn):
+            owed += 1 if st.extra_turn_per_capturing_action else len(caps)
+        if owed:
             nxt = s
+            if self.ch != -1:  # a removal owed first does not use up an extra turn
+                owed -= 1
         else:
             nxt = e
         if not st.movement_when_own_hand_empty and hand[nxt] == 0 and hand[3 - nxt] > 0:
-            nxt = 3 - nxt
+            nxt, owed = 3 - nxt, 0
         self.turn = nxt
+        self.owed = owed
+        if not st.may_return_on_later_turn:
+            self.forbid[s] = (MOVE | t << 8 | (a >> 8) & 255) if kind != PLACE else -1
         if not stage2 or caps:
             self.capfree = 0
         elif ch_before == 0 and self.ch == 0:
             self.capfree += 1
         self.ply += 1
+        if end is None and not st.no_legal_move_loses:
+            self._pass_if_stuck()
         return undo + (caps,)
 
+    def _pass_if_stuck(self) -> None:
+        """D20 = pass: a side with no legal action passes; if neither side can act, a draw."""
+        if self.gen():
+            return
+        if self.turn == W_STONE and self.ch > 0:
+            self.end = (B_STONE, "challenge")  # White cannot answer the challenge
+            return
+        self.turn = 3 - self.turn
+        self.owed = 0
+        if not self.gen():
+            self.end = (0, "no-legal-move")
+
     def unmake(self, undo) -> None:
-        a, s, self.king, self.ch, self.capfree, self.ply, self.z, self.end, caps = undo
+        a, s, self.king, self.ch, self.capfree, self.ply, self.z, self.end, self.owed, self.forbid[s], caps = undo
         b = self.b
         e = 3 - s
         self.turn = s
@@ -544,11 +572,11 @@ class FidchellPosition(Position):
 
     __slots__ = (
         "game", "settings", "_variant", "_geo", "_board", "_hands", "_turn", "_king", "_ch",
-        "_ply", "_capfree", "_reps", "_captured", "_end", "_legal", "_text",
+        "_ply", "_capfree", "_reps", "_captured", "_end", "_legal", "_text", "_owed", "_forbid",
     )
 
     def __init__(self, variant, settings, board, hands, turn, king, ch, ply=0, capfree=0, reps=None,
-                 captured=(), end=None):
+                 captured=(), end=None, owed=0, forbid=(-1, -1)):
         self.game = FIDCHELL_1 if variant == 1 else FIDCHELL_2
         self.settings = settings
         self._variant = variant
@@ -564,13 +592,16 @@ class FidchellPosition(Position):
         self._end = end
         self._legal = None
         self._text = None
+        self._owed = owed
+        self._forbid = forbid
+        self._reps = {}
         if reps is None:
             reps = {self._core().key(): 1}
         self._reps = reps
 
     def _core(self) -> _Board:
         return _Board(self._variant, self.settings, self._geo, self._board, self._hands, self._turn,
-                      self._king, self._ch, self._ply, self._capfree, self._reps if hasattr(self, "_reps") else {})
+                      self._king, self._ch, self._ply, self._capfree, self._reps, self._owed, self._forbid)
 
     # -- the Position interface ---------------------------------------------------------------
 
@@ -624,13 +655,15 @@ class FidchellPosition(Position):
     def outcome(self) -> Outcome | None:
         if self._end is not None:
             return self._end
-        if not self._actions():
-            core = self._core()
-            draw = core.draw_reason()
-            if draw is not None:
-                return Outcome(NONE, draw)
-            return Outcome(SIDE_NAME[3 - self._turn], "no-legal-move")
-        return None
+        if self._actions():
+            return None
+        core = self._core()
+        draw = core.draw_reason()
+        if draw is not None and core.gen():  # §6 order: having no legal action comes first
+            return Outcome(NONE, draw)
+        if not self.settings.no_legal_move_loses:
+            return Outcome(NONE, "no-legal-move")  # D20 = pass: only reachable when both are stuck
+        return Outcome(SIDE_NAME[3 - self._turn], "no-legal-move")
 
     def play(self, action: str) -> "FidchellPosition":
         if not isinstance(action, str):
@@ -660,6 +693,7 @@ class FidchellPosition(Position):
         return FidchellPosition(
             self._variant, self.settings, core.b, (core.hand[1], core.hand[2]), core.turn, core.king,
             core.ch, core.ply, core.capfree, reps, tuple(names[q] for q in sorted(caps)), end,
+            core.owed, (core.forbid[1], core.forbid[2]),
         )
 
     def _why_illegal(self, wanted: str) -> str:

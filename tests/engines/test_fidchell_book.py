@@ -332,7 +332,8 @@ def test_settings_defaults_follow_the_book():
         ({"first_player": "red"}, "first_player"),
         ({"challenge_window": 0}, "challenge_window"),
         ({"king_counts_in_path": True}, "king_counts_in_path"),
-        ({"no_legal_move_loses": False}, "no_legal_move_loses"),
+        ({"diameter_is_one_line": True}, "diameter_is_one_line"),
+        ({"challenge_removal": 3}, "challenge_removal"),
         ({"repetition_count": 1}, "repetition_count"),
         ({"bogus": 1}, "bogus"),
         ({"circles_are_lines": "yes"}, "circles_are_lines"),
@@ -437,3 +438,59 @@ def test_setting_first_player_and_dead_position_draw():
     drawn = FIDCHELL_1.parse(text, {"dead_position_draw": True}).play("r5s2-r5s0")
     assert drawn.captured == ("r4s0",)
     assert str(drawn.outcome()) == "winner=none reason=dead-position"
+
+
+def test_setting_may_return_on_later_turn():
+    text = "V=F2; W=r4s4,<Wx>; B=r6s1,r3s0; H=0/0; T=B; K=both".replace("<Wx>", BOOK["Wx"])
+    position = FIDCHELL_2.parse(text, {"may_return_on_later_turn": False})
+    position = position.play("r6s1-r6s2").play("r7s1-r7s0")
+    assert "r6s2-r6s1" not in position.legal_moves() and "r6s2-r6s1!" not in position.legal_moves()
+    with pytest.raises(IllegalAction):
+        position.play("r6s2-r6s1")
+    assert "r6s2-r6s3" in position.legal_moves()
+    # The ban lasts one turn: after another movement the way back is open again.
+    later = position.play("r3s0-r3s1").play("r7s0-r7s23")
+    assert "r6s2-r6s1" in later.legal_moves() and "r3s1-r3s0" not in later.legal_moves()
+    assert "r7s23-r7s0" not in later.play("r6s2-r6s3").legal_moves()
+
+
+def test_setting_extra_turn_per_captured_stone():
+    text = "V=F1; W=r4s2,r4s6,r2s2; B=r4s3,r4s5,r3s4; H=24/24; T=W; K=dead"
+    per_action = FIDCHELL_1.parse(text).play("@r4s4").play("@r7s10")
+    assert per_action.turn == "black"
+    position = FIDCHELL_1.parse(text, {"extra_turn_per_capturing_action": False}).play("@r4s4")
+    turns = []
+    for action in ["@r7s10", "@r7s12", "@r7s14"]:
+        position = position.play(action)
+        turns.append(position.turn)
+    assert turns == ["white", "white", "black"]  # three stones taken: three more actions
+
+
+def test_setting_no_legal_move_passes():
+    text = "V=F1; W=r1s0; B=r1s1,r1s3; H=0/5; T=B; K=dead"
+    stuck = FIDCHELL_1.parse(text).play("@r2s0")
+    assert str(stuck.outcome()) == "winner=black reason=no-legal-move"
+    passed = FIDCHELL_1.parse(text, {"no_legal_move_loses": False}).play("@r2s0")
+    assert passed.outcome() is None and passed.turn == "black" and passed.captured == ()
+
+
+NON_DEFAULT = [  # (position, settings, depth)
+    ("V=F1; W=r4s2,r4s6,r2s2,r1s0; B=r4s3,r4s5,r3s4,r1s1; H=0/0; T=W; K=dead",
+     {"extra_turn_per_capturing_action": False, "may_return_on_later_turn": False}, 3),
+    ("V=F1; W=r4s2,r4s6,r2s2; B=r4s3,r4s5,r3s4; H=1/2; T=W; K=dead",
+     {"movement_when_own_hand_empty": False, "placement_capture_gives_extra_turn": False}, 2),
+    ("V=F1; W=r3s0,r6s7,r1s1; B=r1s0,r7s9,r2s2; H=1/1; T=W; K=dead",
+     {"may_move_with_stones_in_hand": True, "king_wake_captures_existing": True}, 2),
+    ("V=F1; W=r1s0,r3s3; B=r1s1,r1s3,r7s7; H=0/0; T=B; K=live",
+     {"no_legal_move_loses": False, "slide_to_obstruction": True}, 3),
+    ("V=F1; W=r3s0,r3s8; B=r3s4,r5s0; H=0/0; T=W; K=live", {"ring_slide_max_steps": 9}, 3),
+    ("V=F2; W=r4s4,r6s8,<Wx>; B=r5s4,r3s0,r3s8,r6s0; H=0/0; T=W; K=both; CH=2",
+     {"challenge_removal": 1, "extra_turn_per_capturing_action": False}, 2),
+]
+
+
+@pytest.mark.parametrize("text, values, depth", NON_DEFAULT)
+def test_fast_perft_equals_generic_under_non_default_settings(text, values, depth):
+    text = text.replace("<Wx>", BOOK["Wx"])
+    position = game_of(text).parse(text, values)
+    assert position.perft(depth) == generic_perft(position, depth)
