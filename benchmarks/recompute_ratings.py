@@ -92,8 +92,8 @@ def main() -> None:
                   ["bot_id", "played_id", "before", "after", "delta", "k", "score", "created_at"],
                   ((bot, played, repr(v[0]), repr(v[1]), repr(v[1] - v[0]), v[2], v[3], now)
                    for (bot, played), v in changes.items()))
-    Rating.objects.bulk_create([Rating(bot_id=bot, game=game, elo=s[0], games=s[1], wins=s[2], draws=s[3],
-                                       losses=s[4]) for (bot, game), s in table.items()])
+    Rating.objects.bulk_create([Rating(bot_id=bot, game=game, elo=s.elo, games=s.games, wins=s.wins,
+                                       draws=s.draws, losses=s.losses) for (bot, game), s in table.items()])
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     print(f"filled {len(games)} games, {len(changes)} rating changes in {time.perf_counter() - started:.1f} s")

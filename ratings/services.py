@@ -99,12 +99,24 @@ def rated_game_rows():
 WHITE_SCORE = {"white": 1.0, "black": 0.0, "none": 0.5}
 
 
+class ReplayState:
+    """One bot's rating in one game during a replay (slots: the loop touches these a million times)."""
+
+    __slots__ = ("elo", "games", "wins", "draws", "losses")
+
+    def __init__(self, elo: float):
+        self.elo, self.games, self.wins, self.draws, self.losses = elo, 0, 0, 0, 0
+
+    def values(self) -> tuple:
+        return self.elo, self.games, self.wins, self.draws, self.losses
+
+
 def replay(rows, rules: EloRules, with_changes: bool = True):
     """Plain-Python replay: the rating table (and, if asked, every change) from the games alone.
 
     The arithmetic is ``elo.updated`` written out, in the same order, so the floats agree to the bit.
     """
-    table: dict[tuple[int, str], list] = {}  # (bot, game) -> [elo, games, wins, draws, losses]
+    table: dict[tuple[int, str], ReplayState] = {}
     changes: dict[tuple[int, int], tuple[float, float, int, float]] = {}
     start, provisional, k_early, k_late = rules.start, rules.provisional_games, rules.k_provisional, rules.k
     count = 0
@@ -114,29 +126,29 @@ def replay(rows, rules: EloRules, with_changes: bool = True):
         count += 1
         white = table.get((white_bot, game_id))
         if white is None:
-            white = table[(white_bot, game_id)] = [start, 0, 0, 0, 0]
+            white = table[(white_bot, game_id)] = ReplayState(start)
         black = table.get((black_bot, game_id))
         if black is None:
-            black = table[(black_bot, game_id)] = [start, 0, 0, 0, 0]
+            black = table[(black_bot, game_id)] = ReplayState(start)
         white_score = WHITE_SCORE[winner]
         black_score = 1.0 - white_score
-        white_before, black_before = white[0], black[0]
-        white_k = k_early if white[1] < provisional else k_late
-        black_k = k_early if black[1] < provisional else k_late
+        white_before, black_before = white.elo, black.elo
+        white_k = k_early if white.games < provisional else k_late
+        black_k = k_early if black.games < provisional else k_late
         white_after = updated(white_before, black_before, white_score, white_k)
         black_after = updated(black_before, white_before, black_score, black_k)
-        white[0], black[0] = white_after, black_after
-        white[1] += 1
-        black[1] += 1
+        white.elo, black.elo = white_after, black_after
+        white.games += 1
+        black.games += 1
         if white_score == 1.0:
-            white[2] += 1
-            black[4] += 1
+            white.wins += 1
+            black.losses += 1
         elif white_score == 0.0:
-            white[4] += 1
-            black[2] += 1
+            white.losses += 1
+            black.wins += 1
         else:
-            white[3] += 1
-            black[3] += 1
+            white.draws += 1
+            black.draws += 1
         if with_changes:
             changes[(white_bot, played_id)] = (white_before, white_after, white_k, white_score)
             changes[(black_bot, played_id)] = (black_before, black_after, black_k, black_score)
@@ -164,15 +176,15 @@ def recompute_ratings(rules: EloRules | None = None, history: bool = False,
         if state is None:
             stale_ratings.append(rating.id)
             continue
-        values = tuple(state)
+        values = state.values()
         if (rating.elo, rating.games, rating.wins, rating.draws, rating.losses) != values:
-            report.mismatches.append(f"bot {rating.bot_id} {rating.game}: stored {rating.elo!r}, replay {state[0]!r}")
+            report.mismatches.append(f"bot {rating.bot_id} {rating.game}: stored {rating.elo!r}, replay {state.elo!r}")
             rating.elo, rating.games, rating.wins, rating.draws, rating.losses = values
             fixed_ratings.append(rating)
     Rating.objects.filter(id__in=stale_ratings).delete()
     Rating.objects.bulk_update(fixed_ratings, ["elo", "games", "wins", "draws", "losses"], batch_size=batch_size)
     Rating.objects.bulk_create(
-        [Rating(bot_id=bot, game=game, elo=s[0], games=s[1], wins=s[2], draws=s[3], losses=s[4])
+        [Rating(bot_id=bot, game=game, elo=s.elo, games=s.games, wins=s.wins, draws=s.draws, losses=s.losses)
          for (bot, game), s in table.items()],
         batch_size=batch_size,
     )
