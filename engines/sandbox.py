@@ -493,6 +493,11 @@ def _group_members(pgid: int) -> set[int]:
     return members
 
 
+def _live(pids: list[int]) -> list[int]:
+    """Those of ``pids`` that are not zombies (a zombie only waits to be reaped)."""
+    return [pid for pid in pids if _read(Path(f"/proc/{pid}/stat")).rsplit(")", 1)[-1][1:2] not in ("", "Z", "X")]
+
+
 def _pid_namespace(pid: int) -> str | None:
     try:
         return os.readlink(f"/proc/{pid}/ns/pid")
@@ -601,11 +606,9 @@ class BubblewrapProcess(BotProcess):
         if self.cgroup is not None and self.cgroup.dirs:
             self.cgroup.freeze(False)
             seen |= self.cgroup.kill()
-        if namespace:
-            for _ in range(100):
-                members = _namespace_members(namespace)
-                if not members:
-                    break
+        elif namespace:
+            deadline = time.monotonic() + 5.0
+            while (members := _live(_namespace_members(namespace))) and time.monotonic() < deadline:
                 seen.update(members)
                 for pid in members:
                     _kill_pid(pid, signal.SIGKILL)
