@@ -207,6 +207,7 @@ class Geometry:
         # The fast generator relies on: a fully open cw ray of n-1 steps makes ccw redundant.
         self.full_ring_rays = circles_are_lines and ring_slide_max_steps == 0
         self.inner_nodes = tuple(range(sizes[0]))
+        self.inner_end = sizes[0]  # ring 1 is b[:sizes[0]], the outer ring b[outer_first:nr]
         self.outer_first = first[-1]
 
         rng = random.Random(0xF1DC)
@@ -414,7 +415,13 @@ class _Board:
         count[e] -= len(caps)
         self.z = z
         end = None
-        if s in self.path_sides and count[s] >= g.rings and self._path_through(t, s):
+        if (
+            s in self.path_sides
+            and count[s] >= g.rings
+            and s in b[: g.inner_end]
+            and s in b[g.outer_first : g.nr]
+            and self._path_through(t, s)
+        ):
             end = (s, "path")
         elif caps and e == W_STONE and self.strength_rule and self.white_strength() < MIN_PATH_STRENGTH:
             end = (B_STONE, "strength")
