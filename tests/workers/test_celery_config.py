@@ -1,0 +1,66 @@
+"""Celery settings that keep a lost or repeated message harmless, and per-match time limits."""
+
+from __future__ import annotations
+
+import pytest
+
+from engines.core import BadSettings
+
+
+def test_json_only_late_ack_and_one_message_at_a_time():
+    from config.celery import app
+
+    conf = app.conf
+    assert conf.accept_content == ["json"] and conf.task_serializer == "json"
+    assert conf.task_acks_late and conf.task_reject_on_worker_lost
+    assert conf.worker_prefetch_multiplier == 1
+    assert set(conf.beat_schedule) == {"scavenge-expired-leases", "dispatch-queued-matches", "schedule-ranked-ladder"}
+    assert conf.task_routes["workers.scavenge"]["queue"] == "arena.control"
+
+
+def test_time_limits_grow_with_the_time_control_and_stop_at_the_cap(monkeypatch):
+    from workers.schedule import match_time_limits, visibility_timeout
+
+    short = match_time_limits("tafl9", "move:100", 2)
+    long = match_time_limits("tafl9", "move:1000", 2)
+    assert short.soft < long.soft < long.hard
+    assert match_time_limits("tafl9", "move:1000", 4).soft > long.soft
+    assert match_time_limits("tafl9", "clock:60000+500", 2).soft > match_time_limits("tafl9", "clock:1000+0", 2).soft
+    monkeypatch.setenv("ARENA_MAX_MATCH_SECONDS", "600")
+    capped = match_time_limits("tafl9", "move:60000", 100)
+    assert capped.hard <= 600 < visibility_timeout()
+
+
+def test_a_bad_time_control_is_refused_by_name():
+    from workers.schedule import match_time_limits
+
+    with pytest.raises(BadSettings, match="bad time control"):
+        match_time_limits("tafl9", "hourglass:5", 2)
+
+
+@pytest.mark.parametrize("raw", ["7", 7.0, True, 0, -3, 2**63, None, [1]])
+def test_task_ids_must_be_positive_integers(raw, caplog):
+    from workers.tasks import checked_id
+
+    assert checked_id(raw, "match") is None
+    assert "rejected task message" in caplog.text
+
+
+def test_a_plain_id_passes():
+    from workers.tasks import checked_id
+
+    assert checked_id(42, "match") == 42
+
+
+def test_the_redis_visibility_timeout_is_above_the_longest_task(monkeypatch):
+    from config.celery import app
+    from workers.schedule import match_time_limits
+
+    monkeypatch.setattr(app.conf, "broker_url", "redis://127.0.0.1:1/0")
+    monkeypatch.setattr(app.conf, "broker_transport_options", {})
+    app.loader  # noqa: B018
+    from config.celery import _settle_broker
+
+    _settle_broker(app)
+    longest = match_time_limits("tafl9", "move:60000", 100).hard
+    assert app.conf.broker_transport_options["visibility_timeout"] > longest

@@ -1,0 +1,76 @@
+"""The ranked-ladder scheduler: priorities, owners and fair shares (pure function and on the database)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from workers.ladder import Entrant, choose_pairings
+
+
+def entrant(version_id, owner, elo=1500.0, games=0, placements=10):
+    return Entrant(version_id=version_id, bot_id=version_id, owner_id=owner, elo=elo, games=games,
+                   placements=placements)
+
+
+def test_never_pairs_two_bots_of_one_owner():
+    pool = [entrant(1, owner=1), entrant(2, owner=1), entrant(3, owner=1)]
+    assert choose_pairings(pool, 5, set(), Counter(), owner_cap=10, placement_matches=3) == []
+
+
+def test_new_versions_are_placed_first():
+    pool = [entrant(1, 1, games=0), entrant(2, 2, games=0), entrant(3, 3, games=50, placements=0),
+            entrant(4, 4, games=50)]
+    (a, b), = choose_pairings(pool, 1, set(), Counter(), owner_cap=10, placement_matches=3)
+    assert a.version_id == 3
+
+
+def test_prefers_the_closest_rating_among_opponents_with_few_games():
+    pool = [entrant(1, 1, elo=1500), entrant(2, 2, elo=1900), entrant(3, 3, elo=1520), entrant(4, 4, elo=1100)]
+    pairs = choose_pairings(pool, 2, set(), Counter(), owner_cap=10, placement_matches=0)
+    assert {(a.version_id, b.version_id) for a, b in pairs} == {(1, 3), (2, 4)}
+
+
+def test_a_prolific_owner_gets_only_a_fair_share():
+    prolific = [entrant(i, owner=1) for i in range(1, 21)]
+    others = [entrant(100 + i, owner=2 + i) for i in range(6)]
+    load = Counter()
+    pairs = choose_pairings(prolific + others, 8, set(), load, owner_cap=2, placement_matches=0)
+    assert sum(1 for a, b in pairs if 1 in (a.owner_id, b.owner_id)) == 2
+    assert len(pairs) == 4  # six other bots: two meet owner 1, the four left make two more pairs
+    assert max(load.values()) <= 2
+
+
+def test_busy_versions_and_full_owners_are_left_out():
+    pool = [entrant(1, 1), entrant(2, 2), entrant(3, 3), entrant(4, 4)]
+    busy = {1}
+    load = Counter({2: 1})
+    pairs = choose_pairings(pool, 4, busy, load, owner_cap=1, placement_matches=0)
+    assert [(a.version_id, b.version_id) for a, b in pairs] == [(3, 4)]
+    assert busy == {1, 3, 4}
+
+
+@pytest.mark.django_db
+def test_fill_ladder_queues_colour_swapped_pairs_between_owners(monkeypatch, player, other_player):
+    from tournaments.models import Bot, BotVersion, Match
+    from tournaments.services import create_player
+    from workers.ladder import fill_ladder
+
+    monkeypatch.setenv("ARENA_LADDER_QUEUED_PER_GAME", "4")
+    monkeypatch.setenv("ARENA_LADDER_OWNER_SHARE", "0.5")
+    third = create_player(username="edsger", password="dijkstra-1930")
+    owners = [player, player, player, player, other_player, third]
+    for number, owner in enumerate(owners):
+        bot = Bot.objects.create(owner=owner, game="tafl9", name=f"ladder{number}")
+        BotVersion.objects.create(bot=bot, number=1, file=f"bots/{number}.py", filename=f"b{number}.py", kind="py",
+                                  sha256=f"{number:064d}", size=10, status="ready")
+    created = fill_ladder("tafl9")
+    matches = list(Match.objects.filter(pk__in=created).select_related("version_a__bot", "version_b__bot"))
+    assert 1 <= len(matches) <= 4
+    for match in matches:
+        assert match.version_a.bot.owner_id != match.version_b.bot.owner_id
+        assert match.games_per_match % 2 == 0 and match.rated and match.tournament_id is None
+    share = sum(1 for m in matches if player.pk in (m.version_a.bot.owner_id, m.version_b.bot.owner_id))
+    assert share <= 2  # half of the four open ladder matches
+    assert fill_ladder("tafl9") == [] or len(created) < 4  # topped up, never beyond the target

@@ -1,0 +1,157 @@
+"""``manage.py arena``: the whole service on one machine — migrate, seed, then the web server, one
+Celery worker and beat as child processes, stopped cleanly on Ctrl-C or SIGTERM.
+
+With no CELERY_BROKER_URL the broker is the embedded filesystem transport (no server needed); with
+Redis and PostgreSQL configured the same children run unchanged. ``--exit-after-demo`` waits until
+the seeded demo tournaments are played to the end and exits 0 (1 on timeout or a dead child).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
+
+STOP_GRACE_S = 20
+
+
+class Command(BaseCommand):
+    help = "Migrate, seed, and run the web server, one Celery worker and beat until Ctrl-C."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--port", type=int, default=8000, help="web server port on 127.0.0.1 (default 8000)")
+        parser.add_argument("--gunicorn", action="store_true", help="serve with gunicorn instead of runserver")
+        parser.add_argument("--no-seed", action="store_true", help="skip `manage.py seed`")
+        parser.add_argument("--trusted-sandbox", action="store_true",
+                            help="run the (trusted) reference bots without bubblewrap, in the seed and the worker")
+        parser.add_argument("--exit-after-demo", action="store_true",
+                            help="play the demo tournaments to the end, then stop everything and exit 0")
+        parser.add_argument("--demo-timeout", type=float, default=1800.0,
+                            help="seconds --exit-after-demo waits before giving up with exit code 1")
+
+    def handle(self, *args, **options):
+        port = options["port"]
+        if not 1 <= port <= 65535:
+            raise CommandError(f"--port must be from 1 to 65535, got {port}")
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        if options["trusted_sandbox"]:
+            env["ARENA_SANDBOX_TRUSTED"] = "1"
+        self.stdout.write("== migrate")
+        call_command("migrate", interactive=False, verbosity=0)
+        if not options["no_seed"]:
+            self.stdout.write("== seed")
+            call_command("seed", trusted_sandbox=options["trusted_sandbox"], stdout=self.stdout)
+        connection.close()
+        children = Children(self.stdout, env)
+        stopping = {"signal": None}
+
+        def on_signal(signum, frame):
+            stopping["signal"] = signum
+
+        signal.signal(signal.SIGINT, on_signal)
+        signal.signal(signal.SIGTERM, on_signal)
+        try:
+            children.start("web", web_command(port, options["gunicorn"]))
+            children.start("worker", [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "prefork",
+                                      "--concurrency", "1", "-n", "arena@%h", "--loglevel", "INFO"])
+            children.start("beat", [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO",
+                                    "--schedule", str(Path(settings.VAR_DIR) / "celerybeat-schedule")])
+            self.print_urls(port, settings.CELERY_BROKER_URL)
+            code = self.supervise(children, stopping, options)
+        finally:
+            children.stop_all()
+        if code:
+            raise CommandError("stopped: " + {1: "a child process died or the demo timed out"}.get(code, str(code)))
+        self.stdout.write("arena: stopped cleanly")
+
+    def print_urls(self, port: int, broker: str) -> None:
+        base = f"http://127.0.0.1:{port}"
+        self.stdout.write(f"\nArena running (broker {broker.split('@')[-1]}):")
+        self.stdout.write(f"  API docs:  {base}/api/docs/")
+        self.stdout.write(f"  admin:     {base}/admin/   (demo login: the '(admin)' player listed by the seed above)")
+        self.stdout.write("  Ctrl-C stops the web server, the worker and beat.\n")
+
+    def supervise(self, children: "Children", stopping: dict, options) -> int:
+        started = time.monotonic()
+        last_report = 0.0
+        while stopping["signal"] is None:
+            dead = children.dead()
+            if dead:
+                self.stderr.write(f"arena: {dead} exited unexpectedly; stopping")
+                return 1
+            if options["exit_after_demo"]:
+                done, progress = demo_progress()
+                if time.monotonic() - last_report > 10:
+                    self.stdout.write(f"demo: {progress}")
+                    last_report = time.monotonic()
+                if done:
+                    self.stdout.write(f"demo finished: {progress}")
+                    return 0
+                if time.monotonic() - started > options["demo_timeout"]:
+                    self.stderr.write(f"arena: demo not finished after {options['demo_timeout']:.0f}s: {progress}")
+                    return 1
+            time.sleep(1)
+        self.stdout.write(f"arena: signal {stopping['signal']}, stopping children")
+        return 0
+
+
+def web_command(port: int, gunicorn: bool) -> list[str]:
+    if gunicorn:
+        return [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
+                "--workers", "2"]
+    return [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"]
+
+
+def demo_progress() -> tuple[bool, str]:
+    """Whether every demo tournament has ended, and a one-line summary."""
+    from tournaments.models import Match, Tournament
+
+    try:
+        open_tournaments = Tournament.objects.filter(status__in=[Tournament.Status.DRAFT, Tournament.Status.RUNNING])
+        running = open_tournaments.count()
+        matches = Match.objects.filter(tournament__isnull=False)
+        finished = matches.filter(status__in=[Match.Status.FINISHED, Match.Status.FAILED]).count()
+        total = matches.count()
+        ever = Tournament.objects.count()
+    finally:
+        connection.close()
+    return (ever > 0 and running == 0), f"{finished}/{total} tournament matches done, {running} tournaments open"
+
+
+class Children:
+    """Child processes, each in its own session so that a terminal's Ctrl-C reaches only us."""
+
+    def __init__(self, out, env):
+        self.out, self.env = out, env
+        self.procs: dict[str, subprocess.Popen] = {}
+
+    def start(self, name: str, argv: list[str]) -> None:
+        self.procs[name] = subprocess.Popen(argv, cwd=settings.BASE_DIR, env=self.env, start_new_session=True)
+        self.out.write(f"started {name} (pid {self.procs[name].pid})")
+
+    def dead(self) -> str | None:
+        for name, proc in self.procs.items():
+            if proc.poll() is not None:
+                return f"{name} (exit code {proc.returncode})"
+        return None
+
+    def stop_all(self) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE_S
+        for name, proc in self.procs.items():
+            try:
+                proc.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                self.out.write(f"{name} did not stop in {STOP_GRACE_S}s; killing it")
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(10)
