@@ -220,7 +220,7 @@ class AlphaBeta:
         children = []
         for count, action in enumerate(position.legal_moves(), 1):
             children.append(position.play(action))
-            if count % 32 == 0 and time.monotonic() > self.deadline:
+            if count % 8 == 0 and time.monotonic() > self.deadline:
                 raise OutOfTime
         children.sort(key=lambda child: -len(child.captured))
         return children
