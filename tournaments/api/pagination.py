@@ -5,7 +5,7 @@ from rest_framework.pagination import CursorPagination, PageNumberPagination
 
 class NewestFirstCursor(CursorPagination):
     ordering = ("-created_at", "-id")
-    page_size = 50
+    page_size = 25  # a page of matches is serialized with both versions' bots: keep the default page short
     page_size_query_param = "page_size"
     max_page_size = 200
 

@@ -38,7 +38,16 @@ ERRORS = {400: serializers.ErrorSerializer, 403: serializers.ErrorSerializer, 40
 ID_REGEX = "[0-9]{1,18}"  # ids the database can hold; anything else is a 404, never an overflow
 
 
-class ArenaViewMixin:
+class NoListFiltersOnDetail:
+    """A retrieve looks up one id: building the list's filter set and ordering for it is wasted time."""
+
+    def filter_queryset(self, queryset):
+        if getattr(self, "action", None) == "retrieve":
+            return queryset
+        return super().filter_queryset(queryset)
+
+
+class ArenaViewMixin(NoListFiltersOnDetail):
     throttle_classes = [ArenaScopedThrottle]
     throttle_scope = "writes"
     lookup_value_regex = ID_REGEX
@@ -80,7 +89,7 @@ class RegisterView(ArenaViewMixin, APIView):
                         status=status.HTTP_201_CREATED)
 
 
-class PlayerViewSet(viewsets.ReadOnlyModelViewSet):
+class PlayerViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = ID_REGEX
     serializer_class = serializers.PlayerSerializer
     pagination_class = SmallPages
@@ -177,7 +186,7 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
         return self.get_paginated_response(serializers.RatingChangeSerializer(page, many=True).data)
 
 
-class BotVersionViewSet(viewsets.ReadOnlyModelViewSet):
+class BotVersionViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = ID_REGEX
     """A version's status; the rejection reason is shown to its owner and admins only."""
 
@@ -225,7 +234,7 @@ class MatchViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
         return Response(serializers.MatchSerializer(match).data, status=status.HTTP_201_CREATED)
 
 
-class GameViewSet(viewsets.ReadOnlyModelViewSet):
+class GameViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = ID_REGEX
     """Games, newest first (cursor pages); one game with its full record, or the record as text."""
 
