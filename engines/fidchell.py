@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
@@ -60,10 +61,14 @@ class Settings:
     circles_are_lines: bool = True  # D2: slides and captures also run along the rings
     slide_to_obstruction: bool = False  # D3: True = a slide must run on until blocked
     ring_slide_max_steps: int = 0  # D4: 0 = up to n-1 steps (never to or past the start)
-    may_return_on_later_turn: bool = True  # D5: "no doubling back" is within one move only; False = a stone may not go straight back to where its owner's last movement started
-    movement_when_own_hand_empty: bool = True  # D6: per-player switch; False = global (a player with an empty hand waits)
+    # D5: "no doubling back" holds within one move only. False: a player may not move a stone
+    # straight back along their own previous movement.
+    may_return_on_later_turn: bool = True
+    # D6: each player moves once their own hand is empty. False: the global switch, a player
+    # with an empty hand waits (is skipped) while the other still places.
+    movement_when_own_hand_empty: bool = True
     may_move_with_stones_in_hand: bool = False  # D7
-    extra_turn_per_capturing_action: bool = True  # D8: one extra action per capturing action; False = one per captured stone
+    extra_turn_per_capturing_action: bool = True  # D8: one extra action per capturing one (False: per stone)
     placement_capture_gives_extra_turn: bool = True  # D9
     waking_movement_uses_king: bool = True  # D10 (F1): the movement that wakes the King may use it
     king_wake_captures_existing: bool = False  # D11 (F1): waking the King takes existing sandwiches
@@ -75,7 +80,7 @@ class Settings:
     challenge_window: int = 5  # D17 (F2): White actions in a challenge window
     challenge_removal: int = 2  # D18 (F2): Black stones White removes after defeating a challenge
     black_path_wins: bool = False  # D19 (F2): a Black path has no effect
-    no_legal_move_loses: bool = True  # D20: the side to act with no legal action loses; False = it passes
+    no_legal_move_loses: bool = True  # D20: the side with no legal action loses (False: it passes)
     repetition_count: int = 3  # D21: n-fold repetition is a draw (0 = off)
     no_capture_limit: int = 150  # D21: capture-free stage-2 actions before a draw (0 = off)
     max_actions: int = 1000  # D21: hard cap on actions in a game
@@ -473,7 +478,8 @@ class _Board:
             self.end = (0, "no-legal-move")
 
     def unmake(self, undo) -> None:
-        a, s, self.king, self.ch, self.capfree, self.ply, self.z, self.end, self.owed, self.forbid[s], caps = undo
+        a, s, self.king, self.ch, self.capfree, self.ply, self.z, self.end, self.owed, forbid, caps = undo
+        self.forbid[s] = forbid
         b = self.b
         e = 3 - s
         self.turn = s
@@ -708,7 +714,9 @@ class FidchellPosition(Position):
             return "the game is over"
         geo = self._geo
         side = SIDE_NAME[self._turn]
-        for token in wanted.replace("@", " ").replace("-", " ").replace("!", " ").replace("x:", " ").replace(",", " ").split():
+        for token in re.split(r"[@\-!,]|x:", wanted):
+            if not token:
+                continue
             if token not in geo.index:
                 return f"no node {token!r} on this board"
         if self._ch == -1 and not wanted.startswith("x:"):
@@ -783,12 +791,14 @@ FIELD_ORDER = ("V", "W", "B", "H", "T", "K", "CH")
 
 def _parse(variant: int, text: str, settings: Settings) -> FidchellPosition:
     geo = _geometry(settings.ring_sizes, settings.circles_are_lines, settings.ring_slide_max_steps)
-    parts = [part.strip() for part in text.strip().rstrip(";").split(";")]
+    parts = [part.strip() for part in text.strip().split(";")]
     wanted = FIELD_ORDER if variant == 2 else FIELD_ORDER[:-1]
     if variant == 2 and len(parts) == len(wanted) - 1:
         parts.append("CH=-")  # CH defaults to "-" (§8)
     if len(parts) != len(wanted):
-        raise BadPosition(f"expected {len(wanted)} fields ({', '.join(wanted)}) separated by ';', got {len(parts)}")
+        raise BadPosition(
+            f"expected {len(wanted)} fields ({', '.join(wanted)}) separated by ';', got {len(parts)}"
+        )
     values = {}
     for part, name in zip(parts, wanted):
         key, eq, value = part.partition("=")
@@ -889,7 +899,9 @@ def _initial(variant: int, settings: Settings) -> FidchellPosition:
     else:
         layout = settings.opening_layout.split("/")
         if len(layout) != 2:
-            raise BadSettings(f"setting opening_layout must be 'white nodes/black nodes', not {settings.opening_layout!r}")
+            raise BadSettings(
+                f"setting opening_layout must be 'white nodes/black nodes', not {settings.opening_layout!r}"
+            )
         for value, code, name in ((layout[0], W_STONE, "W"), (layout[1], B_STONE, "B")):
             try:
                 nodes = _parse_nodes(name, value.strip(), geo)

@@ -119,8 +119,11 @@ def test_outcome_reasons(text, actions, winner, reason):
     assert position.legal_moves() == []
 
 
+T26 = "V=F2; W=r4s4,r6s8,<Wx>; B=r5s4,r3s0,r3s8,r6s0; H=0/0; T=W; K=both"
+
+
 def test_game_over_refuses_actions():
-    position = load("V=F2; W=r4s4,r6s8,<Wx>; B=r5s4,r3s0,r3s8,r6s0; H=0/0; T=W; K=both; CH=1").play("r7s1-r7s2")
+    position = load(T26 + "; CH=1").play("r7s1-r7s2")
     with pytest.raises(IllegalAction, match="over"):
         position.play("r7s2-r7s3")
 
@@ -162,7 +165,7 @@ def test_challenge_defeat_when_blacks_last_stone_is_taken():
 
 
 def test_removal_actions_are_pairs_of_black_stones():
-    position = load("V=F2; W=r4s4,r6s8,<Wx>; B=r5s4,r3s0,r3s8,r6s0; H=0/0; T=W; K=both; CH=3").play("r6s8-r6s6")
+    position = load(T26 + "; CH=3").play("r6s8-r6s6")
     assert position.phase == "remove"
     assert position.legal_moves() == ["x:r3s0,r3s8", "x:r3s0,r6s0", "x:r3s8,r6s0"]
     with pytest.raises(IllegalAction):
@@ -314,8 +317,8 @@ def test_actions_are_case_insensitive_and_positions_immutable():
     assert after.ply == 1 and position.ply == 0
     assert position.legal_moves() == sorted(position.legal_moves())
     assert after == FIDCHELL_1.parse(after.text()) and hash(after) == hash(FIDCHELL_1.parse(after.text()))
-    assert after != FIDCHELL_2.parse(after.text().replace("F1", "F2").replace("dead", "white").replace("27", "19")
-                                      .replace("26", "18") + "; CH=-")
+    same_board_f2 = FIDCHELL_2.parse("V=F2; W=r3s5; B=-; H=18/19; T=B; K=white; CH=-")
+    assert after != same_board_f2 and after.stones("white") == same_board_f2.stones("white")
 
 
 # -- settings -------------------------------------------------------------------------------------
@@ -324,7 +327,7 @@ def test_actions_are_case_insensitive_and_positions_immutable():
 def test_settings_defaults_follow_the_book():
     settings = Settings()
     assert settings.ring_sizes == "4,8,16,16,16,24,24"
-    assert settings.repetition_count == 3 and settings.no_capture_limit == 150 and settings.max_actions == 1000
+    assert (settings.repetition_count, settings.no_capture_limit, settings.max_actions) == (3, 150, 1000)
     assert FIDCHELL_1.max_plies == 1000 and FIDCHELL_2.max_plies == 1000
     assert FIDCHELL_1.ruleset.startswith("fidchell-1/") and FIDCHELL_2.ruleset.startswith("fidchell-2/")
 
@@ -359,7 +362,8 @@ def test_alternative_board_alt_b():
 def test_setting_circles_are_lines_off_removes_ring_slides_and_ring_captures():
     text = "V=F1; W=r6s3; B=r6s4; H=26/26; T=W; K=dead"
     assert FIDCHELL_1.parse(text, {"circles_are_lines": False}).play("@r6s5").captured == ()
-    moves = FIDCHELL_1.parse("V=F1; W=r1s0; B=r7s0; H=0/0; T=W; K=live", {"circles_are_lines": False}).legal_moves()
+    position = FIDCHELL_1.parse("V=F1; W=r1s0; B=r7s0; H=0/0; T=W; K=live", {"circles_are_lines": False})
+    moves = position.legal_moves()
     assert moves == ["r1s0-r2s0", "r1s0-r3s0", "r1s0-r4s0", "r1s0-r5s0", "r1s0-r6s0"]
 
 
@@ -381,7 +385,8 @@ def test_setting_movement_when_own_hand_empty_off_makes_the_empty_hand_wait():
     text = "V=F1; W=r3s0; B=r5s9; H=1/3; T=W; K=dead"
     per_player = FIDCHELL_1.parse(text).play("@r7s7")
     assert per_player.turn == "black"
-    global_switch = FIDCHELL_1.parse(text, {"movement_when_own_hand_empty": False}).play("@r7s7").play("@r7s3")
+    global_switch = FIDCHELL_1.parse(text, {"movement_when_own_hand_empty": False})
+    global_switch = global_switch.play("@r7s7").play("@r7s3")
     assert global_switch.turn == "black"  # White (empty hand) waits while Black still places
 
 
@@ -426,7 +431,8 @@ def test_setting_fidchell2_hand_and_white_strength():
 def test_setting_challenge_window_and_removal():
     text = "V=F2; W=r4s4,r6s8,<Wx>; B=r5s4,r3s0,r3s8,r6s0; H=0/0; T=B; K=both".replace("<Wx>", BOOK["Wx"])
     assert FIDCHELL_2.parse(text, {"challenge_window": 2}).play("r6s0-r6s1!").challenge == "2"
-    after = FIDCHELL_2.parse(text.replace("T=B", "T=W") + "; CH=3", {"challenge_removal": 1}).play("r6s8-r6s6")
+    defended = FIDCHELL_2.parse(text.replace("T=B", "T=W") + "; CH=3", {"challenge_removal": 1})
+    after = defended.play("r6s8-r6s6")
     assert after.legal_moves() == ["x:r3s0", "x:r3s8", "x:r6s0"]
 
 
