@@ -63,7 +63,10 @@ def unpack_archive(kind: str, source: Path, destination: Path) -> None:
 
 def bot_directory(version) -> Path:
     """The version's files unpacked under BOT_CACHE_DIR, keyed by checksum (unpacked once)."""
-    cache = Path(settings.ARENA["BOT_CACHE_DIR"]) / f"{version.sha256}-{version.kind.replace('.', '')}"
+    key = f"{version.sha256}-{version.kind.replace('.', '')}"
+    if version.kind == "py":  # the file name is part of a one-file bot (its run command names it)
+        key += f"-{version.filename}"
+    cache = Path(settings.ARENA["BOT_CACHE_DIR"]) / key
     if cache.is_dir():
         return cache
     cache.parent.mkdir(parents=True, exist_ok=True)

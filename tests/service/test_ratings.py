@@ -114,3 +114,22 @@ def test_custom_rules():
     rules = EloRules(start=1000, k_provisional=32, provisional_games=5, k=16)
     assert [rules.k_for(n) for n in (0, 4, 5, 100)] == [32, 32, 16, 16]
     assert Match.Status.FINISHED == "finished"
+
+
+def test_leaderboard_and_history_query_counts(pair, django_assert_num_queries):
+    from ratings.selectors import leaderboard, rating_history
+
+    play(*pair, ["white", "black"])
+    with django_assert_num_queries(1):
+        rows = [(r.bot.owner.username, r.elo) for r in leaderboard("tafl9")]
+    assert rows[0][1] > rows[1][1]
+    with django_assert_num_queries(1):
+        assert [(c.played.match.pk, c.played.white.bot.name) for c in rating_history(pair[0].bot)]
+
+
+def test_same_file_name_content_twice_unpacks_once(pair):
+    from tournaments.referee import bot_directory, load_version
+
+    a, b = pair  # both random_bot.py, same content: one cache directory
+    assert bot_directory(a) == bot_directory(b)
+    assert load_version(a).run == "python3 random_bot.py"
