@@ -166,7 +166,35 @@ def stale_report(args) -> dict:
     return outcomes
 
 
-COMMANDS = {"seed": seed, "status": status, "replay": replay_check, "dispatch": dispatch, "scavenge": scavenge,
+def trickle(args) -> dict:
+    """Create and send one match every ``--interval`` seconds, as a steady trickle of uploads would."""
+    import time
+
+    from workers.dispatching import send_match
+
+    versions = list(BotVersion.objects.filter(status="ready").select_related("bot").order_by("pk"))
+    rng = random.Random(args.seed)
+    ids = []
+    for _ in range(args.matches):
+        a, b = rng.sample(versions, 2)
+        while a.bot.owner_id == b.bot.owner_id:
+            a, b = rng.sample(versions, 2)
+        match = create_match(a, b, time_control=args.tc, games=args.games, rated=True)
+        send_match(match.pk)
+        ids.append(match.pk)
+        time.sleep(args.interval)
+    return {"matches": ids}
+
+
+def timings(args) -> dict:
+    """Epoch seconds (created, started, finished) of matches with id >= ``match_id``."""
+    rows = Match.objects.filter(pk__gte=args.match_id or 0, status="finished").order_by("pk").values_list(
+        "created_at", "started_at", "finished_at")
+    return {"rows": [[c.timestamp(), s.timestamp(), f.timestamp()] for c, s, f in rows],
+            "games": Game.objects.filter(match_id__gte=args.match_id or 0).count()}
+
+
+COMMANDS = {"trickle": trickle, "timings": timings, "seed": seed, "status": status, "replay": replay_check, "dispatch": dispatch, "scavenge": scavenge,
             "send": send, "forge": forge, "stale-report": stale_report}
 
 
@@ -181,6 +209,7 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--times", type=int, default=1)
+    parser.add_argument("--interval", type=float, default=0.3)
     args = parser.parse_args()
     if args.command == "snapshot":
         print(json.dumps(snapshot()))

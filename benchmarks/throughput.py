@@ -1,0 +1,83 @@
+"""End-to-end throughput of the match workers, and queued → running latency, on Redis.
+
+    python benchmarks/throughput.py [--matches 60] [--latency-matches 40]
+
+Starts a private cluster on loopback (its own redis-server, its own PostgreSQL database on
+127.0.0.1:5432, real Celery workers and beat; tests/workers/cluster.py), plays instant trusted bots
+(tests/workers/instant_bot.py, two games per match, move:2000) and prints:
+  * games per minute with one worker and with two (and the scaling ratio),
+  * p50/p95 of created → claimed latency for matches sent one at a time to idle workers.
+Throughput is measured from the first claim to the last finish, so worker start-up is not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "workers"))
+
+from cluster import Cluster, services_missing  # noqa: E402
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def games_per_minute(cluster: Cluster, first_id: int) -> tuple[float, int]:
+    timing = cluster.harness("timings", str(first_id))
+    rows = timing["rows"]
+    span = max(f for _, _, f in rows) - min(s for _, s, _ in rows)
+    return timing["games"] / (span / 60), timing["games"]
+
+
+def run_phase(cluster: Cluster, workers: list[str], matches: int, seed: int) -> tuple[float, int]:
+    for name in workers:
+        cluster.start_worker(name)
+    time.sleep(3)  # let the workers connect before the backlog appears
+    ids = cluster.harness("seed", "--matches", str(matches), "--seed", str(seed))["matches"]
+    cluster.wait_until_done(timeout=1800, poll=1)
+    result = games_per_minute(cluster, ids[0])
+    for name in workers:
+        cluster.stop_worker(name)
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=60, help="matches per throughput phase")
+    parser.add_argument("--latency-matches", type=int, default=40)
+    args = parser.parse_args()
+    missing = services_missing()
+    if missing:
+        print(f"cannot run: {missing}", file=sys.stderr)
+        return 2
+    cluster = Cluster().start()
+    try:
+        cluster.start_beat()
+        one, games_one = run_phase(cluster, ["b1"], args.matches, seed=1)
+        two, games_two = run_phase(cluster, ["b1", "b2"], args.matches, seed=2)
+        cluster.start_worker("b1")
+        cluster.start_worker("b2")
+        time.sleep(3)
+        ids = cluster.harness("trickle", "--matches", str(args.latency_matches), "--interval", "0.5",
+                              timeout=600)["matches"]
+        cluster.wait_until_done(timeout=600, poll=1)
+        rows = cluster.harness("timings", str(ids[0]))["rows"]
+        latencies = [(started - created) * 1000 for created, started, _ in rows]
+    finally:
+        cluster.stop()
+    print(f"games per minute, 1 worker : {one:7.1f}  ({games_one} games)")
+    print(f"games per minute, 2 workers: {two:7.1f}  ({games_two} games)")
+    print(f"scaling ratio 2/1          : {two / one:7.2f}")
+    print(f"queued -> running latency  : p50 {statistics.median(latencies):.0f} ms, "
+          f"p95 {percentile(latencies, 0.95):.0f} ms  ({len(latencies)} matches, Redis, idle workers)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
