@@ -2,32 +2,47 @@
 
 Interface (the match runner uses only this)::
 
-    sandbox = open_sandbox()                 # bubblewrap, or SandboxError; open_sandbox(trusted=True): bare
+    sandbox = open_sandbox()                 # bubblewrap, or SandboxError: untrusted bots never run bare
+    sandbox = open_sandbox(trusted=True)     # bare subprocesses, with a loud warning: one's own bots only
     workdir = sandbox.prepare(bot, limits)   # private copy of the bot's files; runs bot.build once
+                                             # (offline, in the sandbox); BadBot with the log tail on failure
     proc = sandbox.spawn(workdir, bot, limits, env={})   # env: BGTP_VERSION=1 + env, nothing else
-    proc.stdin.write(b"bgtp 1\\n"); proc.stdin.flush()
-    line = proc.stdout.readline()            # binary, unbuffered pipes; use select() on proc.stdout
-    proc.suspend(); proc.resume()            # freeze / thaw the whole tree
-    proc.poll()                              # exit code of the bot's sandbox or None
-    proc.kill()                              # whole tree killed and reaped, workdir removed; idempotent
+    proc.pid                                 # host pid of the sandbox (bwrap); signals to it end the bot
+    proc.stdin / proc.stdout / proc.stderr   # binary, unbuffered pipes; select() on stdout/stderr
+    proc.poll()                              # the bot's exit code (bwrap passes it on) or None
+    proc.suspend(); proc.resume()            # freeze / thaw the whole tree (cgroup freezer, else SIGSTOP)
+    proc.kill()                              # whole tree killed and reaped, cgroups and workdir removed;
+                                             # idempotent; also ``with proc: ...``
 
-``Limits`` holds every resource limit. ``BotProcess.kill`` is the only
-clean-up a caller needs; a ``BotProcess`` is also a context manager.
+``Limits`` holds every resource limit (memory, CPU seconds, processes, disk,
+/tmp, open files, file size, build timeout). One workdir serves one spawn:
+``kill`` removes it. ``sandbox.name`` is "bubblewrap" or "trusted";
+``sandbox.describe()`` says what the host offered.
 
 Spawning from a thread: bubblewrap's ``--die-with-parent`` ties the sandbox to
 the *thread* that spawned it, so spawn from a thread that outlives the game.
+Opening the bubblewrap sandbox makes this process a child subreaper, so the
+orphans of a bot's tree come back to it and ``kill`` reaps them.
 
-What the bubblewrap sandbox gives each bot (see docs in sandbox-notes.md):
-own user, PID, network (no loopback service is reachable), IPC, UTS and cgroup
-namespaces; a read-only ``/usr`` and nothing else of the host (no /home,
-/root, project tree, /etc secrets); the referee library read-only at
-``/opt/tabula/engines`` with ``PYTHONPATH=/opt/tabula``; ``/bot`` a size-capped
-tmpfs holding a copy of the bot's files (the working directory); ``/tmp`` a
-small tmpfs; rlimits (address space, CPU seconds, file size, open files,
-processes, no core dumps); a seccomp filter (only AF_UNIX sockets; no ptrace,
-mount, namespaces, bpf, keyctl, io_uring, ...); as root, a dedicated uid per
-bot and cgroup memory and pids limits (v1 or v2, whichever the host offers),
-with ``cgroup.kill``/``cgroup.freeze`` where v2 exists.
+What each bot gets from the bubblewrap sandbox:
+- its own user, PID, network (no loopback service of the host is reachable),
+  IPC, UTS and cgroup namespaces; no new user namespaces inside;
+- a read-only ``/usr`` (so ``python3`` is ``/usr/bin/python3``), the dynamic
+  loader cache, and nothing else of the host: no /home, /root, /etc secrets,
+  project tree, other bots;
+- the referee library read-only at ``/opt/tabula/engines`` with
+  ``PYTHONPATH=/opt/tabula`` (the bot SDK);
+- ``/bot``, its working directory: a tmpfs of ``disk_bytes`` holding a copy of
+  the prepared workdir (which stays read-only at ``/opt/tabula/bot``);
+  ``/tmp``: a tmpfs of ``tmp_bytes``;
+- rlimits: address space, CPU seconds, file size, open files, no core dumps,
+  and processes when it has its own uid;
+- a seccomp filter (built here, no libseccomp): sockets only for AF_UNIX; no
+  ptrace, mount, namespaces, bpf, keyctl, io_uring, module or clock changes;
+- as root: a dedicated uid per bot, and cgroup memory and pids limits (v1 or
+  v2, whichever the host offers), ``cgroup.kill``/``cgroup.freeze`` with v2.
+Without root there are no cgroups: the rlimits and the PID namespace remain.
+The trusted sandbox gives none of this; its ``kill`` covers the process group.
 """
 
 from __future__ import annotations
@@ -558,6 +573,7 @@ BOT_DIR = "/bot"  # the bot's working directory inside the sandbox (a size-cappe
 BOT_SOURCE = "/opt/tabula/bot"  # read-only view of the prepared workdir, copied to /bot at start
 SDK_ROOT = "/opt/tabula"
 UID_BASE, UID_SPAN = 1_000_000, 1_000_000
+SHELL_SYNTAX = re.compile(r"[;&|<>()$`*?~#{}\[\]\n]|^\w+=")
 
 
 class BubblewrapProcess(BotProcess):
@@ -771,8 +787,12 @@ class BubblewrapSandbox(Sandbox):
     def spawn(self, workdir: Workdir, bot: Bot, limits: Limits, env: dict[str, str] | None = None) -> BotProcess:
         if workdir.removed:
             raise ValueError(f"workdir {workdir.path} was already used and removed; prepare a new one")
-        script = f'cp -R {BOT_SOURCE}/. {BOT_DIR}/ || exit 97; exec /bin/sh -c "$1"'
-        return self._start(workdir, limits, _bot_env(env), ["/bin/sh", "-c", script, "tabula-bot", bot.run])
+        copy = f"cp -R {BOT_SOURCE}/. {BOT_DIR}/ || exit 97; "
+        if SHELL_SYNTAX.search(bot.run):
+            inner = ["/bin/sh", "-c", copy + 'exec /bin/sh -c "$1"', "tabula-bot", bot.run]
+        else:  # a simple command: exec it directly, one process fewer than sh -c
+            inner = ["/bin/sh", "-c", copy + 'exec "$@"', "tabula-bot", *shlex.split(bot.run)]
+        return self._start(workdir, limits, _bot_env(env), inner)
 
 
 def _open_up(directory: Path) -> None:

@@ -224,3 +224,11 @@ sys.stdin.read()
     read_line(proc)
     proc.kill()
     assert processes_with("trusted_marker_q7") == []
+
+
+def test_run_may_be_a_shell_command_line(sandbox, tmp_path):
+    (tmp_path / "main.py").write_text("import sys\nprint('from main', flush=True)\n")
+    (tmp_path / "bot.toml").write_text('run = "echo starting >&2; exec python3 main.py"\n')
+    bot = load_bot(tmp_path)
+    with start(sandbox, bot) as proc:
+        assert read_line(proc) == b"from main\n"
