@@ -710,26 +710,29 @@ class FidchellPosition(Position):
         )
 
     def _why_illegal(self, wanted: str) -> str:
+        """A short reason for the IllegalAction message (only computed on failure)."""
         if self.outcome() is not None:
             return "the game is over"
+        shape = ACTION_SHAPE.fullmatch(wanted)
+        if shape is None:
+            return "not an action (@rRsK, rRsK-rRsK, rRsK-rRsK! or x:rRsK,rRsK)"
         geo = self._geo
-        side = SIDE_NAME[self._turn]
-        for token in re.split(r"[@\-!,]|x:", wanted):
-            if not token:
-                continue
+        nodes = [token for token in shape.groups() if token and token != "!"]
+        for token in nodes:
             if token not in geo.index:
                 return f"no node {token!r} on this board"
-        if self._ch == -1 and not wanted.startswith("x:"):
-            return "white must first remove black stones (x:...)"
+        side = SIDE_NAME[self._turn]
         hand = self._hands[self._turn - 1]
+        if wanted.startswith("x:"):
+            if self._ch != -1:
+                return "no removal is owed here"
+            return "name Black stones in ring-then-index order, as many as the rule asks"
+        if self._ch == -1:
+            return "white must first remove black stones (x:...)"
         if wanted.startswith("@"):
             if hand == 0:
                 return f"{side} has no stones in hand"
-            if wanted[1:] == "c":
-                return "nothing may be placed on the centre"
-            return f"{wanted[1:]} is occupied"
-        if wanted.startswith("x:"):
-            return "no removal is owed here" if self._ch != -1 else "not a legal removal"
+            return "nothing may be placed on the centre" if nodes[0] == "c" else f"{nodes[0]} is occupied"
         if hand > 0 and not self.settings.may_move_with_stones_in_hand:
             return f"{side} must place while stones remain in hand"
         if wanted.endswith("!"):
@@ -739,7 +742,7 @@ class FidchellPosition(Position):
                 return "a challenge is already pending"
             if any(self._hands):
                 return "a challenge needs both hands empty"
-        return "no such slide (blocked, not on one line, or not the mover's stone)"
+        return "no such slide (blocked, not along one line, or not the mover's stone)"
 
     def perft(self, depth: int) -> int:
         if depth < 0:
@@ -787,6 +790,7 @@ def _action_text(a: int, names: list[str]) -> str:
 # Parsing the state line (§8).
 
 FIELD_ORDER = ("V", "W", "B", "H", "T", "K", "CH")
+ACTION_SHAPE = re.compile(r"@(\w+)|(\w+)-(\w+)(!?)|x:(\w+)(?:,(\w+))?")
 
 
 def _parse(variant: int, text: str, settings: Settings) -> FidchellPosition:

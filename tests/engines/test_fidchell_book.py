@@ -304,8 +304,15 @@ def test_bad_actions_name_the_problem():
         position.play("@r9s0")
     with pytest.raises(IllegalAction, match="must place"):
         position.play("r1s0-r1s1")
-    with pytest.raises(IllegalAction):
-        position.play("resign")
+    with pytest.raises(IllegalAction, match="not an action"):
+        position.play("resign")  # a protocol message, never a legal action
+    with pytest.raises(IllegalAction, match="centre"):
+        position.play("@c")
+    owing = load(T26 + "; CH=R")
+    with pytest.raises(IllegalAction, match="remove"):
+        owing.play("r7s1-r7s2")
+    with pytest.raises(IllegalAction, match="order"):
+        owing.play("x:r3s8,r3s0")
     assert issubclass(IllegalAction, RefereeError) and issubclass(IllegalAction, ValueError)
 
 
