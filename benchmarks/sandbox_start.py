@@ -34,7 +34,8 @@ for line in sys.stdin:
 
 def bare_bwrap(bwrap: str) -> float:
     command = [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr",
-               "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
+               "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+               "--symlink", "usr/bin", "/bin",
                "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "/usr/bin/true"]
     started = time.perf_counter()
     subprocess.run(command, check=True)

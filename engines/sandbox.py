@@ -86,6 +86,9 @@ class Limits:
     file_size_bytes: int = 256 << 20
     build_timeout_s: float = 300.0
     build_log_bytes: int = 4096  # tail of the build log kept in BadBot
+    # RLIMIT_AS; None means memory_bytes. Raise it for runtimes that reserve much more virtual memory
+    # than they use (JVM, Go): the cgroup limit, where the host has one, still caps real memory.
+    address_space_bytes: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("memory_bytes", "cpu_seconds", "processes", "disk_bytes", "tmp_bytes",
@@ -93,6 +96,10 @@ class Limits:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"Limits.{name} must be a positive integer, got {value!r}")
+        if self.address_space_bytes is not None and (
+                not isinstance(self.address_space_bytes, int) or self.address_space_bytes <= 0):
+            raise ValueError(f"Limits.address_space_bytes must be a positive integer or None, "
+                             f"got {self.address_space_bytes!r}")
         if self.build_timeout_s <= 0:
             raise ValueError(f"Limits.build_timeout_s must be positive, got {self.build_timeout_s!r}")
 
@@ -193,14 +200,16 @@ class Sandbox:
     def prepare(self, bot: Bot, limits: Limits) -> Workdir:
         raise NotImplementedError
 
-    def spawn(self, workdir: Workdir, bot: Bot, limits: Limits, env: dict[str, str] | None = None) -> BotProcess:
+    def spawn(self, workdir: Workdir, bot: Bot, limits: Limits,
+              env: dict[str, str] | None = None) -> BotProcess:
         raise NotImplementedError
 
 
 def _bot_env(env: dict[str, str] | None) -> dict[str, str]:
     result = {"BGTP_VERSION": "1"}
     for key, value in (env or {}).items():
-        if not isinstance(key, str) or not isinstance(value, str) or not key or "=" in key or "\0" in key + value:
+        well_formed = isinstance(key, str) and isinstance(value, str) and key and "=" not in key
+        if not well_formed or "\0" in key + value:
             raise ValueError(f"bad environment variable for a bot: {key!r}={value!r}")
         result[key] = value
     return result
@@ -235,7 +244,8 @@ class TrustedSandbox(Sandbox):
         result.setdefault("PYTHONPATH", str(ENGINES_DIR.parent))
         return result
 
-    def spawn(self, workdir: Workdir, bot: Bot, limits: Limits, env: dict[str, str] | None = None) -> BotProcess:
+    def spawn(self, workdir: Workdir, bot: Bot, limits: Limits,
+              env: dict[str, str] | None = None) -> BotProcess:
         popen = subprocess.Popen(
             ["/bin/sh", "-c", "exec " + bot.run], cwd=workdir.path, env=self._env(env),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -510,7 +520,12 @@ def _group_members(pgid: int) -> set[int]:
 
 def _live(pids: list[int]) -> list[int]:
     """Those of ``pids`` that are not zombies (a zombie only waits to be reaped)."""
-    return [pid for pid in pids if _read(Path(f"/proc/{pid}/stat")).rsplit(")", 1)[-1][1:2] not in ("", "Z", "X")]
+    return [pid for pid in pids if _alive(pid)]
+
+
+def _alive(pid: int) -> bool:
+    """Running or stopped, not gone and not a zombie (field 3 of /proc/PID/stat)."""
+    return _read(Path(f"/proc/{pid}/stat")).rsplit(")", 1)[-1][1:2] not in ("", "Z", "X")
 
 
 def _pid_namespace(pid: int) -> str | None:
@@ -545,8 +560,7 @@ def _reap(pids: set[int], timeout_s: float = 5.0) -> None:
                 break
             time.sleep(0.001)
     for pid in pids:  # not our children: wait until they are gone (or zombies of someone else)
-        while time.monotonic() < deadline and _read(Path(f"/proc/{pid}/stat")).rsplit(")", 1)[-1][1:2] \
-                not in ("", "Z", "X"):
+        while time.monotonic() < deadline and _alive(pid):
             time.sleep(0.001)
 
 
@@ -711,7 +725,8 @@ class BubblewrapSandbox(Sandbox):
         command = ["/bin/sh", "-c", joins + 'exec "$@"', "tabula-launch"]
         if uid is not None:
             command += ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
-        command += ["/usr/bin/prlimit", f"--as={limits.memory_bytes}", f"--cpu={limits.cpu_seconds}",
+        address_space = limits.address_space_bytes or limits.memory_bytes
+        command += ["/usr/bin/prlimit", f"--as={address_space}", f"--cpu={limits.cpu_seconds}",
                     f"--fsize={limits.file_size_bytes}", f"--nofile={limits.open_files}", "--core=0"]
         if uid is not None:  # RLIMIT_NPROC counts per uid, so it only means something with a dedicated one
             command.append(f"--nproc={limits.processes}")
@@ -784,7 +799,8 @@ class BubblewrapSandbox(Sandbox):
             raise BadBot(f"bot {bot.name!r}: cannot unpack the build result: {error}") from None
         _open_up(workdir.path)
 
-    def spawn(self, workdir: Workdir, bot: Bot, limits: Limits, env: dict[str, str] | None = None) -> BotProcess:
+    def spawn(self, workdir: Workdir, bot: Bot, limits: Limits,
+              env: dict[str, str] | None = None) -> BotProcess:
         if workdir.removed:
             raise ValueError(f"workdir {workdir.path} was already used and removed; prepare a new one")
         copy = f"cp -R {BOT_SOURCE}/. {BOT_DIR}/ || exit 97; "

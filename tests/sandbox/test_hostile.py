@@ -11,7 +11,6 @@ game plays normally.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest

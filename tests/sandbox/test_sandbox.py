@@ -55,8 +55,8 @@ def test_environment_is_exactly_bgtp_plus_the_callers(sandbox, tmp_path, secret)
         view = json.loads(read_line(proc))
     assert env["BGTP_VERSION"] == "1" and env["TABULA_GAME"] == "tafl9"
     assert secret not in json.dumps(env)
-    assert set(env) <= {"BGTP_VERSION", "TABULA_GAME", "PATH", "HOME", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE",
-                        "LANG", "PWD", "SHLVL", "_"}
+    assert set(env) <= {"BGTP_VERSION", "TABULA_GAME", "PATH", "HOME", "PYTHONPATH",
+                        "PYTHONDONTWRITEBYTECODE", "LANG", "PWD", "SHLVL", "_"}
     assert env["PYTHONPATH"] == "/opt/tabula"
     assert view["cwd"] == "/bot" and view["files"] == ["envbot.py"]  # not its neighbours on the host
     assert view["python"] == "/usr/bin/python3"
@@ -232,3 +232,20 @@ def test_run_may_be_a_shell_command_line(sandbox, tmp_path):
     bot = load_bot(tmp_path)
     with start(sandbox, bot) as proc:
         assert read_line(proc) == b"from main\n"
+
+
+def test_cgroup_memory_limit_holds_without_the_address_space_limit(sandbox, tmp_path):
+    if "memory" not in sandbox.cgroups.v1 and "memory" not in sandbox.cgroups.v2_controllers:
+        pytest.skip("no memory controller for our cgroups")
+    bot = script_bot(tmp_path, "hog", """
+print("up", flush=True)
+held = []
+for _ in range(32):                      # 32 x 32 MiB = 1 GiB at most
+    held.append(bytearray(b"\\1") * (32 << 20))
+print("allocated", len(held) * 32, "MiB", flush=True)
+""")
+    limits = Limits(memory_bytes=128 << 20, address_space_bytes=4 << 30)
+    with start(sandbox, bot, limits) as proc:
+        assert read_line(proc) == b"up\n"
+        assert proc.popen.wait(60) != 0  # the OOM killer, not a MemoryError
+        assert b"allocated" not in proc.stdout.read()

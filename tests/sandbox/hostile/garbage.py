@@ -1,5 +1,4 @@
 """Answer the handshake with binary garbage and no newline."""
-import os
 import sys
 import time
 
