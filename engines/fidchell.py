@@ -215,6 +215,7 @@ class Geometry:
         self.inner_end = sizes[0]  # ring 1 is b[:sizes[0]], the outer ring b[outer_first:nr]
         self.outer_first = first[-1]
 
+        self.action_texts: dict[int, str] = {}  # filled lazily by FidchellPosition
         rng = random.Random(0xF1DC)
         self.zobrist = [[0] * (nr + 1), [rng.getrandbits(64) for _ in range(nr + 1)],
                         [rng.getrandbits(64) for _ in range(nr + 1)]]
@@ -242,7 +243,7 @@ class _Board:
     )
 
     def __init__(self, variant, settings, geometry, board, hands, turn, king, ch, ply, capfree, reps,
-                 owed=0, forbid=(-1, -1)):
+                 owed=0, forbid=(-1, -1), z=None):
         self.variant = variant
         self.st = settings
         self.g = geometry
@@ -254,13 +255,15 @@ class _Board:
         self.ch = ch  # F2 challenge: 0 none, 1..window pending, -1 remove owed
         self.ply = ply
         self.capfree = capfree
-        zw, zb = geometry.zobrist[W_STONE], geometry.zobrist[B_STONE]
-        self.z = 0
-        for p, v in enumerate(self.b):
-            if v == W_STONE:
-                self.z ^= zw[p]
-            elif v == B_STONE:
-                self.z ^= zb[p]
+        if z is None:
+            zw, zb = geometry.zobrist[W_STONE], geometry.zobrist[B_STONE]
+            z = 0
+            for p, v in enumerate(self.b):
+                if v == W_STONE:
+                    z ^= zw[p]
+                elif v == B_STONE:
+                    z ^= zb[p]
+        self.z = z  # Zobrist hash of the stones, for the repetition key
         self.end = None  # (winner code 0/1/2, reason) for wins decided by an action
         self.reps = dict(reps)
         if variant == 1:
@@ -585,11 +588,11 @@ class FidchellPosition(Position):
 
     __slots__ = (
         "game", "settings", "_variant", "_geo", "_board", "_hands", "_turn", "_king", "_ch",
-        "_ply", "_capfree", "_reps", "_captured", "_end", "_legal", "_text", "_owed", "_forbid",
+        "_ply", "_capfree", "_reps", "_captured", "_end", "_legal", "_text", "_owed", "_forbid", "_z",
     )
 
     def __init__(self, variant, settings, board, hands, turn, king, ch, ply=0, capfree=0, reps=None,
-                 captured=(), end=None, owed=0, forbid=(-1, -1)):
+                 captured=(), end=None, owed=0, forbid=(-1, -1), z=None):
         self.game = FIDCHELL_1 if variant == 1 else FIDCHELL_2
         self.settings = settings
         self._variant = variant
@@ -607,14 +610,18 @@ class FidchellPosition(Position):
         self._text = None
         self._owed = owed
         self._forbid = forbid
+        self._z = z
         self._reps = {}
+        if z is None:
+            self._z = self._core().z
         if reps is None:
             reps = {self._core().key(): 1}
         self._reps = reps
 
     def _core(self) -> _Board:
         return _Board(self._variant, self.settings, self._geo, self._board, self._hands, self._turn,
-                      self._king, self._ch, self._ply, self._capfree, self._reps, self._owed, self._forbid)
+                      self._king, self._ch, self._ply, self._capfree, self._reps, self._owed, self._forbid,
+                      self._z)
 
     # -- the Position interface ---------------------------------------------------------------
 
@@ -655,11 +662,18 @@ class FidchellPosition(Position):
 
     def _actions(self) -> dict[str, int]:
         if self._legal is None:
-            if self._end is not None or self._core().draw_reason() is not None:
+            core = self._core()
+            if self._end is not None or core.draw_reason() is not None:
                 self._legal = {}
             else:
-                names = self._geo.names
-                self._legal = {_action_text(a, names): a for a in self._core().gen()}
+                texts = self._geo.action_texts
+                legal = {}
+                for a in core.gen():
+                    text = texts.get(a)
+                    if text is None:
+                        text = texts[a] = _action_text(a, self._geo.names)
+                    legal[text] = a
+                self._legal = legal
         return self._legal
 
     def legal_moves(self) -> list[str]:
@@ -706,7 +720,7 @@ class FidchellPosition(Position):
         return FidchellPosition(
             self._variant, self.settings, core.b, (core.hand[1], core.hand[2]), core.turn, core.king,
             core.ch, core.ply, core.capfree, reps, tuple(names[q] for q in sorted(caps)), end,
-            core.owed, (core.forbid[1], core.forbid[2]),
+            core.owed, (core.forbid[1], core.forbid[2]), core.z,
         )
 
     def _why_illegal(self, wanted: str) -> str:
