@@ -473,7 +473,7 @@ class _Board:
         if self.gen():
             return
         if self.turn == W_STONE and self.ch > 0:
-            self.end = (B_STONE, "challenge")  # White cannot answer the challenge
+            self.end = (B_STONE, "no-legal-move")  # White cannot answer the challenge (README)
             return
         self.turn = 3 - self.turn
         self.owed = 0
