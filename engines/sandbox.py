@@ -246,11 +246,15 @@ class TrustedSandbox(Sandbox):
 
     def spawn(self, workdir: Workdir, bot: Bot, limits: Limits,
               env: dict[str, str] | None = None) -> BotProcess:
-        popen = subprocess.Popen(
-            ["/bin/sh", "-c", "exec " + bot.run], cwd=workdir.path, env=self._env(env),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            bufsize=0, start_new_session=True, close_fds=True,
-        )
+        try:
+            popen = subprocess.Popen(
+                ["/bin/sh", "-c", "exec " + bot.run], cwd=workdir.path, env=self._env(env),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                bufsize=0, start_new_session=True, close_fds=True,
+            )
+        except BaseException:
+            workdir.remove()
+            raise
         return BotProcess(popen, workdir, self.name)
 
 
@@ -397,7 +401,19 @@ class CgroupHost:
             for controller in wanted:
                 _write(host.v2 / "cgroup.subtree_control", f"+{controller}")
             host.v2_controllers = frozenset(set(_read(host.v2 / "cgroup.subtree_control").split()) & wanted)
+        host.sweep()
         return host
+
+    def sweep(self) -> None:
+        """Remove the empty cgroups a crashed worker left behind (named tabula-...-<its pid>)."""
+        for parent in [*self.v1.values(), *([self.v2] if self.v2 else [])]:
+            for directory in parent.glob("tabula-*-*"):
+                owner = directory.name.rsplit("-", 1)[1]
+                if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+                    try:
+                        directory.rmdir()
+                    except OSError:
+                        pass  # still holds processes; leave it to an operator
 
     def describe(self) -> str:
         parts = [f"v1 {c}" for c in sorted(self.v1)]
@@ -753,6 +769,7 @@ class BubblewrapSandbox(Sandbox):
             os.close(info_read)
             if cgroup is not None:
                 cgroup.remove()
+            workdir.remove()
             raise
         finally:
             os.close(seccomp_fd)

@@ -6,6 +6,7 @@ import json
 import os
 import select
 import struct
+import subprocess
 import time
 
 import pytest
@@ -249,3 +250,28 @@ print("allocated", len(held) * 32, "MiB", flush=True)
         assert read_line(proc) == b"up\n"
         assert proc.popen.wait(60) != 0  # the OOM killer, not a MemoryError
         assert b"allocated" not in proc.stdout.read()
+
+
+def test_sweep_removes_empty_cgroups_of_dead_workers(sandbox):
+    parents = [*sandbox.cgroups.v1.values(), *([sandbox.cgroups.v2] if sandbox.cgroups.v2 else [])]
+    if not parents:
+        pytest.skip("no cgroups here (not root)")
+    dead = _dead_pid()
+    left = [parent / f"tabula-crashed-{dead}" for parent in parents]
+    mine = parents[0] / f"tabula-alive-{os.getpid()}"
+    for directory in [*left, mine]:
+        directory.mkdir()
+    try:
+        sandbox.cgroups.sweep()
+        assert not any(d.exists() for d in left)
+        assert mine.exists()  # a live worker's cgroup is not touched
+    finally:
+        for directory in [*left, mine]:
+            if directory.exists():
+                directory.rmdir()
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
