@@ -137,8 +137,9 @@ class AlphaBeta:
 
     Which side is to act comes from the position, not from alternation, so
     Fidchell's extra turns are searched correctly. Inside the tree, actions
-    that capture are tried first; at the root the previous iteration's best
-    action goes first, then the rest by their one-ply value. ``order`` is an
+    that capture are tried first; at the root each iteration tries the
+    actions in the order the previous one ranked them, best first, and the
+    positions after them are kept between iterations. ``order`` is an
     optional cheap hint ``order(position, legal) -> legal`` (most promising
     first) for the first iteration, which matters when a position has more
     actions than the clock lets the bot even play once. When time runs out
