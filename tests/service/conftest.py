@@ -16,7 +16,7 @@ BOTS = Path(__file__).parent / "bots"
 def _sandbox(settings):
     """The real (bubblewrap) sandbox where it exists; the bare one on machines without it."""
     settings.ARENA = {**settings.ARENA, "SANDBOX_TRUSTED": shutil.which("bwrap") is None,
-                      "SMOKE_TEST_STARTUP_SECONDS": 3, "SMOKE_TEST_MOVE_SECONDS": 3}
+                      "SMOKE_TEST_STARTUP_SECONDS": 5, "SMOKE_TEST_MOVE_SECONDS": 5}
 
 
 def bot_file(name: str) -> SimpleUploadedFile:

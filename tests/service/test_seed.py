@@ -33,7 +33,8 @@ def test_seed_twice_changes_nothing(capsys):
     tafl_bots = reference_bots("tafl9")
     assert len(tafl_bots) >= 2
     assert Bot.objects.filter(game="tafl9").count() == len(tafl_bots)
-    assert set(BotVersion.objects.filter(bot__game="tafl9").values_list("status", flat=True)) == {"ready"}
+    statuses = BotVersion.objects.filter(bot__game="tafl9").values_list("bot__name", "status", "reject_reason")
+    assert {status for _, status, _ in statuses} == {"ready"}, list(statuses)
     demo = Tournament.objects.get(game="tafl9")
     assert demo.status == "running" and demo.matches.filter(status="queued").exists()
     before = snapshot()
