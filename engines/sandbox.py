@@ -265,7 +265,9 @@ EACCES, EPERM, ENOSYS = 13, 1, 38
 SECCOMP_RET_ALLOW = 0x7FFF0000
 SECCOMP_RET_ERRNO = 0x00050000
 SECCOMP_RET_KILL_PROCESS = 0x80000000
-BPF_LD_W_ABS, BPF_JEQ_K, BPF_JGE_K, BPF_RET_K = 0x20, 0x15, 0x35, 0x06
+BPF_LD_W_ABS, BPF_JEQ_K, BPF_JGE_K, BPF_JSET_K, BPF_RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
+# CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET
+CLONE_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 X32_SYSCALL_BIT = 0x40000000
 
 # Denied with EPERM: ways out of the sandbox or into the kernel's soft spots. Numbers from
@@ -283,7 +285,7 @@ DENIED_SYSCALLS = {
         "kcmp": 312, "pidfd_getfd": 438, "process_madvise": 440, "iopl": 172, "ioperm": 173,
         "lookup_dcookie": 212, "vhangup": 153, "settimeofday": 164, "clock_settime": 227,
         "adjtimex": 159, "sethostname": 170, "setdomainname": 171,
-    }, {"socket": 41, "clone3": 435}),
+    }, {"socket": 41, "clone": 56, "clone3": 435}),
     "aarch64": (0xC00000B7, {
         "ptrace": 117, "mount": 40, "umount2": 39, "unshare": 97, "setns": 268, "pivot_root": 41,
         "chroot": 51, "keyctl": 219, "add_key": 217, "request_key": 218, "bpf": 280,
@@ -295,7 +297,7 @@ DENIED_SYSCALLS = {
         "open_tree": 428, "fspick": 433, "mount_setattr": 442, "quotactl": 60, "syslog": 116,
         "kcmp": 272, "pidfd_getfd": 438, "process_madvise": 440, "vhangup": 58, "settimeofday": 170,
         "clock_settime": 112, "adjtimex": 171, "sethostname": 161, "setdomainname": 162,
-    }, {"socket": 198, "clone3": 435}),
+    }, {"socket": 198, "clone": 220, "clone3": 435}),
 }
 
 
@@ -306,8 +308,9 @@ def _bpf(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
 def seccomp_program(machine: str | None = None) -> bytes:
     """The filter bwrap loads with ``--seccomp FD`` (struct sock_filter[], native byte order).
 
-    socket() is allowed only for AF_UNIX (EACCES otherwise); clone3 gets ENOSYS so
-    glibc falls back to clone; the denied list gets EPERM; a foreign ABI is killed.
+    socket() is allowed only for AF_UNIX (EACCES otherwise); clone() may not make
+    namespaces; clone3 gets ENOSYS so glibc falls back to clone; the denied list
+    gets EPERM; a foreign ABI is killed.
     """
     machine = machine or platform.machine()
     if machine not in DENIED_SYSCALLS:
@@ -320,19 +323,22 @@ def seccomp_program(machine: str | None = None) -> bytes:
     tail = [
         _bpf(BPF_JEQ_K, special["clone3"], jt=0, jf=1),
         _bpf(BPF_RET_K, SECCOMP_RET_ERRNO | ENOSYS),
-        _bpf(BPF_JEQ_K, special["socket"], jt=1, jf=0),
+        _bpf(BPF_JEQ_K, special["socket"], jt=2, jf=0),
+        _bpf(BPF_JEQ_K, special["clone"], jt=5, jf=0),
         _bpf(BPF_RET_K, SECCOMP_RET_ALLOW),
         # socket(domain, ...): domain is args[0], its low 32 bits at offset 16 (little endian)
         _bpf(BPF_LD_W_ABS, 16),
-    ]
-    socket_check = [
-        _bpf(BPF_JEQ_K, AF_UNIX, jt=0, jf=1),
-        _bpf(BPF_RET_K, SECCOMP_RET_ALLOW),
+        _bpf(BPF_JEQ_K, AF_UNIX, jt=1, jf=0),
         _bpf(BPF_RET_K, SECCOMP_RET_ERRNO | EACCES),
+        _bpf(BPF_RET_K, SECCOMP_RET_ALLOW),
+        # clone(flags, ...): no new namespaces (bwrap < 0.8 has no --disable-userns)
+        _bpf(BPF_LD_W_ABS, 16),
+        _bpf(BPF_JSET_K, CLONE_NAMESPACES, jt=0, jf=1),
+        _bpf(BPF_RET_K, SECCOMP_RET_ERRNO | EPERM),
+        _bpf(BPF_RET_K, SECCOMP_RET_ALLOW),
     ]
-    # each JEQ jumps over the rest of the JEQs, the tail and the socket check, to errno_eperm
-    body = [_bpf(BPF_JEQ_K, number, jt=(n - 1 - i) + len(tail) + len(socket_check), jf=0)
-            for i, number in enumerate(numbers)]
+    # each JEQ jumps over the rest of the JEQs and the tail, to errno_eperm
+    body = [_bpf(BPF_JEQ_K, number, jt=(n - 1 - i) + len(tail), jf=0) for i, number in enumerate(numbers)]
     header = [
         _bpf(BPF_LD_W_ABS, 4),  # seccomp_data.arch
         _bpf(BPF_JEQ_K, audit_arch, jt=1, jf=0),
@@ -341,7 +347,7 @@ def seccomp_program(machine: str | None = None) -> bytes:
         _bpf(BPF_JGE_K, X32_SYSCALL_BIT, jt=0, jf=1),
         _bpf(BPF_RET_K, SECCOMP_RET_KILL_PROCESS),
     ]
-    return b"".join(header + body + tail + socket_check + [errno_eperm])
+    return b"".join(header + body + tail + [errno_eperm])
 
 
 # --- cgroups: v1, v2 or hybrid; whatever the host offers ---------------------------------------------
@@ -689,6 +695,7 @@ class BubblewrapSandbox(Sandbox):
 
     def __init__(self, bwrap: str, cgroups: CgroupHost) -> None:
         self.bwrap = bwrap
+        self.version = _bwrap_version(bwrap)
         self.cgroups = cgroups
         self.root = os.geteuid() == 0
         self.seccomp = seccomp_program()
@@ -696,7 +703,8 @@ class BubblewrapSandbox(Sandbox):
         _become_subreaper()
 
     def describe(self) -> str:
-        return f"bubblewrap ({self.bwrap}); cgroups: {self.cgroups.describe()}; " \
+        version = ".".join(map(str, self.version))
+        return f"bubblewrap {version} ({self.bwrap}); cgroups: {self.cgroups.describe()}; " \
                f"dedicated uid: {'yes' if self.root else 'no'}"
 
     # The mount table every bot sees: /usr read-only and nothing else of the host.
@@ -714,8 +722,10 @@ class BubblewrapSandbox(Sandbox):
 
     def _bwrap_args(self, workdir: Workdir, limits: Limits, env: dict[str, str], seccomp_fd: int,
                     info_fd: int) -> list[str]:
-        args = [self.bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
+        args = [self.bwrap, "--unshare-all", "--unshare-user", "--die-with-parent",
                 "--new-session", "--hostname", "bot", "--clearenv"]
+        if self.version >= (0, 8):
+            args.append("--disable-userns")  # older bwrap: the seccomp filter's clone rule does this
         base_env = {"PATH": "/usr/bin:/bin", "HOME": BOT_DIR, "PYTHONPATH": SDK_ROOT,
                     "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"}
         for key, value in {**base_env, **env}.items():
@@ -865,6 +875,15 @@ def _readable_engines_dir() -> Path:
 
 
 _SMOKE_CACHE: dict[str, str | None] = {}
+
+
+def _bwrap_version(bwrap: str) -> tuple[int, ...]:
+    try:
+        output = subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise SandboxError(f"cannot run {bwrap} --version: {error}") from None
+    match = re.search(r"(\d+)\.(\d+)", output)
+    return tuple(int(part) for part in match.groups()) if match else (0, 0)
 
 
 def _find_bwrap() -> str | None:

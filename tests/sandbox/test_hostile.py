@@ -104,7 +104,7 @@ ATTACKS_THAT_MUST_REPORT = {
     "fork_bomb": "ATTACK fork-bomb BLOCKED",
     "memory_hog": "ATTACK memory-hog BLOCKED",
     "disk_filler": "ATTACK disk-fill-workdir BLOCKED",
-    "syscalls": "ATTACK ptrace-parent BLOCKED",
+    "syscalls": "ATTACK clone-newuser BLOCKED",
     "write_outside": "ATTACK write-/opt/tabula/engines/__init__.py BLOCKED",
 }
 

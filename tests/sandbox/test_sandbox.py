@@ -275,3 +275,19 @@ def _dead_pid() -> int:
     child = subprocess.Popen(["true"])
     child.wait()
     return child.pid
+
+
+def test_seccomp_alone_refuses_new_namespaces(sandbox, tmp_path):
+    """As with bwrap < 0.8, which has no --disable-userns: the clone rule must hold by itself."""
+    old_bwrap = sandbox_module.BubblewrapSandbox(sandbox.bwrap, sandbox.cgroups)
+    old_bwrap.version = (0, 6)
+    bot = load_bot(make_bot_dir(tmp_path, HOSTILE / "syscalls.py", {}, "syscalls_marker"))
+    proc = start(old_bwrap, bot)
+    proc.stdin.write(b"bgtp 1\nnewgame id=1\ngo side=white ply=1\nquit\n")
+    proc.stdin.close()
+    proc.popen.wait(30)
+    report = proc.stderr.read().decode()
+    proc.kill()
+    for attack in ("clone-newuser", "unshare-userns", "unshare-netns", "ptrace-parent", "mount-tmpfs"):
+        assert f"ATTACK {attack} BLOCKED" in report, report
+    assert "SUCCEEDED" not in report
