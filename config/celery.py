@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 from celery import Celery
-from kombu import Queue
+from kombu import Exchange, Queue
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -37,7 +37,9 @@ SAFETY = {
     # Matches wait in "celery"; the periodic housekeeping has its own queue so that a long backlog of
     # matches never delays the scavenger or the dispatcher. Workers consume both.
     "task_default_queue": "celery",
-    "task_queues": (Queue("celery"), Queue("arena.control")),
+    # Each queue with its own exchange and key: a shared key would copy every message into both.
+    "task_queues": (Queue("celery", Exchange("celery"), routing_key="celery"),
+                    Queue("arena.control", Exchange("arena.control"), routing_key="arena.control")),
     "task_routes": {
         "workers.dispatch": {"queue": "arena.control"},
         "workers.scavenge": {"queue": "arena.control"},

@@ -56,9 +56,20 @@ class Heartbeat:
         self._thread.join(timeout=self.interval + 5)
 
 
+def resend_if_queued(match_id: int) -> None:
+    """A match back in the queue gets a new message now, not only when the dispatcher next looks."""
+    from .dispatching import send_match
+
+    try:
+        send_match(match_id)
+    except Exception:  # noqa: BLE001 - the broker is down: the dispatcher will send it later
+        log.exception("match %s: could not re-send; the dispatcher will", match_id)
+
+
 def requeue(match_id: int, lease_token, reason: str) -> str:
     if match_services.requeue_match(match_id, lease_token, reason=reason):
         log.warning("match %s: requeued (%s)", match_id, reason)
+        resend_if_queued(match_id)
         return REQUEUED
     log.warning("match %s: could not requeue (%s): the lease is no longer ours", match_id, reason)
     return LEASE_LOST
@@ -104,8 +115,12 @@ def report(match_id: int, lease_token, records) -> str:
         return requeue(match_id, lease_token, f"bad records from the runner: {error}"[:500])
     if not accepted:
         status = Match.objects.filter(pk=match_id).values_list("status", flat=True).first()
-        log.warning("match %s: report refused (match is %s; stale lease, duplicate report or void game), "
-                    "nothing changed", match_id, status)
+        if status == Match.Status.QUEUED:  # a void game: finish_match put it back in the queue
+            log.warning("match %s: void (both bots failed before move 1), requeued unscored", match_id)
+            resend_if_queued(match_id)
+            return REQUEUED
+        log.warning("match %s: report refused (match is %s; stale lease or duplicate report), nothing changed",
+                    match_id, status)
         return REFUSED
     log.info("match %s: finished", match_id)
     return FINISHED
