@@ -28,9 +28,11 @@ def seed_args() -> list[str]:
     return [] if shutil.which("bwrap") else ["--trusted-sandbox"]
 
 
-def test_seed_twice_changes_nothing(capsys):
+def test_seed_twice_changes_nothing(capsys, settings):
     from seeds import reference_bots
 
+    # Twelve reference bots start in a row: give each the production deadlines on a loaded machine.
+    settings.ARENA = {**settings.ARENA, "SMOKE_TEST_STARTUP_SECONDS": 20, "SMOKE_TEST_MOVE_SECONDS": 20}
     call_command("seed", *seed_args())
     first = capsys.readouterr().out
     assert "admin / admin" in first and "alice" in first
