@@ -187,6 +187,15 @@ def test_fidchell_search_values_a_stone_it_can_take():
     assert set(module["order"](open_capture, open_capture.legal_moves())[:2]) == {"@r5s0", "@r2s0"}
 
 
+def test_tafl_takeable_counts_what_one_move_would_capture():
+    module = bot_module("tafl9-search")
+    position = get_game("tafl9").parse("9/7b1/4w4/9/3wkw3/9/4w4/1wb6/9 w 0")
+    board = module["squares"](position.text())
+    assert module["takeable"](board, {"w", "k"}, "b") == 1  # D5-D2 takes C2 against B2
+    assert module["takeable"](board, {"b"}, "w") == 1  # C2-C5 would take D5 against the throne
+    assert module["evaluate"](position) > module["evaluate"](position.play("B2-A2"))
+
+
 def test_shatra_series_value_reads_the_jumped_pieces():
     module = bot_module("shatra-search")
     position = get_game("shatra").parse("pqp/p1p/1rb/k/ppppppp/b5r/7/1R4P/5P1/PPPPP1P/K/BRB/P2/PQP b Tt - 0 3")
