@@ -1,0 +1,94 @@
+"""Who pays: infrastructure failures requeue the match unscored; only the current lease may report."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from billiard.exceptions import SoftTimeLimitExceeded
+
+from tournaments.models import Bot, BotVersion, Game, Match
+from tournaments.referee import InfrastructureError
+from tournaments.services import matches as match_services
+from workers import playing
+
+pytestmark = pytest.mark.django_db
+
+RECORD = {"winner": "white", "reason": "resign", "plies": 3}
+
+
+@pytest.fixture
+def match(player, other_player):
+    versions = []
+    for number, owner in enumerate((player, other_player)):
+        bot = Bot.objects.create(owner=owner, game="tafl9", name=f"payer{number}")
+        versions.append(BotVersion.objects.create(bot=bot, number=1, file=f"bots/{number}.py", filename="b.py",
+                                                  kind="py", sha256=f"{number:064d}", size=1, status="ready"))
+    return match_services.create_match(*versions, time_control="move:100", games=2)
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    calls = []
+    monkeypatch.setattr("workers.dispatching.send_match", calls.append)
+    return calls
+
+
+@pytest.mark.parametrize("failure", [InfrastructureError("sandbox unavailable: no bwrap"),
+                                     SoftTimeLimitExceeded(), RuntimeError("runner bug")])
+def test_infrastructure_failures_requeue_unscored_and_resend(match, sent, monkeypatch, failure):
+    def broken(match_id, token):
+        raise failure
+
+    monkeypatch.setattr(match_services, "run_match", broken)
+    assert playing.play_match(match.pk, "w:1") == playing.REQUEUED
+    match.refresh_from_db()
+    assert (match.status, match.attempts, match.lease_token) == ("queued", 1, None)
+    assert match.failure_reason
+    assert Game.objects.count() == 0
+    assert sent == [match.pk]
+
+
+def test_bot_failures_in_the_records_are_scored(match, sent, monkeypatch):
+    records = [{"winner": "black", "reason": "timeout", "plies": 7}, {"winner": "white", "reason": "crash"}]
+    monkeypatch.setattr(match_services, "run_match", lambda match_id, token: records)
+    assert playing.play_match(match.pk, "w:1") == playing.FINISHED
+    match.refresh_from_db()
+    assert match.status == "finished" and (match.score_a, match.score_b) == (0.0, 2.0)
+    assert list(Game.objects.values_list("reason", flat=True)) == ["timeout", "crash"]
+
+
+def test_a_lost_lease_reports_nothing(match, sent, monkeypatch):
+    def lose(match_id, token):  # the scavenger requeued it while this worker was playing
+        Match.objects.filter(pk=match_id).update(status="queued", lease_token=None)
+        raise match_services.LeaseLost("gone")
+
+    monkeypatch.setattr(match_services, "run_match", lose)
+    assert playing.play_match(match.pk, "w:1") == playing.LEASE_LOST
+    assert Game.objects.count() == 0
+
+
+def test_a_second_delivery_and_an_unknown_id_do_nothing(match, sent, monkeypatch):
+    monkeypatch.setattr(match_services, "run_match", lambda match_id, token: [RECORD, RECORD])
+    assert playing.play_match(match.pk, "w:1") == playing.FINISHED
+    assert playing.play_match(match.pk, "w:2") == playing.NOT_QUEUED
+    assert playing.play_match(10**9, "w:2") == playing.UNKNOWN
+    assert Game.objects.count() == 2
+    assert Match.objects.get(pk=match.pk).attempts == 1
+
+
+def test_a_report_with_a_stale_token_changes_nothing(match, sent):
+    token = match_services.claim_match(match.pk, "w:1")
+    assert playing.report(match.pk, uuid.uuid4(), [RECORD, RECORD]) == playing.REFUSED
+    assert Game.objects.count() == 0
+    assert playing.report(match.pk, token, [RECORD, RECORD]) == playing.FINISHED
+    assert playing.report(match.pk, token, [RECORD, RECORD]) == playing.REFUSED  # a duplicate report
+    assert Game.objects.count() == 2
+
+
+def test_a_void_game_requeues_the_match_unscored(match, sent):
+    token = match_services.claim_match(match.pk, "w:1")
+    void = {"winner": "none", "reason": "void"}
+    assert playing.report(match.pk, token, [void, RECORD]) == playing.REQUEUED
+    assert Match.objects.get(pk=match.pk).status == "queued"
+    assert Game.objects.count() == 0 and sent == [match.pk]
