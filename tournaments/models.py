@@ -5,7 +5,6 @@ Rows only: the rules of the service live in ``services.py`` (writes) and ``selec
 
 from __future__ import annotations
 
-import uuid
 
 from django.conf import settings
 from django.db import models
