@@ -32,7 +32,7 @@ def test_rating_history_after_a_live_rated_match(anon, versions):
     a, b = versions
     match = finished_match(a, b, games=2)
     recompute_ratings(history=True)
-    history = anon.get(f"/api/bots/{a.bot_id}/rating-history/").json()["results"]
+    history = anon.get(f"/api/bots/{a.bot_id}/rating-history/").json()["results"][::-1]  # newest first
     games = list(Game.objects.filter(match=match).order_by("id").values_list("id", flat=True))
     assert [h["game"] for h in history] == games
     assert all(h["match"] == match.pk for h in history)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import django_filters as filters
 from django import forms
+from django.db.models import Q
 
 from engines import GAME_IDS
 from tournaments.models import Bot, BotVersion, Game, Match, Tournament
@@ -21,6 +22,10 @@ class IdField(forms.IntegerField):
 
 class IdFilter(filters.NumberFilter):
     field_class = IdField
+
+
+def versions_of_bot(bot_id: int) -> list[int]:
+    return list(BotVersion.objects.filter(bot_id=bot_id).values_list("id", flat=True))
 
 
 class BotFilter(filters.FilterSet):
@@ -56,13 +61,11 @@ class MatchFilter(filters.FilterSet):
         fields = ["game", "status", "rated", "tournament", "bot", "version", "created_after", "created_before"]
 
     def filter_bot(self, queryset, name, value):
-        from django.db.models import Q
-
-        return queryset.filter(Q(version_a__bot_id=value) | Q(version_b__bot_id=value))
+        # The bot's few version ids first: then two indexed id lookups, not an OR across joins.
+        ids = versions_of_bot(value)
+        return queryset.filter(Q(version_a_id__in=ids) | Q(version_b_id__in=ids))
 
     def filter_version(self, queryset, name, value):
-        from django.db.models import Q
-
         return queryset.filter(Q(version_a_id=value) | Q(version_b_id=value))
 
 
@@ -80,9 +83,8 @@ class GameFilter(filters.FilterSet):
         fields = ["game", "match", "winner", "reason", "bot", "created_after", "created_before"]
 
     def filter_bot(self, queryset, name, value):
-        from django.db.models import Q
-
-        return queryset.filter(Q(white__bot_id=value) | Q(black__bot_id=value))
+        ids = versions_of_bot(value)
+        return queryset.filter(Q(white_id__in=ids) | Q(black_id__in=ids))
 
 
 class TournamentFilter(filters.FilterSet):

@@ -14,3 +14,12 @@ class SmallPages(PageNumberPagination):
     page_size = 50
     page_size_query_param = "page_size"
     max_page_size = 200
+
+
+class NewestChangeFirstCursor(CursorPagination):
+    """A bot's rating history, newest game first; no COUNT over thousands of changes."""
+
+    ordering = ("-played_id",)
+    page_size = 100
+    page_size_query_param = "page_size"
+    max_page_size = 500

@@ -83,4 +83,4 @@ def leaderboard(game_id: str) -> QuerySet:
 
 
 def rating_history(bot: Bot) -> QuerySet:
-    return RatingChange.objects.filter(bot=bot).annotate(match_id=F("played__match_id")).order_by("played_id")
+    return RatingChange.objects.filter(bot=bot).annotate(match_id=F("played__match_id")).order_by("-played_id")

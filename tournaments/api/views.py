@@ -27,7 +27,7 @@ from tournaments.models import BotVersion, Tournament
 from . import selectors, serializers
 from . import services as api_services
 from .filters import BotFilter, BotVersionFilter, GameFilter, MatchFilter, TournamentFilter
-from .pagination import NewestFirstCursor, SmallPages
+from .pagination import NewestChangeFirstCursor, NewestFirstCursor, SmallPages
 from .permissions import IsOwnerOrAdminOrReadOnly
 from .records import record_text
 from .throttles import ArenaScopedThrottle
@@ -179,7 +179,7 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
         return super().get_throttles()
 
     @extend_schema(responses={200: serializers.RatingChangeSerializer(many=True)})
-    @action(detail=True, url_path="rating-history", pagination_class=SmallPages, filter_backends=[])
+    @action(detail=True, url_path="rating-history", pagination_class=NewestChangeFirstCursor, filter_backends=[])
     def rating_history(self, request, pk=None):
         bot = self.get_object()
         page = self.paginate_queryset(selectors.rating_history(bot))
