@@ -27,6 +27,14 @@ from engines.match import play_game  # noqa: E402
 from engines.sandbox import open_sandbox  # noqa: E402
 
 TARGETS = {"random": 0.90, "greedy": 0.70}
+FAILURES = {"crash", "timeout", "illegal-move", "bot-error", "init-failed"}
+
+
+def report_failure(game_id: str, side: str, record: dict) -> None:
+    """The search bot lost by a fault, not on the board: say what happened, on stderr."""
+    stderr = record.get("stderr", {}).get(side, "").strip().splitlines()[-3:]
+    print(f"  {game_id}: search ({side}) lost by {record['reason']} at ply {record['plies']}: "
+          f"{record.get('detail', '')} {' | '.join(stderr)}", file=sys.stderr, flush=True)
 
 
 def play_pairing(game_id: str, opponent: str, games: int, tc: str, concurrency: int, sandbox) -> dict:
@@ -39,6 +47,8 @@ def play_pairing(game_id: str, opponent: str, games: int, tc: str, concurrency: 
         white, black = (search, other) if side == WHITE else (other, search)
         record = play_game(game_id, white, black, tc=tc, sandbox=sandbox, seed=number // 2)
         result = "draw" if record["winner"] == NONE else "win" if record["winner"] == side else "loss"
+        if result == "loss" and record["reason"] in FAILURES:
+            report_failure(game_id, side, record)
         return side, result, record["reason"]
 
     started = time.monotonic()
