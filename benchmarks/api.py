@@ -5,7 +5,7 @@
     python3 benchmarks/api.py --reload        # drop the bench database and load again
 
 Loads players, bots, versions, finished rated matches (two games each) and their games with COPY into
-a separate database (default ``arena_bench`` on 127.0.0.1:5432, user postgres), builds the ratings
+a separate database (default ``arena_bench_api`` on 127.0.0.1:5432, user postgres), builds the ratings
 with ``recompute_ratings``, then times each endpoint through the full Django stack (middleware, DRF,
 serializers) against a bare DRF ``APIView`` that returns a constant, measured in the same run.
 """
@@ -38,7 +38,7 @@ def parse_args(argv=None):
     parser.add_argument("--bots", type=int, default=1000)
     parser.add_argument("--players", type=int, default=200)
     parser.add_argument("--requests", type=int, default=200, help="timed requests per endpoint")
-    parser.add_argument("--database", default="arena_bench")
+    parser.add_argument("--database", default="arena_bench_api", help="a database of its own (other benchmarks use arena_bench)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--reload", action="store_true", help="drop and load the database again")
     parser.add_argument("--seed", type=int, default=7)
