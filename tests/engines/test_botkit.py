@@ -201,6 +201,7 @@ def test_shatra_series_value_reads_the_jumped_pieces():
     position = get_game("shatra").parse("pqp/p1p/1rb/k/ppppppp/b5r/7/1R4P/5P1/PPPPP1P/K/BRB/P2/PQP b Tt - 0 3")
     board = module["squares"](position)
     assert module["series_value"](board, "g9xg6xb6xb8", False) == 7.0  # shatras g7, f6 and the tura b7
+    assert module["series_value"](board, "g9xg6xb6xb8=Q", False) == 7.0  # a promotion suffix is no square
 
 
 # --- smoke matches ---------------------------------------------------------------------------

@@ -36,7 +36,7 @@ def square(name: str) -> tuple[int, int]:
 
 def series_value(board, action: str, white: bool) -> float:
     """What the capture series ``action`` (landing squares joined by x) takes."""
-    stops = [square(name) for name in action.split("x")]
+    stops = [square(name) for name in action.split("=")[0].split("x")]  # "=q" names a promotion
     start, taken = stops[0], set()
     for (f0, r0), (f1, r1) in zip(stops, stops[1:]):
         df, dr = (f1 > f0) - (f1 < f0), (r1 > r0) - (r1 < r0)
