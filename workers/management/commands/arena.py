@@ -144,14 +144,19 @@ class Children:
         return None
 
     def stop_all(self) -> None:
+        """SIGTERM to each child's main process: the worker finishes (warm shutdown) or, after the
+        grace period, the whole group is killed and the scavenger requeues the match on the next start."""
         for proc in self.procs.values():
             if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
+                proc.terminate()
         deadline = time.monotonic() + STOP_GRACE_S
         for name, proc in self.procs.items():
             try:
                 proc.wait(max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 self.out.write(f"{name} did not stop in {STOP_GRACE_S}s; killing it")
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(10)
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # leftovers: pool children, bots
+            except ProcessLookupError:
+                pass
+            proc.wait(10)
