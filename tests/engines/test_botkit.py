@@ -213,8 +213,9 @@ def test_search_beats_random_in_a_colour_swapped_pair(game_id):
     sandbox = open_sandbox(trusted=True)
     search = load_bot(BOTS / f"{game_id}-search")
     other = load_bot(BOTS / f"{game_id}-random")
-    first = play_game(game_id, search, other, tc="move:100", sandbox=sandbox, seed=1)
-    second = play_game(game_id, other, search, tc="move:100", sandbox=sandbox, seed=1)
+    # a roomy clock: a loaded CI machine must not turn a smoke match into a timeout
+    first = play_game(game_id, search, other, tc="move:250", sandbox=sandbox, seed=1)
+    second = play_game(game_id, other, search, tc="move:250", sandbox=sandbox, seed=1)
     assert (first["winner"], second["winner"]) == (WHITE, BLACK), (first["reason"], second["reason"])
 
 
