@@ -125,7 +125,7 @@ def hostile(tmp_path, canary, outside, opponent):
             "canary_port": canary.port,
             "project": str(PROJECT),
             "project_file": str(PROJECT / "pyproject.toml"),
-            "shared": "/work/shared",
+            "shared": str(PROJECT.parent / "shared"),
             "secret_file": str(outside / "secret.txt"),
             "outside_dir": str(outside),
             "other_bot": str(opponent_bot.directory),
