@@ -28,7 +28,7 @@ class RatingAdmin(admin.ModelAdmin):
 @admin.register(RatingChange)
 class RatingChangeAdmin(admin.ModelAdmin):
     list_display = ["id", "bot", "played", "before", "after", "delta", "k", "score", "created_at"]
-    list_filter = ["k", "score"]
+    list_filter = ["bot__game"]
     search_fields = ["bot__name", "=played__id"]
     list_select_related = ["bot", "played"]
     raw_id_fields = ["bot", "played"]

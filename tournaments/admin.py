@@ -9,6 +9,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 
 from engines import RefereeError
+from engines.record import RUNNER_REASONS
 from tournaments.api import services
 from tournaments.models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 
@@ -131,7 +132,6 @@ class MatchAdmin(admin.ModelAdmin):
     raw_id_fields = ["version_a", "version_b", "tournament"]
     readonly_fields = ["lease_token", "heartbeat_at", "lease_expires_at", "worker_id", "attempts",
                        "started_at", "finished_at", "created_at"]
-    date_hierarchy = "created_at"
     actions = ["requeue_matches"]
     inlines = [GameInline]
 
@@ -140,15 +140,27 @@ class MatchAdmin(admin.ModelAdmin):
         _run_for_each(self, request, list(queryset), services.requeue_by_operator, "Requeued")
 
 
+class RunnerReasonFilter(admin.SimpleListFilter):
+    """Games ended by the runner (timeout, crash, ...): a fixed list, no DISTINCT over the whole table."""
+
+    title = "ended by the runner"
+    parameter_name = "runner_reason"
+
+    def lookups(self, request, model_admin):
+        return [(reason, reason) for reason in sorted(RUNNER_REASONS)]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(reason=self.value()) if self.value() else queryset
+
+
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
     list_display = ["id", "match", "number", "white", "black", "winner", "reason", "plies", "duration",
                     "created_at"]
-    list_filter = ["winner", "reason", "match__game"]
+    list_filter = ["winner", RunnerReasonFilter, "match__game", "created_at"]
     search_fields = ["=id", "=match__id", "white__bot__name", "black__bot__name"]
     list_select_related = ["match", "white__bot", "black__bot"]
     raw_id_fields = ["match", "white", "black"]
-    date_hierarchy = "created_at"
     show_full_result_count = False  # the table is large; COUNT(*) on every page is wasted work
 
 
