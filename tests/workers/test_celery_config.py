@@ -52,15 +52,13 @@ def test_a_plain_id_passes():
     assert checked_id(42, "match") == 42
 
 
-def test_the_redis_visibility_timeout_is_above_the_longest_task(monkeypatch):
-    from config.celery import app
+def test_the_redis_visibility_timeout_is_above_the_longest_task():
+    from types import SimpleNamespace
+
+    from config.celery import _settle_broker
     from workers.schedule import match_time_limits
 
-    monkeypatch.setattr(app.conf, "broker_url", "redis://127.0.0.1:1/0")
-    monkeypatch.setattr(app.conf, "broker_transport_options", {})
-    app.loader  # noqa: B018
-    from config.celery import _settle_broker
-
-    _settle_broker(app)
+    conf = SimpleNamespace(broker_url="redis://127.0.0.1:1/0", broker_transport_options={}, beat_schedule={})
+    _settle_broker(SimpleNamespace(conf=conf))
     longest = match_time_limits("tafl9", "move:60000", 100).hard
-    assert app.conf.broker_transport_options["visibility_timeout"] > longest
+    assert conf.broker_transport_options["visibility_timeout"] > longest
