@@ -20,7 +20,7 @@ import random
 import statistics
 import sys
 import time
-from datetime import datetime, timedelta, timezone as dt_timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +38,8 @@ def parse_args(argv=None):
     parser.add_argument("--bots", type=int, default=1000)
     parser.add_argument("--players", type=int, default=200)
     parser.add_argument("--requests", type=int, default=200, help="timed requests per endpoint")
-    parser.add_argument("--database", default="arena_bench_api", help="a database of its own (other benchmarks use arena_bench)")
+    parser.add_argument("--database", default="arena_bench_api",
+                        help="a database of its own (other benchmarks use arena_bench)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--reload", action="store_true", help="drop and load the database again")
     parser.add_argument("--seed", type=int, default=7)
@@ -108,7 +109,7 @@ def load(args) -> None:
     from django.db import connection
 
     rng = random.Random(args.seed)
-    now = datetime.now(dt_timezone.utc).replace(microsecond=0)
+    now = datetime.now(UTC).replace(microsecond=0)
     start = now - timedelta(days=365)
     password = make_password(None)
     matches = args.games // 2
@@ -138,7 +139,6 @@ def load(args) -> None:
         by_game = {g: [b for b in bot_game if bot_game[b] == g] for g in GAME_IDS}
         print(f"  players, bots, versions: {time.perf_counter() - t0:.1f} s", flush=True)
 
-        match_lines, game_lines = [], []
         game_row = 0
         t0 = time.perf_counter()
         plan = []

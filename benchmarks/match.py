@@ -138,7 +138,8 @@ def suspension() -> None:
                 record = play_game("tafl9", bot, bot, sandbox=sandbox, tc="move:5000", seed=1, suspend=suspend)
                 spent = referee_per_action_us(record) - sum(record["times"]) * 1000 / record["plies"]
                 per_action.append(spent)
-            print(f"   suspend={str(suspend):<5}: {statistics.mean(per_action):6.0f} us per action beyond the bots' own time")
+            print(f"   suspend={str(suspend):<5}: {statistics.mean(per_action):6.0f} us per action"
+                  " beyond the bots' own time")
 
 
 def startup(runs: int) -> None:
@@ -189,7 +190,8 @@ def startup(runs: int) -> None:
                 phases["spawn to reply"].append((t2 - t1) * 1000)
                 phases["kill"].append((time.perf_counter() - t2) * 1000)
             ms = median_ms(start_bot)
-            print(f"   {label:<10}: " + ", ".join(f"{name} {statistics.median(v):.1f} ms" for name, v in phases.items()))
+            medians = ", ".join(f"{name} {statistics.median(v):.1f} ms" for name, v in phases.items())
+            print(f"   {label:<10}: {medians}")
             ms = statistics.median(phases["spawn to reply"])
             print(f"   {label:<10}: spawn to reply {ms:6.1f} ms; bare bwrap true {true_ms:5.1f} ms "
                   f"({ms / true_ms:4.2f}x)" + (f", bare bwrap python3 -c pass {base:5.1f} ms ({ms / base:4.2f}x)"

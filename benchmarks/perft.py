@@ -61,7 +61,7 @@ def main() -> None:
     for game_id in GAME_IDS:
         position = get_game(game_id).initial()
         depth = deepest(position, args.seconds)
-        leaves, game_rate = rate(lambda: position.perft(depth))
+        leaves, game_rate = rate(lambda position=position, depth=depth: position.perft(depth))
         ratio = game_rate / chess_rate
         verdict = "ok" if ratio >= TARGETS[game_id] else f"below target {TARGETS[game_id]}"
         print(f"{game_id:<12} depth {depth} {leaves:>10} leaves {game_rate:>11,.0f} leaves/s   "

@@ -70,7 +70,9 @@ def main() -> None:
         for m in range(args.games // 2):
             a, b = rng.sample(versions, 2)
             mid = first_match + m
-            matches.append((mid, "tafl9", a.pk, b.pk, "true", "move:1000", 2, "finished", 1, 1, now, now, 0, "", "", ""))
+            matches.append(
+                (mid, "tafl9", a.pk, b.pk, "true", "move:1000", 2, "finished", 1, 1, now, now, 0, "", "", "")
+            )
             for n, (white, black) in enumerate(((a, b), (b, a)), start=1):
                 gid = first_game + len(games)
                 winner = rng.choice(("white", "black", "none"))

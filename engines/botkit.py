@@ -20,8 +20,9 @@ from __future__ import annotations
 import random
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, TextIO
+from typing import TextIO
 
 from .core import WHITE, Position, RefereeError
 from .registry import get_game
@@ -44,7 +45,7 @@ class Clock:
     started: float = field(default_factory=time.monotonic)
 
     @classmethod
-    def from_go(cls, fields: dict[str, str]) -> "Clock":
+    def from_go(cls, fields: dict[str, str]) -> Clock:
         try:
             if "movetime" in fields:
                 return cls(max(1.0, int(fields["movetime"]) * MOVETIME_SHARE))

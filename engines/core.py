@@ -10,8 +10,9 @@ canonical notation, so they round-trip through text exactly.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar
 
 WHITE, BLACK, NONE = "white", "black", "none"
 SIDES = (WHITE, BLACK)
@@ -59,7 +60,7 @@ class Outcome:
 class Position:
     """One position of one game. Subclasses implement the abstract methods."""
 
-    game: ClassVar["Game"]  # set by Game for the class, or per instance by the module
+    game: ClassVar[Game]  # set by Game for the class, or per instance by the module
     settings: Any
 
     @property
@@ -76,7 +77,7 @@ class Position:
         """Every legal action in canonical notation, sorted; empty once the game is over."""
         raise NotImplementedError
 
-    def play(self, action: str) -> "Position":
+    def play(self, action: str) -> Position:
         """The position after ``action``; raises ``IllegalAction`` (self unchanged)."""
         raise NotImplementedError
 

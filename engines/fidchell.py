@@ -692,7 +692,7 @@ class FidchellPosition(Position):
             return Outcome(NONE, "no-legal-move")  # D20 = pass: only reachable when both are stuck
         return Outcome(SIDE_NAME[3 - self._turn], "no-legal-move")
 
-    def play(self, action: str) -> "FidchellPosition":
+    def play(self, action: str) -> FidchellPosition:
         if not isinstance(action, str):
             raise IllegalAction(f"action must be a string, not {type(action).__name__}")
         wanted = action.strip().lower()

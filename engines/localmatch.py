@@ -250,23 +250,25 @@ def report(game_id: str, tc: str, names: list[str], pairings: list[Pairing], hea
         lines.append(f"  Terminations: {reasons}")
     if not head_to_head:
         lines.append("")
-        lines.append(f"{'Rank':>4} {'Name':<32} {'Elo':>8} {'+/-':>7} {'Games':>5} {'W':>4} {'D':>4} {'L':>4} {'Score':>6}")
+        lines.append(f"{'Rank':>4} {'Name':<32} {'Elo':>8} {'+/-':>7} {'Games':>5} "
+                     f"{'W':>4} {'D':>4} {'L':>4} {'Score':>6}")
         totals: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
         for pairing in pairings:
-            w, d, l = pairing.wdl()
-            for name, (a, b, c) in ((pairing.first, (w, d, l)), (pairing.second, (l, d, w))):
+            wins, draws, losses = pairing.wdl()
+            for name, (a, b, c) in ((pairing.first, (wins, draws, losses)), (pairing.second, (losses, draws, wins))):
                 totals[name][0] += a
                 totals[name][1] += b
                 totals[name][2] += c
         ranked = sorted(names, key=lambda n: -(totals[n][0] + totals[n][1] / 2) / max(1, sum(totals[n])))
         for rank, name in enumerate(ranked, start=1):
-            w, d, l = totals[name]
-            if w + d + l == 0:
+            wins, draws, losses = totals[name]
+            if wins + draws + losses == 0:
                 continue
-            estimate = elo_trinomial(w, d, l)
+            estimate = elo_trinomial(wins, draws, losses)
             elo = f"{estimate.elo:+.0f}" if abs(estimate.elo) != float("inf") else f"{estimate.elo:+}"
             margin = f"{estimate.margin:.0f}" if estimate.margin != float("inf") else "inf"
-            lines.append(f"{rank:>4} {name:<32} {elo:>8} {margin:>7} {w + d + l:>5} {w:>4} {d:>4} {l:>4} "
+            lines.append(f"{rank:>4} {name:<32} {elo:>8} {margin:>7} {wins + draws + losses:>5} "
+                         f"{wins:>4} {draws:>4} {losses:>4} "
                          f"{estimate.score * 100:>5.1f}%")
     return "\n".join(lines)
 

@@ -59,7 +59,7 @@ class TimeControl:
     inc_ms: int = 0
 
     @classmethod
-    def parse(cls, text: str) -> "TimeControl":
+    def parse(cls, text: str) -> TimeControl:
         if not isinstance(text, str):
             raise BadSettings(f"time control must be a string like clock:60000+500 or move:1000, not {text!r}")
         match = re.fullmatch(r"clock:(\d{1,9})\+(\d{1,9})|move:(\d{1,9})", text.strip())

@@ -7,7 +7,8 @@ and says where it first goes wrong.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from .core import NONE, SIDES, BadRecord, IllegalAction, Outcome, Position, RefereeError
 from .registry import get_game

@@ -55,8 +55,8 @@ import random
 import re
 import shlex
 import shutil
-import struct
 import signal
+import struct
 import subprocess
 import sys
 import tarfile
@@ -187,7 +187,7 @@ class BotProcess:
         self.popen.wait()
         _reap(members)
 
-    def __enter__(self) -> "BotProcess":
+    def __enter__(self) -> BotProcess:
         return self
 
     def __exit__(self, *exc_info) -> None:
@@ -377,7 +377,7 @@ class CgroupHost:
     v2_controllers: frozenset[str] = frozenset()  # enabled for children of ``v2``
 
     @classmethod
-    def detect(cls) -> "CgroupHost":
+    def detect(cls) -> CgroupHost:
         host = cls()
         if os.geteuid() != 0:
             return host  # without root (and without systemd delegation) cgroups are not ours to make
@@ -427,7 +427,7 @@ class CgroupHost:
             parts.append("v2 (" + ", ".join(["kill", "freeze", *sorted(self.v2_controllers)]) + ")")
         return ", ".join(parts) or "none"
 
-    def create(self, name: str, limits: Limits) -> "BotCgroup":
+    def create(self, name: str, limits: Limits) -> BotCgroup:
         cgroup = BotCgroup()
         try:
             for controller, parent in self.v1.items():

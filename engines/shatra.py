@@ -41,7 +41,7 @@ PIECE_OF_LETTER = {}
 for _t, _l in LETTERS.items():
     PIECE_OF_LETTER[_l.upper()] = _t
     PIECE_OF_LETTER[_l] = _t | 8
-LETTER_OF_PIECE = {p: l for l, p in PIECE_OF_LETTER.items()}
+LETTER_OF_PIECE = {piece: letter for letter, piece in PIECE_OF_LETTER.items()}
 TYPE_OF_PROMOTION = {"Q": Q, "R": R, "B": B}
 
 # Directions: N S E W NE NW SE SW (N is towards rank 14).
@@ -1023,7 +1023,7 @@ class ShatraPosition(Position):
             return f"the piece on {parts[0]} has no legal move here"
         return f"not a legal move of the piece on {parts[0]}"
 
-    def play(self, action: str) -> "ShatraPosition":
+    def play(self, action: str) -> ShatraPosition:
         label = self.canonical_action(action)
         m = self._legal()[label]
         board = self._board()

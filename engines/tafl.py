@@ -538,7 +538,7 @@ class TaflPosition(Position):
         names = self._rules.names
         return sorted(names[s] + "-" + names[t] for s, t in moves)
 
-    def play(self, action: str) -> "TaflPosition":
+    def play(self, action: str) -> TaflPosition:
         if not isinstance(action, str):
             raise IllegalAction(f"tafl9: action must be a string, not {type(action).__name__}")
         if self._outcome is not None:

@@ -5,7 +5,6 @@ Rows only: the rules of the service live in ``services.py`` (writes) and ``selec
 
 from __future__ import annotations
 
-
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
@@ -42,7 +41,7 @@ class Bot(models.Model):
         return f"{self.name} ({self.game})"
 
 
-def version_upload_path(version: "BotVersion", filename: str) -> str:
+def version_upload_path(version: BotVersion, filename: str) -> str:
     return f"bots/{version.bot_id}/{version.number}/{filename}"
 
 

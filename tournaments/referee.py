@@ -178,7 +178,7 @@ def smoke_test(version) -> None:
         answer = reader.expect("move", time.monotonic() + settings.ARENA["SMOKE_TEST_MOVE_SECONDS"])
         if len(answer) < 2 or answer[1].lower() not in {action.lower() for action in legal}:
             raise BotFailure(f"answered the first go with an illegal action {' '.join(answer[1:])[:80]!r}")
-        _send(proc, f"gameover winner=none reason=smoke-test plies=0")
+        _send(proc, "gameover winner=none reason=smoke-test plies=0")
         _send(proc, "quit")
     finally:
         proc.kill()

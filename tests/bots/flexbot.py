@@ -6,7 +6,8 @@ each answer), early (answer after ``legal`` without waiting for ``go``),
 ponder (also sends a move after its own ``played`` echo), illegal, illegal-once,
 crash-at:N (exit 3 on the Nth go), crash-start, resign, error, flood (over 1 MiB of info),
 longline (a 2 KiB line), silent (no handshake), no-ready, version:V, noisy (info and unknown lines),
-double (a second move after each answer), linger (ignores quit and SIGTERM), stubborn (ignores quit, dies on SIGTERM), noflush
+double (a second move after each answer), linger (ignores quit and SIGTERM),
+stubborn (ignores quit, dies on SIGTERM), noflush
 (never flushes stdout), stderr-flood, nostdin (stops reading stdin after the handshake),
 answer-on-gameover (sends a move after gameover).
 """

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 import time
@@ -149,7 +148,9 @@ def test_clock_timeout_after_a_few_moves(sandbox, flex):
 def test_move_budget_timeout(sandbox, flex):
     record = play_game("tafl9", flex("first"), flex("first", "slow:400"), sandbox=sandbox, tc="move:100")
     assert (record["winner"], record["reason"], record["plies"]) == ("white", "timeout", 1)
-    assert sent(record, "w", "gameover ") == ["gameover winner=white reason=timeout detail=no_move_within_100+50_ms plies=1"]
+    assert sent(record, "w", "gameover ") == [
+        "gameover winner=white reason=timeout detail=no_move_within_100+50_ms plies=1"
+    ]
 
 
 def test_margin_absorbs_small_overruns(sandbox, flex):

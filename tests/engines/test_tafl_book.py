@@ -432,7 +432,7 @@ class BookModel:
 
     def legal_moves(self):
         moves = []
-        for s, piece in self.pieces.items():
+        for s in self.pieces:
             if self.colour(s) != self.side:
                 continue
             for df, dr in self.STEPS:

@@ -12,7 +12,13 @@ from django.utils import timezone
 from ratings.models import Rating, RatingChange
 from tournaments.models import Game, Match
 from tournaments.services import (
-    cancel_match, claim_match, create_match, fail_match, finish_match, heartbeat, requeue_expired_matches,
+    cancel_match,
+    claim_match,
+    create_match,
+    fail_match,
+    finish_match,
+    heartbeat,
+    requeue_expired_matches,
     requeue_match,
 )
 

@@ -12,8 +12,15 @@ from tournaments.models import Game, Match, Tournament
 from tournaments.pairings import berger_rounds, double_round
 from tournaments.selectors import crosstable, match_list, standings
 from tournaments.services import (
-    add_entrant, cancel_tournament, claim_match, create_tournament, finish_match, play_match_now, remove_entrant,
-    resume_tournament, start_tournament,
+    add_entrant,
+    cancel_tournament,
+    claim_match,
+    create_tournament,
+    finish_match,
+    play_match_now,
+    remove_entrant,
+    resume_tournament,
+    start_tournament,
 )
 
 from .conftest import ready_version, record

@@ -80,7 +80,7 @@ class Cluster:
         self.env.pop("CI_CELERY_EAGER", None)
 
     # --- lifecycle --------------------------------------------------------------------------
-    def start(self) -> "Cluster":
+    def start(self) -> Cluster:
         import psycopg
 
         with psycopg.connect(f"{PG_URL}/postgres", autocommit=True) as conn:

@@ -194,7 +194,8 @@ def timings(args) -> dict:
             "games": Game.objects.filter(match_id__gte=args.match_id or 0).count()}
 
 
-COMMANDS = {"trickle": trickle, "timings": timings, "seed": seed, "status": status, "replay": replay_check, "dispatch": dispatch, "scavenge": scavenge,
+COMMANDS = {"trickle": trickle, "timings": timings, "seed": seed, "status": status, "replay": replay_check,
+            "dispatch": dispatch, "scavenge": scavenge,
             "send": send, "forge": forge, "stale-report": stale_report}
 
 

@@ -13,7 +13,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from cluster import ROOT, free_port
 
 pytestmark = pytest.mark.slow

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from engines import RefereeError
-from engines.record import replay
 
 
 def _tag(name: str, value) -> str:

@@ -8,7 +8,7 @@ from django.db.models.functions import RowNumber
 
 from ratings.models import Rating, RatingChange
 from tournaments import selectors as app_selectors
-from tournaments.models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
+from tournaments.models import Bot, BotVersion, Game, Match, TournamentEntrant
 
 
 def _visible_bot_q(user, prefix: str = "") -> Q:

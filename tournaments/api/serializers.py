@@ -179,8 +179,10 @@ class MatchDetailSerializer(MatchSerializer):
 
 
 class MatchRequestSerializer(serializers.Serializer):
-    version_a = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="Id of a ready version you own (or any, for admins).")
-    version_b = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="Id of a ready version of the same game.")
+    version_a = serializers.IntegerField(
+        min_value=1, max_value=MAX_ID, help_text="Id of a ready version you own (or any, for admins).")
+    version_b = serializers.IntegerField(
+        min_value=1, max_value=MAX_ID, help_text="Id of a ready version of the same game.")
     rated = serializers.BooleanField(default=False, help_text="Ranked (true) or casual (false).")
     games_per_match = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
     time_control = serializers.CharField(max_length=40, required=False)
@@ -226,7 +228,8 @@ class TournamentCreateSerializer(serializers.Serializer):
 
 
 class EntrantRequestSerializer(serializers.Serializer):
-    version = serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text="Id of a ready version of the tournament's game.")
+    version = serializers.IntegerField(
+        min_value=1, max_value=MAX_ID, help_text="Id of a ready version of the tournament's game.")
 
 
 class StandingSerializer(serializers.Serializer):

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from django.contrib.auth import authenticate, get_user_model
-from django.contrib.auth import password_validation
+from django.contrib.auth import authenticate, get_user_model, password_validation
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone

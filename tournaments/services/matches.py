@@ -132,7 +132,8 @@ def run_match(match_id: int, lease_token) -> list[dict]:
 def _check_records(match: Match, records) -> None:
     if not isinstance(records, (list, tuple)) or len(records) != match.games_per_match:
         count = len(records) if isinstance(records, (list, tuple)) else records
-        raise ValidationError({"records": [f"match {match.pk} needs {match.games_per_match} game records, got {count}"]})
+        message = f"match {match.pk} needs {match.games_per_match} game records, got {count}"
+        raise ValidationError({"records": [message]})
     for number, record in enumerate(records, start=1):
         if not isinstance(record, dict):
             raise ValidationError({"records": [f"game {number}: a record is a JSON object"]})
@@ -141,7 +142,8 @@ def _check_records(match: Match, records) -> None:
         if not isinstance(record.get("reason"), str) or not record["reason"]:
             raise ValidationError({"records": [f"game {number}: the record has no reason"]})
         if record.get("game", match.game) != match.game:
-            raise ValidationError({"records": [f"game {number}: a {record.get('game')} record in a {match.game} match"]})
+            message = f"game {number}: a {record.get('game')} record in a {match.game} match"
+            raise ValidationError({"records": [message]})
 
 
 def _points(winner: str, a_is_white: bool) -> tuple[float, float]:

@@ -52,7 +52,7 @@ def series_value(board, action: str, white: bool) -> float:
 def evaluate(position) -> float:
     board = squares(position)
     total = 0.0
-    for (file, rank), char in board.items():
+    for (_file, rank), char in board.items():
         sign = 1.0 if char.isupper() else -1.0
         if char.lower() != "k":
             total += sign * VALUES[char.lower()]

@@ -20,7 +20,9 @@ class Command(BaseCommand):
         try:
             report = seed()
         except InfrastructureError as error:
-            raise CommandError(f"{error} (install bubblewrap, or pass --trusted-sandbox for the reference bots)")
+            raise CommandError(
+                f"{error} (install bubblewrap, or pass --trusted-sandbox for the reference bots)"
+            ) from None
         self.stdout.write("Players (user name / password / API token):")
         for name, password, token, admin in report.players:
             self.stdout.write(f"  {name} / {password} / {token}{'  (admin)' if admin else ''}")

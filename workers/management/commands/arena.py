@@ -79,7 +79,7 @@ class Command(BaseCommand):
         self.stdout.write(f"  admin:     {base}/admin/   (demo login: the '(admin)' player listed by the seed above)")
         self.stdout.write("  Ctrl-C stops the web server, the worker and beat.\n")
 
-    def supervise(self, children: "Children", stopping: dict, options) -> int:
+    def supervise(self, children: Children, stopping: dict, options) -> int:
         started = time.monotonic()
         last_report = 0.0
         while stopping["signal"] is None:
