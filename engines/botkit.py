@@ -226,3 +226,7 @@ class AlphaBeta:
                 raise OutOfTime
         children.sort(key=lambda child: -len(child.captured))
         return children
+
+
+if __name__ == "__main__":  # ``python3 -m engines.botkit``: the random player, e.g. for smoke tests
+    run(random_player, name="random")

@@ -25,11 +25,14 @@ import random
 import re
 import select
 import signal
+import tempfile
 import time
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from .bots import Bot
 from .core import BLACK, NONE, SIDES, WHITE, BadSettings, Outcome, other
 from .record import make_record
 from .registry import get_game
@@ -407,6 +410,7 @@ class Referee:
         self.position = self.initial
         self.actions: list[str] = []
         self.times: list[int] = []
+        self.max_plies = game.max_plies
 
     # start-up
 
@@ -474,7 +478,7 @@ class Referee:
             outcome = self.position.outcome()
             if outcome is not None:
                 return outcome
-            if len(self.actions) >= self.game.max_plies:
+            if len(self.actions) >= self.max_plies:
                 return Outcome(NONE, "max-plies")
             side = self.position.turn
             legal = self.position.legal_moves()
@@ -637,8 +641,10 @@ def _collect_stderr(channels: dict[str, Channel]) -> None:
 def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, settings=None, limits=None,
               margin_ms: float = 50, startup_ms: float = 10000, retries: int = 0, seed: int | None = None,
               match_id: str = "local", white_name: str | None = None, black_name: str | None = None,
-              suspend: bool = True) -> dict[str, Any]:
+              suspend: bool = True, max_plies: int | None = None) -> dict[str, Any]:
     """Play one game of ``game_id`` between two ``engines.bots.Bot`` and return its record.
+
+    ``max_plies`` stops the game earlier than the rules' cap, with reason ``max-plies``.
 
     Bad arguments raise a ``RefereeError`` before any bot starts. ``SandboxError``
     (the infrastructure failed, not a bot) propagates after both bots are killed,
@@ -672,6 +678,8 @@ def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, set
         channels = {side: Channel(side, proc, log) for side, proc in processes.items()}
         referee = Referee(game, settings, time_control, channels, margin_ms=margin_ms, retries=retries,
                           suspend=suspend, log=log)
+        if max_plies is not None:
+            referee.max_plies = min(max_plies, game.max_plies)
         outcome, detail = _run(referee, names, startup_ms, match_id, seed, build_failures)
         referee.finish(outcome, detail)
         _collect_stderr(channels)
@@ -688,6 +696,23 @@ def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, set
                 proc.kill()
             except Exception:  # noqa: BLE001 - cleanup of one bot must not skip the other
                 pass
+
+
+def smoke_test(game_id: str, bot, *, sandbox, limits=None, startup_ms: float = 10000,
+               move_ms: float = 10000) -> str | None:
+    """The bot as White against a random player for one action: handshake, ``newgame``, one ``go``.
+
+    ``None`` when it passes, else the reason and detail of its failure. The bot is told
+    ``move:1000`` but waited for ``move_ms``, so a slow machine is not held against it.
+    """
+    with tempfile.TemporaryDirectory(prefix="smoke-") as empty:
+        opponent = Bot(name="random", directory=Path(empty), run="python3 -m engines.botkit")
+        record = play_game(game_id, bot, opponent, tc="move:1000", sandbox=sandbox, limits=limits,
+                           startup_ms=startup_ms, margin_ms=max(0.0, move_ms - 1000), match_id="smoke-test",
+                           seed=1, max_plies=1)
+    if record["reason"] == "max-plies" and record["plies"] == 1:
+        return None
+    return f"{record['reason']}: {record['detail']}".strip(": ")
 
 
 def _run(referee: Referee, names, startup_ms, match_id, seed, build_failures) -> tuple[Outcome, str]:

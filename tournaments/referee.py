@@ -9,17 +9,14 @@ requeue, never score).
 from __future__ import annotations
 
 import os
-import selectors
 import shutil
 import tarfile
 import tempfile
-import time
 import zipfile
 from pathlib import Path
 
 from django.conf import settings
 
-from engines import get_game
 from engines.bots import BadBot, Bot, load_bot
 
 
@@ -95,93 +92,27 @@ def load_version(version) -> Bot:
                build=bot.build, single_file=bot.single_file)
 
 
-class _LineReader:
-    def __init__(self, proc):
-        self.proc = proc
-        self.buffer = b""
-        self.selector = selectors.DefaultSelector()
-        self.selector.register(proc.stdout, selectors.EVENT_READ)
-
-    def readline(self, deadline: float, what: str) -> str:
-        while b"\n" not in self.buffer:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise BotFailure(f"no {what} within the deadline")
-            if not self.selector.select(remaining):
-                continue
-            chunk = os.read(self.proc.stdout.fileno(), 4096)
-            if not chunk:
-                raise BotFailure(f"the bot exited before its {what} (exit code {self.proc.poll()})")
-            self.buffer += chunk
-            if len(self.buffer) > 64 * 1024:
-                raise BotFailure(f"line longer than 64 KiB while waiting for {what}")
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        return line.decode("ascii", "replace").rstrip("\r")
-
-    def expect(self, keyword: str, deadline: float) -> list[str]:
-        """The words of the first line starting with ``keyword``; info and unknown lines are skipped."""
-        while True:
-            words = self.readline(deadline, f"'{keyword}' line").split()
-            if words and words[0] == keyword:
-                return words
-            if words and words[0] == "error":
-                raise BotFailure(f"the bot reported an error: {' '.join(words[1:])[:200]}")
-
-
-def _send(proc, line: str) -> None:
-    try:
-        proc.stdin.write(line.encode("ascii") + b"\n")
-        proc.stdin.flush()
-    except (BrokenPipeError, OSError):
-        raise BotFailure(f"the bot closed its input before {line.split()[0]!r}") from None
-
-
 def smoke_test(version) -> None:
-    """Handshake, ``newgame``, and one ``go`` on the initial position, in the sandbox.
+    """Handshake, ``newgame`` and one ``go`` on the initial position, in the sandbox.
 
     Raises ``BotFailure`` naming what went wrong, or ``InfrastructureError`` when the sandbox failed.
     """
+    from engines import match as runner
+
     try:
         bot = load_version(version)
     except BadBot as error:
         raise BotFailure(str(error)) from None
-    sandbox_module = _sandbox_module()
-    sandbox = open_sandbox()
-    bot_limits = limits()
-    startup = settings.ARENA["SMOKE_TEST_STARTUP_SECONDS"]
     try:
-        workdir = sandbox.prepare(bot, bot_limits)
-    except BadBot as error:
-        raise BotFailure(f"build failed: {error}") from None
-    except (sandbox_module.SandboxError, OSError) as error:
-        raise InfrastructureError(f"could not prepare the sandbox: {error}") from error
-    try:
-        proc = sandbox.spawn(workdir, bot, bot_limits, {})
-    except (sandbox_module.SandboxError, OSError) as error:
-        workdir.remove()
-        raise InfrastructureError(f"could not start the bot in the sandbox: {error}") from error
-    game = get_game(version.bot.game)
-    position = game.initial()
-    try:
-        reader = _LineReader(proc)
-        _send(proc, "bgtp 1")
-        hello = reader.expect("bgtp", time.monotonic() + startup)
-        if len(hello) < 2 or hello[1] != "1":
-            raise BotFailure(f"handshake answered protocol version {' '.join(hello[1:2]) or 'none'}, not 1")
-        # The bot is told a 1 s budget and given SMOKE_TEST_MOVE_SECONDS: slow machines are not its fault.
-        _send(proc, f"newgame id=smoke-{version.pk} game={game.id} side={position.turn} tc=move:1000 seed=1")
-        reader.expect("ready", time.monotonic() + startup)
-        legal = position.legal_moves()
-        _send(proc, f"position {position.text()}")
-        _send(proc, "legal " + " ".join(legal))
-        _send(proc, f"go side={position.turn} ply={position.ply + 1} movetime=1000")
-        answer = reader.expect("move", time.monotonic() + settings.ARENA["SMOKE_TEST_MOVE_SECONDS"])
-        if len(answer) < 2 or answer[1].lower() not in {action.lower() for action in legal}:
-            raise BotFailure(f"answered the first go with an illegal action {' '.join(answer[1:])[:80]!r}")
-        _send(proc, "gameover winner=none reason=smoke-test plies=0")
-        _send(proc, "quit")
-    finally:
-        proc.kill()
+        failure = runner.smoke_test(
+            version.bot.game, bot, sandbox=open_sandbox(), limits=limits(),
+            startup_ms=settings.ARENA["SMOKE_TEST_STARTUP_SECONDS"] * 1000,
+            move_ms=settings.ARENA["SMOKE_TEST_MOVE_SECONDS"] * 1000,
+        )
+    except _sandbox_module().SandboxError as error:
+        raise InfrastructureError(f"sandbox failed during the smoke test: {error}") from error
+    if failure:
+        raise BotFailure(failure)
 
 
 def play_game(match, number: int, white_bot: Bot, black_bot: Bot, sandbox) -> dict:

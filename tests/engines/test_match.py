@@ -12,7 +12,7 @@ import pytest
 
 from engines import GAME_IDS, BadSettings, UnknownGame, get_game
 from engines.bots import load_bot
-from engines.match import TimeControl, play_game
+from engines.match import TimeControl, play_game, smoke_test
 from engines.record import verify_record
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
@@ -368,3 +368,20 @@ def test_timeout_and_crash_through_bubblewrap(flex):
     assert (timeout["winner"], timeout["reason"]) == ("black", "timeout")
     crash = play_game("tafl9", flex("first"), flex("crash-at:1"), sandbox=sandbox)
     assert (crash["winner"], crash["reason"]) == ("white", "crash")
+
+
+@pytest.mark.parametrize("game_id", ["tafl9", "fidchell-1", "fidchell-2", "shatra"])
+def test_smoke_test_passes_a_bot_that_plays_one_action(sandbox, flex, game_id):
+    assert smoke_test(game_id, flex("first"), sandbox=sandbox, startup_ms=5000, move_ms=5000) is None
+
+
+@pytest.mark.parametrize("modes, failure", [
+    (("silent",), "init-failed: no bgtp reply in time"),
+    (("no-ready",), "init-failed: no ready reply in time"),
+    (("illegal",), "illegal-move: Z99-Z98"),
+    (("crash-at:1",), "crash"),
+    (("slow:1500",), "timeout"),
+])
+def test_smoke_test_names_the_failure(sandbox, flex, modes, failure):
+    found = smoke_test("tafl9", flex(*modes), sandbox=sandbox, startup_ms=1000, move_ms=1200)
+    assert found is not None and found.startswith(failure), found

@@ -30,9 +30,9 @@ def test_reference_bot_archive_is_ready(make_bot):
 
 
 @pytest.mark.parametrize("name, reason", [
-    ("silent_bot.py", "no 'bgtp' line within the deadline"),
-    ("crash_bot.py", "exited before"),
-    ("illegal_bot.py", "illegal action 'Z9-Z10'"),
+    ("silent_bot.py", "init-failed: no bgtp reply in time"),
+    ("crash_bot.py", "init-failed: crash"),
+    ("illegal_bot.py", "illegal-move: Z9-Z10"),
 ])
 def test_a_broken_bot_is_rejected_with_the_reason(name, reason, make_bot):
     version = smoke_test_version(upload(make_bot("broken"), name).pk)
