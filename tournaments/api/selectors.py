@@ -82,5 +82,14 @@ def leaderboard(game_id: str) -> QuerySet:
     )
 
 
+def leaderboard_rows(game_id: str) -> QuerySet:
+    """The leaderboard as rows, ordered as ``leaderboard`` ranks them: no window function, the rank of a row
+    is its place in this order (the view adds it), so the page's COUNT is a plain indexed count."""
+    from .rows import LEADERBOARD_COLUMNS
+
+    return (Rating.objects.filter(game=game_id, bot__is_public=True).order_by("-elo", "bot_id")
+            .values(*LEADERBOARD_COLUMNS))
+
+
 def rating_history(bot: Bot) -> QuerySet:
     return RatingChange.objects.filter(bot=bot).annotate(match_id=F("played__match_id")).order_by("-played_id")

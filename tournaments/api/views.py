@@ -4,6 +4,9 @@ named, through ``tournaments.exceptions.json_exception_handler``."""
 
 from __future__ import annotations
 
+import hashlib
+
+from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpResponse
 from django_filters.rest_framework import DjangoFilterBackend
@@ -22,9 +25,9 @@ from rest_framework.views import APIView
 from engines import GAME_IDS
 from tournaments import selectors as app_selectors
 from tournaments import services as app_services
-from tournaments.models import BotVersion, Tournament
+from tournaments.models import Bot, BotVersion, Tournament
 
-from . import selectors, serializers
+from . import rows, selectors, serializers
 from . import services as api_services
 from .filters import BotFilter, BotVersionFilter, GameFilter, MatchFilter, TournamentFilter
 from .pagination import NewestChangeFirstCursor, NewestFirstCursor, SmallPages
@@ -224,6 +227,11 @@ class MatchViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
     def get_serializer_class(self):
         return serializers.MatchDetailSerializer if self.action == "retrieve" else serializers.MatchSerializer
 
+    def list(self, request, *args, **kwargs):
+        # Same filters, ordering and cursor as the generic list; rows instead of model instances.
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()).values(*rows.MATCH_COLUMNS))
+        return self.get_paginated_response([rows.match_row(row) for row in page])
+
     def create(self, request):
         data = serializers.MatchRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -248,6 +256,62 @@ class GameViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
 
     def get_serializer_class(self):
         return serializers.GameSerializer if self.action == "retrieve" else serializers.GameBriefSerializer
+
+    def list(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()).values(*rows.GAME_COLUMNS))
+        return self.get_paginated_response([rows.game_row(row) for row in page])
+
+    def retrieve(self, request, pk=None):
+        data = cached_game_record(pk, request.user)
+        public = data is not None
+        if data is None:
+            game = self.get_object()
+            data = self.get_serializer(game).data
+            public = game.white.bot.is_public and game.black.bot.is_public
+            if public:
+                cache.set(game_record_key(pk), data, GAME_RECORD_CACHE_SECONDS)
+        return record_response(request, data, public)
+
+
+# A stored game never changes; only its bots' names and visibility can, and those are read fresh on each hit.
+GAME_RECORD_CACHE_SECONDS = 24 * 3600
+GAME_RECORD_MAX_AGE = 60  # what a browser or proxy may reuse without asking (bounds a rename's staleness)
+
+
+def game_record_key(pk) -> str:
+    return f"api:game-record:{int(pk)}"
+
+
+def cached_game_record(pk, user) -> dict | None:
+    """The cached record of a game of public bots, with its bots' current names, if ``user`` may still see
+    both bots; None sends the request down the normal path (a miss, or a bot made private since)."""
+    data = cache.get(game_record_key(pk))
+    if data is None:
+        return None
+    bot_ids = {data["white"]["bot_id"], data["black"]["bot_id"]}
+    bots = {bot["id"]: bot for bot in Bot.objects.filter(pk__in=bot_ids).values("id", "name", "is_public",
+                                                                                 "owner_id")}
+    staff = user.is_authenticated and user.is_staff
+    if len(bots) != len(bot_ids) or not all(
+            staff or bot["is_public"] or (user.is_authenticated and bot["owner_id"] == user.pk)
+            for bot in bots.values()):
+        return None
+    return {**data, "white": {**data["white"], "bot_name": bots[data["white"]["bot_id"]]["name"]},
+            "black": {**data["black"], "bot_name": bots[data["black"]["bot_id"]]["name"]}}
+
+
+def record_response(request, data: dict, public: bool) -> Response:
+    """A game record with an ETag (the game is immutable: its id and its bots' names fix the body), 304 when
+    the client already holds it; shared caches may keep records of public bots for a minute."""
+    names = f"{data['white']['bot_name']}\0{data['black']['bot_name']}".encode()
+    etag = f'"game-{data["id"]}-{hashlib.blake2b(names, digest_size=8).hexdigest()}"'
+    if etag in request.headers.get("If-None-Match", ""):
+        response = Response(status=status.HTTP_304_NOT_MODIFIED)
+    else:
+        response = Response(data)
+    response["ETag"] = etag
+    response["Cache-Control"] = f"public, max-age={GAME_RECORD_MAX_AGE}" if public else "private, no-cache"
+    return response
 
 
 class GameRecordTextView(GenericAPIView):
@@ -400,5 +464,23 @@ class LeaderboardView(ListAPIView):
         game = self.kwargs["game"]
         if game not in GAME_IDS:
             raise NotFound(f"unknown game {game!r}; known: {', '.join(GAME_IDS)}")
-        return selectors.leaderboard(game)
+        return selectors.leaderboard_rows(game)
+
+    def list(self, request, *args, **kwargs):
+        # The same for every user; the key holds the whole URL (host included) because the page links do.
+        key = "api:leaderboard:" + hashlib.blake2b(request.build_absolute_uri().encode(), digest_size=16).hexdigest()
+        body = cache.get(key)
+        if body is None:
+            queryset = self.get_queryset()
+            page = self.paginate_queryset(queryset)
+            first_rank = (self.paginator.page.number - 1) * self.paginator.page.paginator.per_page + 1
+            body = self.get_paginated_response(
+                [rows.leaderboard_row(row, first_rank + i) for i, row in enumerate(page)]).data
+            cache.set(key, body, LEADERBOARD_CACHE_SECONDS)
+        response = Response(body)
+        response["Cache-Control"] = f"public, max-age={LEADERBOARD_CACHE_SECONDS}"
+        return response
+
+
+LEADERBOARD_CACHE_SECONDS = 5  # how stale a leaderboard may be after a rated game
 

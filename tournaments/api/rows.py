@@ -1,0 +1,61 @@
+"""Hot list reads as plain rows: exactly the JSON the model serializers give, built from ``.values()``
+dicts, without a model instance and a tree of serializer fields per row (a page of 25 matches through
+``MatchSerializer`` spends most of its time in DRF's field machinery, not in the database)."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+_DATETIME = serializers.DateTimeField()  # one field for its ISO format and time-zone handling, shared
+
+
+def when(value) -> str | None:
+    return _DATETIME.to_representation(value)  # None stays None
+
+
+def _version_columns(prefix: str) -> tuple[str, ...]:
+    return (f"{prefix}_id", f"{prefix}__bot", f"{prefix}__bot__name", f"{prefix}__number")
+
+
+def _version(row: dict, prefix: str) -> dict:
+    """The VersionBriefSerializer shape."""
+    return {"id": row[f"{prefix}_id"], "bot_id": row[f"{prefix}__bot"], "bot_name": row[f"{prefix}__bot__name"],
+            "number": row[f"{prefix}__number"]}
+
+
+MATCH_COLUMNS = ("id", "game", *_version_columns("version_a"), *_version_columns("version_b"), "tournament_id",
+                 "round", "rated", "time_control", "games_per_match", "ruleset", "status", "score_a", "score_b",
+                 "created_at", "started_at", "finished_at", "attempts", "failure_reason")
+
+
+def match_row(row: dict) -> dict:
+    """The MatchSerializer shape."""
+    return {"id": row["id"], "game": row["game"], "version_a": _version(row, "version_a"),
+            "version_b": _version(row, "version_b"), "tournament": row["tournament_id"], "round": row["round"],
+            "rated": row["rated"], "time_control": row["time_control"], "games_per_match": row["games_per_match"],
+            "ruleset": row["ruleset"], "status": row["status"], "score_a": row["score_a"],
+            "score_b": row["score_b"], "created_at": when(row["created_at"]), "started_at": when(row["started_at"]),
+            "finished_at": when(row["finished_at"]), "attempts": row["attempts"],
+            "failure_reason": row["failure_reason"]}
+
+
+GAME_COLUMNS = ("id", "match_id", "number", *_version_columns("white"), *_version_columns("black"), "winner",
+                "reason", "plies", "duration", "created_at")
+
+
+def game_row(row: dict) -> dict:
+    """The GameBriefSerializer shape."""
+    return {"id": row["id"], "match": row["match_id"], "number": row["number"], "white": _version(row, "white"),
+            "black": _version(row, "black"), "winner": row["winner"], "reason": row["reason"],
+            "plies": row["plies"], "duration": row["duration"], "created_at": when(row["created_at"])}
+
+
+LEADERBOARD_COLUMNS = ("bot_id", "bot__name", "bot__owner__username", "game", "elo", "games", "wins", "draws",
+                       "losses")
+
+
+def leaderboard_row(row: dict, rank: int) -> dict:
+    """The LeaderboardEntrySerializer shape; ``rank`` is the row's place in the whole ordered board."""
+    return {"rank": rank, "bot": row["bot_id"], "bot_name": row["bot__name"], "owner": row["bot__owner__username"],
+            "game": row["game"], "elo": row["elo"], "games": row["games"], "wins": row["wins"],
+            "draws": row["draws"], "losses": row["losses"]}
