@@ -196,7 +196,11 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Redis when CACHE_URL is set (shared by every web process: throttles, the leaderboard, game records),
+# this process's memory otherwise.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": os.environ["CACHE_URL"],
+                      "KEY_PREFIX": "arena"}
+          if os.environ.get("CACHE_URL") else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # --- The arena's own rules -------------------------------------------------------------------
 ARENA = {
