@@ -1,0 +1,116 @@
+"""The hot reads built from rows and served from the cache answer exactly what the serializers would,
+and the cache never outlives what it may: the leaderboard's TTL, a game's visibility, a bot's name."""
+
+from __future__ import annotations
+
+import pytest
+
+from ratings.models import Rating
+from tournaments.api import serializers, views
+from tournaments.models import Bot, Game, Match
+
+from .conftest import client_for, finished_match, make_bot, ready_version
+
+
+@pytest.fixture
+def played(versions):
+    a, b = versions
+    for _ in range(3):
+        finished_match(a, b, games=2)
+        finished_match(b, a, games=2)
+    return a, b
+
+
+def test_match_and_game_pages_equal_the_serializers(anon, played):
+    matches = anon.get("/api/matches/?page_size=200").json()["results"]
+    expected = serializers.MatchSerializer(Match.objects.order_by("-created_at", "-id"), many=True).data
+    assert matches == [dict(row) for row in expected]
+    games = anon.get("/api/games/?page_size=200").json()["results"]
+    expected = serializers.GameBriefSerializer(Game.objects.order_by("-created_at", "-id"), many=True).data
+    assert games == [dict(row) for row in expected]
+    assert len(matches) == 6 and len(games) == 12
+
+
+def test_leaderboard_rank_continues_across_pages(anon, player):
+    for i in range(5):
+        Rating.objects.create(bot=make_bot(player, f"b{i}"), game="tafl9", elo=1500.0 + i * 10)
+    second = anon.get("/api/leaderboard/tafl9/?page=2&page_size=2").json()
+    assert second["count"] == 5
+    assert [(r["rank"], r["bot_name"], r["elo"]) for r in second["results"]] == [(3, "b2", 1520.0),
+                                                                                   (4, "b1", 1510.0)]
+
+
+def test_cached_leaderboard_is_refreshed_after_the_ttl(anon, player, monkeypatch):
+    bot = make_bot(player, "climber")
+    rating = Rating.objects.create(bot=bot, game="tafl9", elo=1500.0)
+    assert anon.get("/api/leaderboard/tafl9/").json()["results"][0]["elo"] == 1500.0
+    Rating.objects.filter(pk=rating.pk).update(elo=1600.0)
+    assert anon.get("/api/leaderboard/tafl9/").json()["results"][0]["elo"] == 1500.0  # within the TTL
+
+    clock = [1000.0]
+    monkeypatch.setattr("django.core.cache.backends.locmem.time.time", lambda: clock[0])
+    from django.core.cache import cache
+    cache.clear()
+    anon.get("/api/leaderboard/tafl9/")  # cached at t=1000
+    Rating.objects.filter(pk=rating.pk).update(elo=1700.0)
+    clock[0] += views.LEADERBOARD_CACHE_SECONDS - 1
+    assert anon.get("/api/leaderboard/tafl9/").json()["results"][0]["elo"] == 1600.0
+    clock[0] += 2
+    assert anon.get("/api/leaderboard/tafl9/").json()["results"][0]["elo"] == 1700.0
+
+
+def test_leaderboard_cache_keeps_each_page_and_host_apart(anon, player):
+    for i in range(3):
+        Rating.objects.create(bot=make_bot(player, f"b{i}"), game="tafl9", elo=1500.0 + i)
+    first = anon.get("/api/leaderboard/tafl9/?page_size=1").json()
+    second = anon.get("/api/leaderboard/tafl9/?page_size=1&page=2").json()
+    assert first["results"][0]["rank"] == 1 and second["results"][0]["rank"] == 2
+    assert "testserver" in first["next"]
+    other_host = anon.get("/api/leaderboard/tafl9/?page_size=1", HTTP_HOST="localhost").json()
+    assert other_host["next"].startswith("http://localhost/")
+
+
+def test_game_record_is_cached_with_etag_and_answers_304(anon, played):
+    game = Game.objects.order_by("id").first()
+    url = f"/api/games/{game.pk}/"
+    first = anon.get(url)
+    assert first["Cache-Control"].startswith("public")
+    again = anon.get(url)
+    assert again.json() == first.json() and again["ETag"] == first["ETag"]
+    assert anon.get(url, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+
+
+def test_cached_record_follows_a_bot_rename(anon, played):
+    game = Game.objects.select_related("white__bot").order_by("id").first()
+    url = f"/api/games/{game.pk}/"
+    before = anon.get(url)
+    Bot.objects.filter(pk=game.white.bot_id).update(name="renamed")
+    after = anon.get(url)
+    assert after.json()["white"]["bot_name"] == "renamed"
+    assert after["ETag"] != before["ETag"]
+    assert anon.get(url, HTTP_IF_NONE_MATCH=before["ETag"]).status_code == 200
+
+
+def test_cached_record_of_a_bot_made_private_is_not_served_to_others(player, other_player, played):
+    game = Game.objects.select_related("white__bot").order_by("id").first()
+    url = f"/api/games/{game.pk}/"
+    stranger = client_for(None)
+    assert stranger.get(url).status_code == 200  # now cached
+    Bot.objects.filter(pk=game.white.bot_id).update(is_public=False)
+    assert stranger.get(url).status_code == 404
+    owner = client_for(game.white.bot.owner)
+    assert owner.get(url).status_code == 200
+
+
+def test_private_game_record_is_never_cached(player, other_player):
+    from django.core.cache import cache
+
+    mine = ready_version(make_bot(player, "secret", is_public=False))
+    theirs = ready_version(make_bot(other_player, "open"))
+    finished_match(mine, theirs, games=1)
+    game = Game.objects.get()
+    response = client_for(player).get(f"/api/games/{game.pk}/")
+    assert response.status_code == 200 and response["Cache-Control"] == "private, no-cache"
+    assert cache.get(views.game_record_key(game.pk)) is None
+    assert client_for(other_player).get(f"/api/games/{game.pk}/").status_code == 404
+    assert client_for(None).get(f"/api/games/{game.pk}/").status_code == 404
