@@ -7,7 +7,8 @@
 Loads players, bots, versions, finished rated matches (two games each) and their games with COPY into
 a separate database (default ``arena_bench_api`` on 127.0.0.1:5432, user postgres), builds the ratings
 with ``recompute_ratings``, then times each endpoint through the full Django stack (middleware, DRF,
-serializers) against a bare DRF ``APIView`` that returns a constant, measured in the same run.
+serializers) against two bare DRF ``APIView``s measured in the same run: one returning a constant, and one per
+endpoint fetching the same rows with the same queries but none of the API's machinery.
 """
 
 from __future__ import annotations
@@ -195,13 +196,16 @@ def percentile(samples: list[float], fraction: float) -> float:
     return ordered[index]
 
 
-def time_endpoint(client, url: str, count: int) -> tuple[float, float]:
+def time_endpoint(client, url: str, count: int, before=None) -> tuple[float, float]:
+    """p50 and p95 of ``count`` GETs; ``before`` (untimed) runs ahead of each, e.g. to empty the cache."""
     for _ in range(5):  # warm caches and connections
         response = client.get(url)
         if response.status_code != 200:
             raise SystemExit(f"GET {url} answered {response.status_code}: {response.content[:300]!r}")
     samples = []
     for _ in range(count):
+        if before is not None:
+            before()
         t0 = time.perf_counter()
         client.get(url)
         samples.append((time.perf_counter() - t0) * 1000)
@@ -213,21 +217,77 @@ urlpatterns: list = []
 
 
 def build_urlconf() -> None:
+    """The real API, a bare endpoint answering a constant, and for each timed endpoint a bare ``APIView``
+    that runs the same queries (same rows, same joins, same plan) and returns them as ``.values()`` dicts:
+    what is left between the two is the API's own machinery (serializers, permissions, filters, pagination)."""
+    from django.contrib.auth.models import AnonymousUser
+    from django.db.models import F, Q
     from django.urls import include, path
     from rest_framework.permissions import AllowAny
     from rest_framework.response import Response
     from rest_framework.views import APIView
 
-    class Bare(APIView):
-        permission_classes = [AllowAny]
+    from ratings.models import Rating, RatingChange
+    from tournaments.api import rows, selectors
+    from tournaments.models import BotVersion
 
-        def get(self, request):
-            return Response({"ok": True})
+    anonymous = AnonymousUser()
 
-    urlpatterns[:] = [path("api/", include("tournaments.api.urls")), path("bare/", Bare.as_view())]
+    def bare(fetch):
+        class Bare(APIView):
+            permission_classes = [AllowAny]
+
+            def get(self, request, **kwargs):
+                return Response(fetch(**kwargs))
+
+        return Bare.as_view()
+
+    def leaderboard(game):
+        board = Rating.objects.filter(game=game, bot__is_public=True)
+        return {"count": board.count(),
+                "results": list(board.order_by("-elo", "bot_id").values(*rows.LEADERBOARD_COLUMNS)[:50])}
+
+    def bot_page(pk):
+        bot = selectors.bots_visible_to(anonymous).filter(pk=pk).values(
+            "id", "name", "game", "description", "is_public", "owner__username", "owner_id", "created_at").get()
+        bot["versions"] = list(BotVersion.objects.filter(bot_id=pk).order_by("-number").values(
+            "id", "bot_id", "number", "filename", "kind", "sha256", "size", "uploaded_at", "status",
+            "checked_at", "is_disabled"))
+        bot["ratings"] = list(Rating.objects.filter(bot_id=pk).values(
+            "game", "elo", "games", "wins", "draws", "losses", "updated_at"))
+        return bot
+
+    def matches(bot=None):
+        page = selectors.matches_visible_to(anonymous).order_by("-created_at", "-id")
+        if bot is not None:
+            ids = list(BotVersion.objects.filter(bot_id=bot).values_list("id", flat=True))
+            page = page.filter(Q(version_a_id__in=ids) | Q(version_b_id__in=ids))
+        return {"results": list(page.values(*rows.MATCH_COLUMNS)[:26])}
+
+    def game_record(pk):
+        return selectors.games_visible_to(anonymous, with_record=True).filter(pk=pk).values(
+            *rows.GAME_COLUMNS, "record").get()
+
+    def rating_history(pk):
+        selectors.bots_visible_to(anonymous).filter(pk=pk).values("id").get()
+        return {"results": list(RatingChange.objects.filter(bot_id=pk).annotate(match_id=F("played__match_id"))
+                                .order_by("-played_id").values("id", "played_id", "match_id", "before", "after",
+                                                               "delta", "k", "score", "created_at")[:101])}
+
+    urlpatterns[:] = [
+        path("api/", include("tournaments.api.urls")),
+        path("bare/", bare(lambda: {"ok": True})),
+        path("bare/leaderboard/<str:game>/", bare(leaderboard)),
+        path("bare/bots/<int:pk>/", bare(bot_page)),
+        path("bare/matches/", bare(matches)),
+        path("bare/matches/bot/<int:bot>/", bare(matches)),
+        path("bare/games/<int:pk>/", bare(game_record)),
+        path("bare/bots/<int:pk>/rating-history/", bare(rating_history)),
+    ]
 
 
 def measure(args) -> None:
+    from django.core.cache import cache
     from django.test import Client
     from django.test.utils import override_settings
 
@@ -240,27 +300,34 @@ def measure(args) -> None:
     bot_id = busiest or Bot.objects.order_by("id").values_list("id", flat=True).first()
     last_game = Game.objects.order_by("-id").values_list("id", flat=True).first()
     game_id = rng.randint(max(1, last_game // 2), last_game)
+    # (label, url, bare url with the same data, untimed step before each request)
     endpoints = [
-        ("bare APIView (constant)", "/bare/"),
-        ("leaderboard tafl9", "/api/leaderboard/tafl9/"),
-        ("bot page", f"/api/bots/{bot_id}/"),
-        ("page of matches", "/api/matches/"),
-        ("page of one bot's matches", f"/api/matches/?bot={bot_id}"),
-        ("game record", f"/api/games/{game_id}/"),
-        ("game record as text", f"/api/games/{game_id}/record.txt"),
-        ("rating history of a bot", f"/api/bots/{bot_id}/rating-history/"),
+        ("leaderboard tafl9", "/api/leaderboard/tafl9/", "/bare/leaderboard/tafl9/", None),
+        ("leaderboard tafl9, cache cold", "/api/leaderboard/tafl9/", "/bare/leaderboard/tafl9/", cache.clear),
+        ("bot page", f"/api/bots/{bot_id}/", f"/bare/bots/{bot_id}/", None),
+        ("page of matches", "/api/matches/", "/bare/matches/", None),
+        ("page of one bot's matches", f"/api/matches/?bot={bot_id}", f"/bare/matches/bot/{bot_id}/", None),
+        ("game record", f"/api/games/{game_id}/", f"/bare/games/{game_id}/", None),
+        ("game record, cache cold", f"/api/games/{game_id}/", f"/bare/games/{game_id}/", cache.clear),
+        ("game record as text", f"/api/games/{game_id}/record.txt", f"/bare/games/{game_id}/", None),
+        ("rating history of a bot", f"/api/bots/{bot_id}/rating-history/", f"/bare/bots/{bot_id}/rating-history/",
+         None),
     ]
     client = Client()
     results = []
     with override_settings(ROOT_URLCONF=__name__):
-        for label, url in endpoints:
-            p50, p95 = time_endpoint(client, url, args.requests)
-            results.append((label, url, p50, p95))
-    bare50, bare95 = results[0][2], results[0][3]
-    print(f"\nlatency over {args.requests} requests each (ms), through django.test.Client:")
-    print(f"  {'endpoint':30} {'p50':>8} {'p95':>8} {'p50/bare':>9} {'p95/bare':>9}  url")
-    for label, url, p50, p95 in results:
-        print(f"  {label:30} {p50:8.2f} {p95:8.2f} {p50 / bare50:9.2f} {p95 / bare95:9.2f}  {url}")
+        constant = time_endpoint(client, "/bare/", args.requests)
+        for label, url, bare_url, before in endpoints:
+            same_data = time_endpoint(client, bare_url, args.requests)
+            results.append((label, url, *time_endpoint(client, url, args.requests, before), *same_data))
+    print(f"\nlatency over {args.requests} requests each (ms), through django.test.Client; 'const' is a bare "
+          f"APIView returning a constant (p50 {constant[0]:.2f}, p95 {constant[1]:.2f}); 'same' is a bare APIView "
+          "running the same queries and returning the rows as .values() dicts")
+    print(f"  {'endpoint':30} {'p50':>7} {'p95':>7} {'same p50':>9} {'p50/const':>9} {'p95/const':>9} "
+          f"{'p50/same':>9} {'p95/same':>9}  url")
+    for label, url, p50, p95, same50, same95 in results:
+        print(f"  {label:30} {p50:7.2f} {p95:7.2f} {same50:9.2f} {p50 / constant[0]:9.2f} {p95 / constant[1]:9.2f} "
+              f"{p50 / same50:9.2f} {p95 / same95:9.2f}  {url}")
 
 
 def main(argv=None) -> None:
