@@ -76,7 +76,7 @@ class Command(BaseCommand):
         base = f"http://127.0.0.1:{port}"
         self.stdout.write(f"\nArena running (broker {broker.split('@')[-1]}):")
         self.stdout.write(f"  API docs:  {base}/api/docs/")
-        self.stdout.write(f"  admin:     {base}/admin/   (demo login: the '(admin)' player listed by the seed above)")
+        self.stdout.write(f"  admin:     {base}/admin/   (demo login: admin / admin; dashboard at /admin/dashboard/)")
         self.stdout.write("  Ctrl-C stops the web server, the worker and beat.\n")
 
     def supervise(self, children: Children, stopping: dict, options) -> int:
