@@ -31,6 +31,17 @@ def test_match_and_game_pages_equal_the_serializers(anon, played):
     assert len(matches) == 6 and len(games) == 12
 
 
+def test_rating_history_page_equals_the_serializer(anon, played):
+    from ratings.services import recompute_ratings
+    from tournaments.api import selectors
+
+    recompute_ratings(history=True)
+    a, _ = played
+    history = anon.get(f"/api/bots/{a.bot_id}/rating-history/").json()["results"]
+    expected = serializers.RatingChangeSerializer(selectors.rating_history(a.bot), many=True).data
+    assert history == [dict(row) for row in expected] and len(history) == 12
+
+
 def test_leaderboard_rank_continues_across_pages(anon, player):
     for i in range(5):
         Rating.objects.create(bot=make_bot(player, f"b{i}"), game="tafl9", elo=1500.0 + i * 10)

@@ -59,3 +59,13 @@ def leaderboard_row(row: dict, rank: int) -> dict:
     return {"rank": rank, "bot": row["bot_id"], "bot_name": row["bot__name"], "owner": row["bot__owner__username"],
             "game": row["game"], "elo": row["elo"], "games": row["games"], "wins": row["wins"],
             "draws": row["draws"], "losses": row["losses"]}
+
+
+RATING_CHANGE_COLUMNS = ("id", "played_id", "match_id", "before", "after", "delta", "k", "score", "created_at")
+
+
+def rating_change_row(row: dict) -> dict:
+    """The RatingChangeSerializer shape (``match_id`` is the selector's annotation)."""
+    return {"id": row["id"], "game": row["played_id"], "match": row["match_id"], "before": row["before"],
+            "after": row["after"], "delta": row["delta"], "k": row["k"], "score": row["score"],
+            "created_at": when(row["created_at"])}

@@ -185,8 +185,8 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
     @action(detail=True, url_path="rating-history", pagination_class=NewestChangeFirstCursor, filter_backends=[])
     def rating_history(self, request, pk=None):
         bot = self.get_object()
-        page = self.paginate_queryset(selectors.rating_history(bot))
-        return self.get_paginated_response(serializers.RatingChangeSerializer(page, many=True).data)
+        page = self.paginate_queryset(selectors.rating_history(bot).values(*rows.RATING_CHANGE_COLUMNS))
+        return self.get_paginated_response([rows.rating_change_row(row) for row in page])
 
 
 class BotVersionViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
