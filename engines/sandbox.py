@@ -53,6 +53,7 @@ import os
 import platform
 import random
 import re
+import resource
 import shlex
 import shutil
 import signal
@@ -690,6 +691,45 @@ class BubblewrapProcess(BotProcess):
         return int(match.group(1)) if match else None
 
 
+CHILD_PID = re.compile(rb'"child-pid"\s*:\s*(\d+)\D')
+
+
+def _read_child_pid(info_fd: int) -> tuple[bytes, int | None]:
+    """Read bwrap's --info-fd up to the host pid of its child; None if bwrap ended first."""
+    info = b""
+    while not (match := CHILD_PID.search(info)):
+        chunk = os.read(info_fd, 4096)
+        if not chunk:
+            return info, None
+        info += chunk
+    return info, int(match.group(1))
+
+
+def _rlimit_shell(limits: Limits, dedicated_uid: bool) -> list[str]:
+    """A shell that sets the bot's rlimits (soft and hard) with its ``ulimit`` builtin, then execs "$@".
+
+    Already the bot's uid, it may only lower them. A shell builtin costs no exec, unlike
+    prlimit; resource.prlimit from here needs CAP_SYS_RESOURCE, which containers often drop.
+    """
+    address_space = limits.address_space_bytes or limits.memory_bytes
+    # dash's units: -v in KiB, -f in 512-byte blocks; rounding down only tightens the limit
+    rlimits = [("v", max(1, address_space // 1024)), ("t", limits.cpu_seconds),
+               ("f", max(1, limits.file_size_bytes // 512)), ("n", limits.open_files), ("c", 0)]
+    if dedicated_uid:  # RLIMIT_NPROC counts per uid, so it only means something with a dedicated one
+        rlimits.append(("p", limits.processes))
+    steps = [f"ulimit -{flag} {value} || exit 125" for flag, value in rlimits]
+    return ["/bin/sh", "-c", "; ".join(steps + ['exec "$@"']), "tabula-launch"]
+
+
+def _join_cgroups(cgroup: BotCgroup, pids: tuple[int, ...]) -> None:
+    for procs in cgroup.procs_files():
+        for pid in pids:
+            try:
+                _must_write(procs, str(pid))
+            except OSError as error:
+                raise SandboxError(f"cannot put the bot into {procs}: {error}") from None
+
+
 class BubblewrapSandbox(Sandbox):
     name = "bubblewrap"
 
@@ -741,54 +781,68 @@ class BubblewrapSandbox(Sandbox):
                  "--seccomp", str(seccomp_fd), "--info-fd", str(info_fd)]
         return args
 
-    def _launcher(self, limits: Limits, cgroup: BotCgroup | None, uid: int | None) -> list[str]:
-        """Host side, before bwrap: join the cgroups, set rlimits, drop to the bot's own uid.
-
-        One shell does the joins and the rlimits (its ``ulimit`` builtin sets soft and hard
-        limits alike), then execs setpriv or bwrap: a preexec_fn would be unsafe in a threaded
-        worker, and a separate prlimit exec costs a millisecond per start.
-        """
-        steps = [f"echo $$ > {shlex.quote(str(f))} || exit 125" for f in
-                 (cgroup.procs_files() if cgroup else [])]
-        address_space = limits.address_space_bytes or limits.memory_bytes
-        # dash's units: -v in KiB, -f in 512-byte blocks; rounding down only tightens the limit
-        rlimits = [("v", max(1, address_space // 1024)), ("t", limits.cpu_seconds),
-                   ("f", max(1, limits.file_size_bytes // 512)), ("n", limits.open_files), ("c", 0)]
-        if uid is not None:  # RLIMIT_NPROC counts per uid, so it only means something with a dedicated one
-            rlimits.append(("p", limits.processes))
-        steps += [f"ulimit -{flag} {value} || exit 125" for flag, value in rlimits]
-        command = ["/bin/sh", "-c", "; ".join(steps + ['exec "$@"']), "tabula-launch"]
-        if uid is not None:
-            command += ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
-        return command
-
     def _start(self, workdir: Workdir, limits: Limits, env: dict[str, str], inner: list[str],
                stdin=subprocess.PIPE) -> BubblewrapProcess:
+        """Start bwrap straight away, held at ``--block-fd`` until it is confined.
+
+        bwrap's child (the future namespace init) waits there before it loads the seccomp
+        filter or forks the bot, so the cgroups it joins here bind everything the bot ever
+        runs; the cgroups are made while bwrap builds the mount namespace. Popen drops to
+        the bot's uid itself (no preexec_fn, unsafe in a threaded worker, and no setpriv
+        exec); the rlimits come from the shell in front of bwrap.
+        """
         uid = UID_BASE + random.randrange(UID_SPAN) if self.root else None
-        cgroup = self.cgroups.create(f"tabula-{workdir.path.name}-{os.getpid()}", limits) \
-            if (self.cgroups.v1 or self.cgroups.v2) else None
         seccomp_fd = os.memfd_create("tabula-seccomp", 0)
         info_read, info_write = os.pipe()
+        block_read, block_write = os.pipe()
+        cgroup = popen = None
         try:
             os.write(seccomp_fd, self.seccomp)
             os.lseek(seccomp_fd, 0, os.SEEK_SET)
-            command = self._launcher(limits, cgroup, uid) + \
-                self._bwrap_args(workdir, limits, env, seccomp_fd, info_write)
+            command = _rlimit_shell(limits, uid is not None) + \
+                self._bwrap_args(workdir, limits, env, seccomp_fd, info_write) + ["--block-fd", str(block_read)]
+            drop = {"user": uid, "group": uid, "extra_groups": []} if uid is not None else {}
             popen = subprocess.Popen(
                 command + inner, env={"PATH": "/usr/bin:/bin"}, cwd="/",
                 stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                bufsize=0, start_new_session=True, close_fds=True, pass_fds=(seccomp_fd, info_write),
+                bufsize=0, start_new_session=True, close_fds=True,
+                pass_fds=(seccomp_fd, info_write, block_read), **drop,
             )
+            os.close(info_write)
+            info_write = None
+            if self.cgroups.v1 or self.cgroups.v2:
+                cgroup = self.cgroups.create(f"tabula-{workdir.path.name}-{os.getpid()}", limits)
+            info, child = _read_child_pid(info_read)
+            if child is None:
+                popen.wait()
+                error = popen.stderr.read().decode("utf-8", "replace")[-500:]
+                raise SandboxError(f"bubblewrap exited (code {popen.returncode}) before starting the bot: {error}")
+            if cgroup is not None:
+                _join_cgroups(cgroup, (popen.pid, child))
+            os.write(block_write, b"1")  # only now may the sandbox go on and run the bot
         except BaseException:
+            if popen is not None:  # killed before the block pipe closes: EOF there would set it free
+                _kill_pid(popen.pid, signal.SIGKILL)
+                popen.wait()
+                popen.stdout.close()
+                popen.stderr.close()
+                if popen.stdin is not None:
+                    popen.stdin.close()
             os.close(info_read)
             if cgroup is not None:
+                cgroup.kill()
                 cgroup.remove()
             workdir.remove()
             raise
         finally:
+            os.close(block_write)
+            os.close(block_read)
             os.close(seccomp_fd)
-            os.close(info_write)
-        return BubblewrapProcess(popen, workdir, self.name, cgroup, info_read)
+            if info_write is not None:
+                os.close(info_write)
+        process = BubblewrapProcess(popen, workdir, self.name, cgroup, info_read)
+        process.info = info
+        return process
 
     def prepare(self, bot: Bot, limits: Limits) -> Workdir:
         workdir = _new_workdir(bot)
@@ -910,9 +964,8 @@ def open_sandbox(trusted: bool = False) -> Sandbox:
     if bwrap is None:
         raise SandboxError("bubblewrap (bwrap) is not installed, so untrusted bots are refused. "
                            "Install it with scripts/install-system-deps.sh (apt-get install bubblewrap).")
-    for tool in ("/bin/sh",) + (("/usr/bin/setpriv",) if os.geteuid() == 0 else ()):
-        if not os.access(tool, os.X_OK):
-            raise SandboxError(f"{tool} is missing (util-linux); run scripts/install-system-deps.sh")
+    if not os.access("/bin/sh", os.X_OK):
+        raise SandboxError("/bin/sh is missing; run scripts/install-system-deps.sh")
     sandbox = BubblewrapSandbox(bwrap, CgroupHost.detect())
     _smoke_test(sandbox)
     return sandbox
