@@ -3,7 +3,12 @@ and the cache never outlives what it may: the leaderboard's TTL, a game's visibi
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.core.serializers.json import DjangoJSONEncoder
+from rest_framework.test import APIRequestFactory
 
 from ratings.models import Rating
 from tournaments.api import serializers, views
@@ -40,6 +45,27 @@ def test_rating_history_page_equals_the_serializer(anon, played):
     history = anon.get(f"/api/bots/{a.bot_id}/rating-history/").json()["results"]
     expected = serializers.RatingChangeSerializer(selectors.rating_history(a.bot), many=True).data
     assert history == [dict(row) for row in expected] and len(history) == 12
+
+
+def test_bot_page_equals_the_serializer_for_owner_and_stranger(player, other_player, played):
+    from ratings.services import recompute_ratings
+    from tournaments.api import selectors
+    from tournaments.models import BotVersion
+
+    recompute_ratings(history=True)
+    a, _ = played
+    BotVersion.objects.create(bot=a.bot, number=9, filename="bot.py", kind="py", sha256="0" * 64, size=1,
+                              status="rejected", reject_reason="crashed in the handshake")
+    for user in (player, other_player, None):
+        request = APIRequestFactory().get("/")
+        request.user = user if user is not None else AnonymousUser()
+        bot = selectors.bot_detail_visible_to(request.user).get(pk=a.bot_id)
+        expected = serializers.BotDetailSerializer(bot, context={"request": request}).data
+        body = client_for(user).get(f"/api/bots/{a.bot_id}/").json()
+        assert body == json.loads(json.dumps(expected, cls=DjangoJSONEncoder))
+        assert body["rating"] is not None
+        reasons = [v["reject_reason"] for v in body["versions"]]
+        assert ("crashed in the handshake" in reasons) == (user == a.bot.owner)
 
 
 def test_leaderboard_rank_continues_across_pages(anon, player):

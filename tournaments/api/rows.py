@@ -69,3 +69,21 @@ def rating_change_row(row: dict) -> dict:
     return {"id": row["id"], "game": row["played_id"], "match": row["match_id"], "before": row["before"],
             "after": row["after"], "delta": row["delta"], "k": row["k"], "score": row["score"],
             "created_at": when(row["created_at"])}
+
+
+def bot_detail(bot, user) -> dict:
+    """The BotDetailSerializer shape, from a bot with its versions and ratings prefetched; the rejection
+    reasons are shown to the owner and staff only, decided once for the bot rather than per version."""
+    insider = user is not None and user.is_authenticated and (user.is_staff or bot.owner_id == user.pk)
+    rating = next((r for r in bot.ratings.all() if r.game == bot.game), None)
+    return {"id": bot.id, "name": bot.name, "game": bot.game, "description": bot.description,
+            "is_public": bot.is_public, "owner": bot.owner.username, "owner_id": bot.owner_id,
+            "created_at": when(bot.created_at),
+            "versions": [{"id": v.id, "bot": v.bot_id, "number": v.number, "filename": v.filename, "kind": v.kind,
+                          "sha256": v.sha256, "size": v.size, "uploaded_at": when(v.uploaded_at),
+                          "status": v.status, "reject_reason": v.reject_reason if insider else "",
+                          "checked_at": when(v.checked_at), "is_disabled": v.is_disabled}
+                         for v in bot.versions.all()],
+            "rating": None if rating is None else {
+                "game": rating.game, "elo": rating.elo, "games": rating.games, "wins": rating.wins,
+                "draws": rating.draws, "losses": rating.losses, "updated_at": when(rating.updated_at)}}

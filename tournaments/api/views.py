@@ -136,6 +136,9 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
             return serializers.BotDetailSerializer
         return serializers.BotSerializer
 
+    def retrieve(self, request, pk=None):
+        return Response(rows.bot_detail(self.get_object(), request.user))
+
     def create(self, request):
         data = serializers.BotCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
