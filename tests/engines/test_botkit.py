@@ -168,13 +168,14 @@ def test_greedy_takes_material_and_random_stays_legal():
 
 
 def test_fidchell_chain_distance_counts_missing_stones_and_blocks():
-    module = bot_module("fidchell-1-search")
+    from engines.fidchellkit import FAR, board_of, chain_distance
+
     game = get_game("fidchell-1")
-    geo, board = module["board_of"](game.parse("V=F1; W=r1s0,r2s0,r3s0,r4s0,r5s0,r6s0; B=-; H=21/27; T=W; K=dead"))
-    assert module["chain_distance"](geo, board, "W") == 1
-    assert module["chain_distance"](geo, board, "B") == 7
-    geo, board = module["board_of"](game.parse("V=F1; W=-; B=r1s0,r1s1,r1s2,r1s3; H=27/23; T=W; K=dead"))
-    assert module["chain_distance"](geo, board, "W") == module["FAR"]
+    geo, board = board_of(game.parse("V=F1; W=r1s0,r2s0,r3s0,r4s0,r5s0,r6s0; B=-; H=21/27; T=W; K=dead"))
+    assert chain_distance(geo, board, "W") == 1
+    assert chain_distance(geo, board, "B") == 7
+    geo, board = board_of(game.parse("V=F1; W=-; B=r1s0,r1s1,r1s2,r1s3; H=27/23; T=W; K=dead"))
+    assert chain_distance(geo, board, "W") == FAR
 
 
 def test_fidchell_search_values_a_stone_it_can_take():
