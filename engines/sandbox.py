@@ -57,6 +57,7 @@ import resource
 import shlex
 import shutil
 import signal
+import stat
 import struct
 import subprocess
 import sys
@@ -721,6 +722,20 @@ def _rlimit_shell(limits: Limits, dedicated_uid: bool) -> list[str]:
     return ["/bin/sh", "-c", "; ".join(steps + ['exec "$@"']), "tabula-launch"]
 
 
+def _seed_args(seed: list[tuple[str, str, int, str]], fds: list[int]) -> list[str]:
+    """bwrap options that recreate the seeded workdir in /bot; each file's open fd goes to ``fds``."""
+    args = []
+    for kind, target, mode, source in seed:
+        if kind == "symlink":
+            args += ["--symlink", source, target]
+        elif kind == "dir":
+            args += ["--perms", f"{mode:o}", "--dir", target]
+        else:
+            fds.append(os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC))
+            args += ["--perms", f"{mode:o}", "--file", str(fds[-1]), target]
+    return args
+
+
 def _join_cgroups(cgroup: BotCgroup, pids: tuple[int, ...]) -> None:
     for procs in cgroup.procs_files():
         for pid in pids:
@@ -782,7 +797,7 @@ class BubblewrapSandbox(Sandbox):
         return args
 
     def _start(self, workdir: Workdir, limits: Limits, env: dict[str, str], inner: list[str],
-               stdin=subprocess.PIPE) -> BubblewrapProcess:
+               stdin=subprocess.PIPE, seed: list[tuple[str, str, int, str]] = ()) -> BubblewrapProcess:
         """Start bwrap straight away, held at ``--block-fd`` until it is confined.
 
         bwrap's child (the future namespace init) waits there before it loads the seccomp
@@ -796,17 +811,19 @@ class BubblewrapSandbox(Sandbox):
         info_read, info_write = os.pipe()
         block_read, block_write = os.pipe()
         cgroup = popen = None
+        seed_fds: list[int] = []
         try:
             os.write(seccomp_fd, self.seccomp)
             os.lseek(seccomp_fd, 0, os.SEEK_SET)
             command = _rlimit_shell(limits, uid is not None) + \
                 self._bwrap_args(workdir, limits, env, seccomp_fd, info_write) + ["--block-fd", str(block_read)]
+            command += _seed_args(seed, seed_fds)
             drop = {"user": uid, "group": uid, "extra_groups": []} if uid is not None else {}
             popen = subprocess.Popen(
                 command + inner, env={"PATH": "/usr/bin:/bin"}, cwd="/",
                 stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 bufsize=0, start_new_session=True, close_fds=True,
-                pass_fds=(seccomp_fd, info_write, block_read), **drop,
+                pass_fds=(seccomp_fd, info_write, block_read, *seed_fds), **drop,
             )
             os.close(info_write)
             info_write = None
@@ -835,6 +852,8 @@ class BubblewrapSandbox(Sandbox):
             workdir.remove()
             raise
         finally:
+            for fd in seed_fds:
+                os.close(fd)
             os.close(block_write)
             os.close(block_read)
             os.close(seccomp_fd)
@@ -888,12 +907,51 @@ class BubblewrapSandbox(Sandbox):
               env: dict[str, str] | None = None) -> BotProcess:
         if workdir.removed:
             raise ValueError(f"workdir {workdir.path} was already used and removed; prepare a new one")
-        copy = f"cp -R {BOT_SOURCE}/. {BOT_DIR}/ || exit 97; "
+        entries = _seed_entries(workdir.path, limits)
+        copy = "" if entries is not None else f"cp -R {BOT_SOURCE}/. {BOT_DIR}/ || exit 97; "
         if SHELL_SYNTAX.search(bot.run):
             inner = ["/bin/sh", "-c", copy + 'exec /bin/sh -c "$1"', "tabula-bot", bot.run]
-        else:  # a simple command: exec it directly, one process fewer than sh -c
+        elif copy:  # a simple command: exec it directly, one process fewer than sh -c
             inner = ["/bin/sh", "-c", copy + 'exec "$@"', "tabula-bot", *shlex.split(bot.run)]
-        return self._start(workdir, limits, _bot_env(env), inner)
+        else:  # nothing to copy either: bwrap execs the bot itself
+            inner = shlex.split(bot.run)
+        return self._start(workdir, limits, _bot_env(env), inner, seed=entries or [])
+
+
+SEED_MAX_ENTRIES = 64  # beyond this (or SEED_MAX_BYTES), cp -R in the sandbox copies the workdir
+SEED_MAX_BYTES = 8 << 20
+
+
+def _seed_entries(directory: Path, limits: Limits) -> list[tuple[str, str, int, str]] | None:
+    """The workdir as (kind, path in /bot, mode, symlink target) for bwrap to recreate in /bot.
+
+    bwrap writes small trees itself (--dir, --file, --symlink) while it builds the sandbox,
+    which spares a cp process per start. None when the tree is big, or holds anything but
+    directories, regular files and symlinks: then cp -R does it, with its own error handling.
+    """
+    entries: list[tuple[str, str, int, str]] = []
+    total = 0
+    for root, dirs, files in os.walk(directory):
+        dirs.sort()
+        for name in sorted(dirs) + sorted(files):
+            path = os.path.join(root, name)
+            target = f"{BOT_DIR}/{os.path.relpath(path, directory)}"
+            info = os.lstat(path)
+            mode = info.st_mode & 0o7777
+            if stat.S_ISLNK(info.st_mode):
+                entries.append(("symlink", target, 0, os.readlink(path)))
+                if name in dirs:
+                    dirs.remove(name)  # os.walk does not follow it either
+            elif stat.S_ISDIR(info.st_mode):
+                entries.append(("dir", target, mode | 0o700, ""))
+            elif stat.S_ISREG(info.st_mode):
+                entries.append(("file", target, mode, path))
+                total += info.st_size
+            else:
+                return None
+            if len(entries) > SEED_MAX_ENTRIES or total > min(SEED_MAX_BYTES, limits.disk_bytes // 2):
+                return None
+    return entries
 
 
 def _open_up(directory: Path) -> None:
