@@ -53,7 +53,6 @@ import os
 import platform
 import random
 import re
-import resource
 import shlex
 import shutil
 import signal
