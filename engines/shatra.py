@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 
 from .core import (
     BLACK,
@@ -215,6 +216,7 @@ class _Rules:
         self.names = ALGEBRAIC_NAMES if s.coordinates == "algebraic" else NUMERIC_NAMES
         self.square_of = {name: sq for sq, name in enumerate(self.names) if name}
         self.drop_sep = s.drop_separator
+        self.labels: dict = {}  # move tuple -> its notation; labels depend only on the move and these rules
         self.drops_distinct = s.drop_separator != "-"
         self.drop_squares = tuple(
             tuple(sq for sq in HALF[c] if s.drops_on_great_road or FILE_OF[sq] != 3) for c in (0, 1)
@@ -262,6 +264,15 @@ def _rules(settings: Settings, check_start: bool = True) -> _Rules:
 # ---------------------------------------------------------------- the mutable core
 
 
+FG_SQUARES = tuple(tuple(sq for sq in SQUARES if IN_FG[c][sq]) for c in (0, 1))
+
+
+def _piece_counts(b) -> tuple[tuple[int, int], int]:
+    """(pieces of each side in its own fortress and gate, pieces on the board) for ``_Board.fg``/``total``."""
+    fg = tuple(sum(1 for sq in FG_SQUARES[c] if b[sq] and b[sq] >> 3 == c) for c in (0, 1))
+    return fg, sum(1 for sq in SQUARES if b[sq])
+
+
 class _Board:
     """A mutable position with make/unmake; the engine behind every public method."""
 
@@ -269,7 +280,7 @@ class _Board:
         "rules", "b", "side", "tem", "ep", "np", "ply", "urg", "fg", "total", "winner", "bare", "hist",
     )
 
-    def __init__(self, rules: _Rules, board, side, tem, ep, noprogress, ply, urgent, winner, bare, hist):
+    def __init__(self, rules: _Rules, board, side, tem, ep, noprogress, ply, urgent, winner, bare, hist, counts=None):
         self.rules = rules
         self.b = list(board)
         self.side = side
@@ -282,8 +293,10 @@ class _Board:
         self.bare = bare
         self.hist = list(hist)
         b = self.b
-        self.fg = [sum(1 for sq in SQUARES if IN_FG[c][sq] and b[sq] and b[sq] >> 3 == c) for c in (0, 1)]
-        self.total = sum(1 for sq in SQUARES if b[sq])
+        if counts is None:
+            counts = _piece_counts(b)
+        self.fg = list(counts[0])
+        self.total = counts[1]
 
     def key(self):
         """FEN fields 1-4 (board with urgent marks, side, temdeks, ep): what repetition compares."""
@@ -902,7 +915,32 @@ def _read_fen(text: str, rules: _Rules):
     return board, side, tem, ep, noprogress, ply, urgent, winner
 
 
+def _pieces_getter(squares):
+    """board -> tuple of the pieces on ``squares`` (itemgetter alone gives a bare value for one square)."""
+    if len(squares) == 1:
+        (square,) = squares
+        return lambda board: (board[square],)
+    return itemgetter(*squares)
+
+
+_RANK_PIECES = tuple(_pieces_getter(RANK_SQUARES[rank]) for rank in range(14, 0, -1))  # rank 14 first
+_RANK_TEXT: dict[tuple[int, ...], str] = {}  # the pieces of one rank -> its FEN group (no urgent marks)
+
+
 def _board_text(board, urgent) -> str:
+    if not urgent:
+        # ranks repeat from position to position, so each distinct rank is written once
+        texts = _RANK_TEXT
+        if len(texts) > 100_000:
+            texts.clear()
+        groups = []
+        for pieces_of in _RANK_PIECES:
+            pieces = pieces_of(board)
+            text = texts.get(pieces)
+            if text is None:
+                text = texts[pieces] = _rank_text(pieces)
+            groups.append(text)
+        return "/".join(groups)
     groups = []
     for rank in range(14, 0, -1):
         out, run = [], 0
@@ -921,6 +959,21 @@ def _board_text(board, urgent) -> str:
     return "/".join(groups)
 
 
+def _rank_text(pieces) -> str:
+    out, run = [], 0
+    for p in pieces:
+        if not p:
+            run += 1
+            continue
+        if run:
+            out.append(str(run))
+            run = 0
+        out.append(LETTER_OF_PIECE[p])
+    if run:
+        out.append(str(run))
+    return "".join(out)
+
+
 # ---------------------------------------------------------------- the public position
 
 
@@ -928,7 +981,7 @@ class ShatraPosition(Position):
     """An immutable Altai Shatra position; ``play`` returns a new one."""
 
     __slots__ = ("settings", "_rules", "_b", "_side", "_tem", "_ep", "_np", "_ply", "_urg", "_winner",
-                 "_bare", "_history", "_captured", "_moves", "_outcome", "_text")
+                 "_bare", "_history", "_captured", "_moves", "_outcome", "_text", "_counts")
 
     def __init__(self, settings, board, side, tem, ep, noprogress, ply, urgent, winner, bare, history=None,
                  captured=()):
@@ -949,10 +1002,13 @@ class ShatraPosition(Position):
         self._moves = None
         self._outcome = False
         self._text = None
+        self._counts = None
 
     def _board(self) -> _Board:
+        if self._counts is None:
+            self._counts = _piece_counts(self._b)
         return _Board(self._rules, self._b, self._side, self._tem, self._ep, self._np, self._ply, self._urg,
-                      self._winner, self._bare, self._history)
+                      self._winner, self._bare, self._history, self._counts)
 
     @property
     def turn(self) -> str:
@@ -969,7 +1025,16 @@ class ShatraPosition(Position):
     def _legal(self) -> dict:
         if self._moves is None:
             rules = self._rules
-            self._moves = {_label(m, rules): m for m in self._board().legal()}
+            labels = rules.labels
+            if len(labels) > 200_000:
+                labels.clear()
+            moves = {}
+            for m in self._board().legal():
+                label = labels.get(m)
+                if label is None:
+                    label = labels[m] = _label(m, rules)
+                moves[label] = m
+            self._moves = moves
         return self._moves
 
     def outcome(self) -> Outcome | None:
@@ -997,8 +1062,11 @@ class ShatraPosition(Position):
             raise IllegalAction(f"shatra: an action must be a string, not {type(action).__name__}")
         if self.outcome() is not None:
             raise IllegalAction(f"shatra: illegal action {action!r}: the game is over ({self.outcome()})")
+        legal = self._legal()
+        if action in legal:
+            return action
         wanted = action.strip().lower()
-        for label in self._legal():
+        for label in legal:
             if label.lower() == wanted:
                 return label
         why = self._why_illegal(wanted)
