@@ -309,24 +309,41 @@ class Pipes:
     def __init__(self, channels: list[Channel]):
         self.channels = channels
         self.on_wait: tuple[float, Any] | None = None  # (monotonic time, callable) while waiting on a bot
+        self._poller = select.poll()
+        self._registered: dict[int, int] = {}  # fd -> events now registered with _poller
+        self._interest: dict[int, tuple[Channel, str]] = {}
 
-    def _poll_once(self, reader: Channel | None, writer: Channel | None, timeout_s: float) -> None:
-        poller = select.poll()
+    def _watch(self, reader: Channel | None) -> dict[int, tuple[Channel, str]]:
+        """What to wait on now; the poller is kept across calls and only changed fds are re-registered."""
         interest: dict[int, tuple[Channel, str]] = {}
+        wanted: dict[int, int] = {}
         for channel in self.channels:
             if channel.err_open:
-                poller.register(channel.err_fd, select.POLLIN)
+                wanted[channel.err_fd] = select.POLLIN
                 interest[channel.err_fd] = (channel, "err")
             if channel.outbox and not channel.stdin_broken:
-                poller.register(channel.in_fd, select.POLLOUT)
+                wanted[channel.in_fd] = select.POLLOUT
                 interest[channel.in_fd] = (channel, "in")
         if reader is not None and not reader.eof:
-            poller.register(reader.out_fd, select.POLLIN)
+            wanted[reader.out_fd] = select.POLLIN
             interest[reader.out_fd] = (reader, "out")
+        registered = self._registered
+        if wanted != registered:
+            for fd in [fd for fd in registered if fd not in wanted]:
+                self._poller.unregister(fd)
+                del registered[fd]
+            for fd, events in wanted.items():
+                if registered.get(fd) != events:
+                    self._poller.register(fd, events)
+                    registered[fd] = events
+        return interest
+
+    def _poll_once(self, reader: Channel | None, writer: Channel | None, timeout_s: float) -> None:
+        interest = self._watch(reader)
         if not interest:
             time.sleep(max(0.0, min(timeout_s, POLL_SLICE_S)))
             return
-        for fd, events in poller.poll(max(0, int(min(timeout_s, POLL_SLICE_S) * 1000) + 1)):
+        for fd, events in self._poller.poll(max(0, int(min(timeout_s, POLL_SLICE_S) * 1000) + 1)):
             channel, kind = interest[fd]
             if kind == "out":
                 channel.pump_in()
@@ -534,9 +551,9 @@ class Referee:
         if not self.pipes.flush(mover, time.monotonic() + (budget + self.margin_ms) / 1000):
             raise BotFailure(side, "timeout", "did not read its input")
         start = time.monotonic()
-        if self.suspend_idle and idle.process.poll() is None:
+        if self.suspend_idle:
             # only once the mover thinks a while: the idle bot first finishes reading its played line,
-            # and quick answers cost no signals at all
+            # and quick answers cost no signals (nor a waitpid: suspend() skips a bot that has exited)
             self.pipes.on_wait = (start + SUSPEND_AFTER_S, idle.suspend)
         by_lower: dict[str, str] | None = None
         legal_set = set(legal)
