@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-BOTS = Path(__file__).parent / "bots"
+BOTS = Path(__file__).resolve().parents[1] / "bots"  # the test bots every suite shares
 
 
 @pytest.fixture(autouse=True)
