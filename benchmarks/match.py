@@ -3,7 +3,9 @@
 1. Per-action cost of referee + protocol (``play_game``) against a raw pipe round
    trip that sends the same position/legal/go lines to the same trivial bot and
    reads its move (target: at most 2x). The referee's share is also split into
-   the rules' own work (legal_moves + play, measured by replaying the game).
+   the rules' own work (legal_moves + play, measured by replaying the game). A second
+   raw figure sends exactly what the referee sends (``played`` lines included) to two
+   processes of the bot taking turns, as a game does; the one-process figure skips both.
 2. Idle-bot suspension: the runner's time per action with and without it, for a
    bot thinking 20 ms per action (suspension only starts after 10 ms).
 3. Sandboxed bot start (spawn to handshake reply) against a bare ``bwrap ... true``
@@ -63,6 +65,48 @@ def game_lines(game_id: str, actions: list[str]) -> list[bytes]:
     return blocks
 
 
+def game_lines_two_bots(game_id: str, actions: list[str]) -> list[tuple[str, bytes]]:
+    """(side to act, bytes) the referee really writes per action: the ``played`` lines each bot has not heard
+    yet, then position, legal and go; a game alternates between two bot processes."""
+    game = get_game(game_id)
+    position = game.initial()
+    unheard: dict[str, list[str]] = {"white": [], "black": []}
+    blocks = []
+    for ply, action in enumerate(actions, start=1):
+        side = position.turn
+        lines = unheard[side] + [f"position {position.text()}", f"legal {' '.join(position.legal_moves())}",
+                                 f"go side={side} ply={ply} movetime=5000"]
+        unheard[side] = []
+        blocks.append((side, ("\n".join(lines) + "\n").encode()))
+        position = position.play(action)
+        played = f"played {side} {action}" + (" x=" + ",".join(position.captured) if position.captured else "")
+        for heard in unheard.values():
+            heard.append(f"{played} ply={ply}")
+    return blocks
+
+
+def raw_two_bots_us(blocks: list[tuple[str, bytes]], rounds: int = 5) -> float:
+    """The same bytes as the referee sends, to two processes of the same bot taking turns, over bare pipes."""
+    best = float("inf")
+    for _ in range(rounds):
+        procs = {}
+        for side in ("white", "black"):
+            proc = subprocess.Popen([sys.executable, str(FIRST_BOT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    bufsize=0)
+            proc.stdin.write(f"bgtp 1\nnewgame id=x game=x side={side} tc=move:5000\n".encode())
+            proc.stdout.readline(), proc.stdout.readline()
+            procs[side] = proc
+        start = time.perf_counter()
+        for side, block in blocks:
+            os.write(procs[side].stdin.fileno(), block)
+            procs[side].stdout.readline()
+        best = min(best, time.perf_counter() - start)
+        for proc in procs.values():
+            proc.stdin.write(b"quit\n")
+            proc.wait()
+    return best / len(blocks) * 1e6
+
+
 def rules_cost_us(game_id: str, actions: list[str], rounds: int = 5) -> float:
     """The rules' own work per action (legal_moves, text, outcome, play), best of ``rounds``."""
     game = get_game(game_id)
@@ -118,9 +162,11 @@ def overhead(game_ids: list[str]) -> None:
         blocks = game_lines(game_id, record["actions"])
         raw = raw_round_trip_us(blocks)
         rules = rules_cost_us(game_id, record["actions"])
+        raw_two = raw_two_bots_us(game_lines_two_bots(game_id, record["actions"]))
         print(f"   {game_id:<11} {record['plies']:>4} plies: referee {referee:7.0f} us/action, raw pipe {raw:6.0f} us, "
               f"ratio {referee / raw:4.2f}x; rules alone {rules:6.0f} us, "
-              f"runner without rules {(referee - rules) / raw:4.2f}x")
+              f"runner without rules {(referee - rules) / raw:4.2f}x; "
+              f"raw pipe to two bots in turn with the played lines {raw_two:6.0f} us ({referee / raw_two:4.2f}x)")
 
 
 def suspension() -> None:
