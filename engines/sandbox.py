@@ -750,13 +750,14 @@ def _seed_args(seed: list[tuple[str, str, int, str]], fds: list[int]) -> list[st
     return args
 
 
-def _join_cgroups(cgroup: BotCgroup, pids: tuple[int, ...]) -> None:
+def _join_cgroups(cgroup: BotCgroup, pid: int, unless_member: bool = False) -> None:
     for procs in cgroup.procs_files():
-        for pid in pids:
-            try:
-                _must_write(procs, str(pid))
-            except OSError as error:
-                raise SandboxError(f"cannot put the bot into {procs}: {error}") from None
+        if unless_member and str(pid) in _read(procs).split():
+            continue  # a migration waits for an RCU grace period: skip the ones not needed
+        try:
+            _must_write(procs, str(pid))
+        except OSError as error:
+            raise SandboxError(f"cannot put the bot into {procs}: {error}") from None
 
 
 class BubblewrapSandbox(Sandbox):
@@ -815,10 +816,11 @@ class BubblewrapSandbox(Sandbox):
         """Start bwrap straight away, held at ``--block-fd`` until it is confined.
 
         bwrap's child (the future namespace init) waits there before it loads the seccomp
-        filter or forks the bot, so the cgroups it joins here bind everything the bot ever
-        runs; the cgroups are made while bwrap builds the mount namespace. Popen drops to
-        the bot's uid itself (no preexec_fn, unsafe in a threaded worker, and no setpriv
-        exec); the rlimits come from the shell in front of bwrap.
+        filter or forks the bot, so the cgroups it is in by then hold everything the bot ever
+        runs. The launcher is put into them as soon as Popen returns, mostly before bwrap
+        forks that child, which then needs no migration (an RCU grace period) of its own.
+        Popen drops to the bot's uid itself (no preexec_fn, unsafe in a threaded worker, and
+        no setpriv exec); the rlimits come from the shell in front of bwrap.
         """
         uid = UID_BASE + random.randrange(UID_SPAN) if self.root else None
         seccomp_fd = os.memfd_create("tabula-seccomp", 0)
@@ -833,6 +835,8 @@ class BubblewrapSandbox(Sandbox):
                 self._bwrap_args(workdir, limits, env, seccomp_fd, info_write) + ["--block-fd", str(block_read)]
             command += _seed_args(seed, seed_fds)
             drop = {"user": uid, "group": uid, "extra_groups": []} if uid is not None else {}
+            if self.cgroups.v1 or self.cgroups.v2:
+                cgroup = self.cgroups.create(f"tabula-{workdir.path.name}-{os.getpid()}", limits)
             popen = subprocess.Popen(
                 command + inner, env={"PATH": "/usr/bin:/bin"}, cwd="/",
                 stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -841,15 +845,15 @@ class BubblewrapSandbox(Sandbox):
             )
             os.close(info_write)
             info_write = None
-            if self.cgroups.v1 or self.cgroups.v2:
-                cgroup = self.cgroups.create(f"tabula-{workdir.path.name}-{os.getpid()}", limits)
+            if cgroup is not None:  # usually lands before bwrap forks, so its child is born inside
+                _join_cgroups(cgroup, popen.pid)
             info, child = _read_child_pid(info_read)
             if child is None:
                 popen.wait()
                 error = popen.stderr.read().decode("utf-8", "replace")[-500:]
                 raise SandboxError(f"bubblewrap exited (code {popen.returncode}) before starting the bot: {error}")
-            if cgroup is not None:
-                _join_cgroups(cgroup, (popen.pid, child))
+            if cgroup is not None:  # else bwrap won the race: its child joins now, still held
+                _join_cgroups(cgroup, child, unless_member=True)
             os.write(block_write, b"1")  # only now may the sandbox go on and run the bot
         except BaseException:
             if popen is not None:  # killed before the block pipe closes: EOF there would set it free
