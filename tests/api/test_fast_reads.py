@@ -37,6 +37,21 @@ def test_match_and_game_pages_equal_the_serializers(anon, played):
     assert len(matches) == 6 and len(games) == 12
 
 
+def test_rows_write_times_as_the_serializers_do_in_another_time_zone(anon, played):
+    from django.utils import timezone
+
+    with timezone.override("America/St_Johns"):  # -03:30 / -02:30: a zone that is not whole hours off UTC
+        matches = anon.get("/api/matches/").json()["results"]
+        expected = serializers.MatchSerializer(Match.objects.order_by("-created_at", "-id"), many=True).data
+    assert [m["created_at"] for m in matches] == [m["created_at"] for m in expected]
+    assert not matches[0]["created_at"].endswith("Z")
+
+
+def test_unknown_filter_values_are_still_refused(anon, played):
+    response = anon.get("/api/matches/?game=chess")
+    assert response.status_code == 400 and "game" in response.json()
+
+
 def test_rating_history_page_equals_the_serializer(anon, played):
     from ratings.services import recompute_ratings
     from tournaments.api import selectors

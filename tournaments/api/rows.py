@@ -4,13 +4,16 @@ dicts, without a model instance and a tree of serializer fields per row (a page 
 
 from __future__ import annotations
 
-from rest_framework import serializers
-
-_DATETIME = serializers.DateTimeField()  # one field for its ISO format and time-zone handling, shared
+from django.utils import timezone
 
 
 def when(value) -> str | None:
-    return _DATETIME.to_representation(value)  # None stays None
+    """What DRF's DateTimeField answers for a stored (aware) datetime: ISO 8601 in the current time zone,
+    UTC written as Z; without its per-value format and settings look-ups."""
+    if value is None:
+        return None
+    text = value.astimezone(timezone.get_current_timezone()).isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
 def _version_columns(prefix: str) -> tuple[str, ...]:

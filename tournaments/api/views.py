@@ -42,12 +42,19 @@ ID_REGEX = "[0-9]{1,18}"  # ids the database can hold; anything else is a 404, n
 
 
 class NoListFiltersOnDetail:
-    """A retrieve looks up one id: building the list's filter set and ordering for it is wasted time."""
+    """A retrieve looks up one id: building the list's filter set and ordering for it is wasted time. So is
+    validating an empty filter form for a list asked for without any filter or ordering parameter."""
 
     def filter_queryset(self, queryset):
-        if getattr(self, "action", None) == "retrieve":
+        if getattr(self, "action", None) == "retrieve" or not self._asks_for_filtering():
             return queryset
         return super().filter_queryset(queryset)
+
+    def _asks_for_filtering(self) -> bool:
+        filterset_class = getattr(self, "filterset_class", None)
+        names = set(filterset_class.base_filters) if filterset_class is not None else set()
+        names.add("ordering")
+        return any(name in names for name in self.request.query_params)
 
 
 class ArenaViewMixin(NoListFiltersOnDetail):
