@@ -127,10 +127,26 @@ def _copy_bot_files(bot: Bot, destination: Path) -> None:
             shutil.copy2(source, destination / source.name)
 
 
-def _new_workdir(bot: Bot) -> Workdir:
+def _owned_tempdir(prefix: str) -> Path:
+    """A fresh directory under the bots' temp root, named after this process (see ``sweep_workdirs``)."""
     base = Path(tempfile.gettempdir()) / "tabula-bots"
     base.mkdir(mode=0o711, exist_ok=True)
-    path = Path(tempfile.mkdtemp(prefix=f"{bot.name}-", dir=base))
+    return Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-{prefix}-", dir=base))
+
+
+def sweep_workdirs() -> int:
+    """Remove what a dead process (a worker killed mid-game) left under the bots' temp root."""
+    swept = 0
+    for directory in (Path(tempfile.gettempdir()) / "tabula-bots").glob("*-*"):
+        owner = directory.name.split("-", 1)[0]
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            shutil.rmtree(directory, ignore_errors=True)
+            swept += 1
+    return swept
+
+
+def _new_workdir(bot: Bot) -> Workdir:
+    path = _owned_tempdir(bot.name)
     try:
         _copy_bot_files(bot, path)
     except OSError as error:
@@ -1008,9 +1024,7 @@ def _readable_engines_dir() -> Path:
     if os.geteuid() != 0 or _world_readable(ENGINES_DIR):
         return ENGINES_DIR
     if _SDK_COPY is None:
-        base = Path(tempfile.gettempdir()) / "tabula-bots"
-        base.mkdir(mode=0o711, exist_ok=True)
-        _SDK_COPY = Path(tempfile.mkdtemp(prefix="sdk-", dir=base)) / "engines"
+        _SDK_COPY = _owned_tempdir("sdk") / "engines"
         shutil.copytree(ENGINES_DIR, _SDK_COPY, ignore=shutil.ignore_patterns("__pycache__"))
         _open_up(_SDK_COPY.parent)
     return _SDK_COPY
@@ -1035,6 +1049,7 @@ def _find_bwrap() -> str | None:
 
 def open_sandbox(trusted: bool = False) -> Sandbox:
     """The bubblewrap sandbox, or ``SandboxError``; ``trusted=True``: no sandbox, loudly."""
+    sweep_workdirs()
     if trusted:
         message = ("TRUSTED MODE: bots run as bare subprocesses with NO sandbox "
                    "(no network, file or process isolation). Use only for your own bots.")
@@ -1061,9 +1076,7 @@ def _smoke_test(sandbox: BubblewrapSandbox) -> None:
     key = sandbox.bwrap
     if key not in _SMOKE_CACHE:
         probe = Bot(name="probe", directory=Path("/nonexistent"), run="true")
-        base = Path(tempfile.gettempdir()) / "tabula-bots"
-        base.mkdir(mode=0o711, exist_ok=True)
-        workdir = Workdir(path=Path(tempfile.mkdtemp(prefix="probe-", dir=base)), bot=probe)
+        workdir = Workdir(path=_owned_tempdir("probe"), bot=probe)
         _open_up(workdir.path)
         proc = sandbox.spawn(workdir, probe, Limits(), {})
         try:

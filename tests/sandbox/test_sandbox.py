@@ -271,6 +271,20 @@ def test_sweep_removes_empty_cgroups_of_dead_workers(sandbox):
                 directory.rmdir()
 
 
+def test_sweep_removes_the_workdirs_of_dead_workers(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    root = tmp_path / "tabula-bots"
+    left = root / f"{_dead_pid()}-crashed-bot-abc"
+    mine = sandbox_module._owned_tempdir("alive-bot")
+    (left / "engines").mkdir(parents=True)
+    (left / "engines" / "state").write_text("left by a worker killed mid-game")
+    assert sandbox_module.sweep_workdirs() == 1
+    assert not left.exists()
+    assert mine.exists() and mine.parent == root  # this process's own workdir stays
+
+
 def _dead_pid() -> int:
     child = subprocess.Popen(["true"])
     child.wait()
