@@ -25,16 +25,21 @@ def checked_id(raw, what: str) -> int | None:
     return raw
 
 
+def the_one_id(task: str, what: str, raw, extra, unexpected) -> int | None:
+    """The single id a task message may carry, or None (logged) for extra arguments or a bad id."""
+    if extra or unexpected:
+        log.warning("rejected task message: %s takes one %s id, got extra %r %r", task, what, extra, unexpected)
+        return None
+    return checked_id(raw, what)
+
+
 def worker_name(request) -> str:
     return f"{request.hostname or socket.gethostname()}:{os.getpid()}"[:100]
 
 
 @shared_task(name="workers.run_match", bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def run_match(self, match_id=None, *extra, **unexpected) -> str | None:
-    if extra or unexpected:
-        log.warning("rejected task message: run_match takes one match id, got extra %r %r", extra, unexpected)
-        return None
-    match_id = checked_id(match_id, "match")
+    match_id = the_one_id("run_match", "match", match_id, extra, unexpected)
     if match_id is None:
         return None
     from .playing import play_match
@@ -77,10 +82,7 @@ def schedule_ladder() -> int:
              ignore_result=True, soft_time_limit=600, time_limit=660)
 def smoke_test(self, version_id=None, *extra, **unexpected) -> str | None:
     """Handshake a new upload in the sandbox: pending → ready or rejected (a judged version is left alone)."""
-    if extra or unexpected:
-        log.warning("rejected task message: smoke_test takes one version id, got extra %r %r", extra, unexpected)
-        return None
-    version_id = checked_id(version_id, "bot version")
+    version_id = the_one_id("smoke_test", "bot version", version_id, extra, unexpected)
     if version_id is None:
         return None
     from tournaments.models import BotVersion

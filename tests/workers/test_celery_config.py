@@ -62,3 +62,12 @@ def test_the_redis_visibility_timeout_is_above_the_longest_task():
     _settle_broker(SimpleNamespace(conf=conf))
     longest = match_time_limits("tafl9", "move:60000", 100).hard
     assert conf.broker_transport_options["visibility_timeout"] > longest
+
+
+def test_a_message_with_extra_arguments_is_rejected_before_any_lookup(caplog):
+    from workers.tasks import run_match, smoke_test
+
+    assert run_match(1, "extra") is None
+    assert smoke_test(1, lease_token="forged") is None
+    assert "rejected task message: run_match takes one match id" in caplog.text
+    assert "rejected task message: smoke_test takes one bot version id" in caplog.text
