@@ -81,3 +81,9 @@ def chain_distance(geo: Geometry, board: list[str], me: str) -> int:
                 else:
                     queue.append(near)
     return min(best[geo.outer_first:geo.nr])
+
+
+def strength(position) -> int:
+    """White's strength less Black's: stones on the board plus stones in hand (the greedy bots' evaluation)."""
+    white_hand, black_hand = position.hands
+    return len(position.stones(WHITE)) + white_hand - len(position.stones(BLACK)) - black_hand

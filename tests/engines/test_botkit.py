@@ -178,6 +178,14 @@ def test_fidchell_chain_distance_counts_missing_stones_and_blocks():
     assert chain_distance(geo, board, "W") == FAR
 
 
+def test_fidchell_strength_counts_stones_on_the_board_and_in_hand():
+    from engines.fidchellkit import strength
+
+    game = get_game("fidchell-1")
+    assert strength(game.parse("V=F1; W=r1s0,r2s0; B=r4s0; H=20/26; T=W; K=dead")) == (2 + 20) - (1 + 26)
+    assert strength(game.parse("V=F1; W=-; B=-; H=27/27; T=W; K=dead")) == 0
+
+
 def test_fidchell_search_values_a_stone_it_can_take():
     module = bot_module("fidchell-1-search")
     game = get_game("fidchell-1")
