@@ -59,7 +59,7 @@ def cmd_perft(args) -> None:
 
 
 def cmd_legal(args) -> None:
-    for action in sorted(_position(args).legal_moves()):
+    for action in _position(args).legal_moves():  # already sorted (Position.legal_moves)
         print(action)
 
 
@@ -76,7 +76,7 @@ def cmd_demo(args) -> None:
     """A game of each kind between two seeded random players, printed as records."""
     import random
 
-    from .record import record_of_play
+    from .record import make_record
 
     for game_id in args.games or GAME_IDS:
         rng = random.Random(args.seed)
@@ -85,7 +85,7 @@ def cmd_demo(args) -> None:
         while position.outcome() is None:
             actions.append(rng.choice(position.legal_moves()))
             position = position.play(actions[-1])
-        record = record_of_play(start, actions, white="random", black="random")
+        record = make_record(start, actions, position.outcome(), final=position, white="random", black="random")
         print(json.dumps(record, separators=(",", ":")) if args.json else _summary(record))
 
 

@@ -57,6 +57,16 @@ def test_play_from_the_initial_position_by_default():
 
 
 def test_a_setting_can_be_changed():
+    position = "9/7b1/9/9/9/9/3k5/9/9 w 0"
+    done = engines("legal", "tafl9", "--position", position, "--set", "ranks_numbered_from_bottom=false")
+    assert done.returncode == 0, done.stderr
+    tafl9 = get_game("tafl9")
+    expected = tafl9.parse(position, {"ranks_numbered_from_bottom": False}).legal_moves()
+    assert done.stdout.splitlines() == expected
+    assert expected != tafl9.parse(position).legal_moves()
+
+
+def test_an_unknown_setting_is_refused():
     done = engines("legal", "tafl9", "--set", "no_such_rule=true")
     assert done.returncode == 2 and "no_such_rule" in done.stderr
 
