@@ -61,3 +61,13 @@ def attempt(attack, action):
     else:
         report(attack, "BLOCKED (nothing found)")
     return result
+
+
+def read(path):
+    """An ``attempt`` action: list the directory or read the start of the file at ``path``."""
+    def action():
+        if os.path.isdir(path):
+            return os.listdir(path)
+        with open(path, "rb") as handle:
+            return handle.read(4096)
+    return action

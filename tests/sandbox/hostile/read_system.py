@@ -1,17 +1,5 @@
 """Read system secrets: /etc/shadow, /etc/passwd, root's home, the host's /proc/1/environ."""
-import os
-
-from _bgtp import attempt, resign, until_go
-
-
-def read(path):
-    def action():
-        if os.path.isdir(path):
-            return os.listdir(path)
-        with open(path, "rb") as handle:
-            return handle.read(4096)
-    return action
-
+from _bgtp import attempt, read, resign, until_go
 
 until_go()
 for path in ("/etc/shadow", "/etc/passwd", "/root/.bashrc", "/root/.ssh/id_rsa", "/home",
