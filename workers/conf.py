@@ -20,17 +20,13 @@ def _arena(name: str, default: int | float) -> float:
         raise ValueError(f"ARENA_{name} must be a number, got {raw!r}") from None
 
 
-def lease_seconds() -> float:
-    return float(_arena("MATCH_LEASE_SECONDS", 120))
-
-
 def heartbeat_seconds() -> float:
-    """How often a playing worker extends its lease: a few beats per lease so one late beat is harmless."""
-    return float(_arena("HEARTBEAT_SECONDS", max(0.2, lease_seconds() / 4)))
+    """How often a playing worker extends its lease: a few beats per lease so one late beat is harmless.
 
-
-def max_attempts() -> int:
-    return int(_arena("MATCH_MAX_ATTEMPTS", 3))
+    The lease itself (and the attempts before a match fails) belong to the match services, which
+    read ``settings.ARENA`` directly; the default here follows the same setting.
+    """
+    return float(_arena("HEARTBEAT_SECONDS", max(0.2, settings.ARENA["MATCH_LEASE_SECONDS"] / 4)))
 
 
 def scavenge_seconds() -> float:
