@@ -10,14 +10,20 @@ from django.db.models import Q, QuerySet
 from .models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 
 
+def visible_bot_q(user, prefix: str = "") -> Q:
+    """The bots ``user`` may see, as a filter on a bot reached through ``prefix``: public bots, plus the
+    user's own (staff see everything)."""
+    if user is not None and user.is_authenticated and user.is_staff:
+        return Q()
+    visible = Q(**{f"{prefix}is_public": True})
+    if user is not None and user.is_authenticated:
+        visible |= Q(**{f"{prefix}owner_id": user.pk})
+    return visible
+
+
 def visible_bots(user=None) -> QuerySet[Bot]:
     """Public bots, plus the user's own private ones."""
-    bots = Bot.objects.select_related("owner")
-    if user is not None and user.is_authenticated:
-        if user.is_staff:
-            return bots
-        return bots.filter(Q(is_public=True) | Q(owner=user))
-    return bots.filter(is_public=True)
+    return Bot.objects.select_related("owner").filter(visible_bot_q(user))
 
 
 def playable_version(bot: Bot) -> BotVersion | None:

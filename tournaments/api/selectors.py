@@ -11,16 +11,6 @@ from tournaments import selectors as app_selectors
 from tournaments.models import Bot, BotVersion, Game, Match, TournamentEntrant
 
 
-def _visible_bot_q(user, prefix: str = "") -> Q:
-    """Public bots, plus the user's own (staff see everything)."""
-    if user is not None and user.is_authenticated and user.is_staff:
-        return Q()
-    visible = Q(**{f"{prefix}is_public": True})
-    if user is not None and user.is_authenticated:
-        visible |= Q(**{f"{prefix}owner_id": user.pk})
-    return visible
-
-
 def players() -> QuerySet:
     return get_user_model().objects.filter(is_active=True).order_by("id")
 
@@ -38,17 +28,19 @@ def bot_detail_visible_to(user) -> QuerySet:
 
 
 def versions_visible_to(user) -> QuerySet:
-    return BotVersion.objects.filter(_visible_bot_q(user, "bot__")).select_related("bot")
+    return BotVersion.objects.filter(app_selectors.visible_bot_q(user, "bot__")).select_related("bot")
 
 
-def _match_visible_q(user) -> Q:
-    return _visible_bot_q(user, "version_a__bot__") & _visible_bot_q(user, "version_b__bot__")
+def _both_visible_q(user, first: str, second: str) -> Q:
+    """Both bots, reached through the two prefixes, visible to ``user`` (no filter at all for staff)."""
+    return app_selectors.visible_bot_q(user, first) & app_selectors.visible_bot_q(user, second)
 
 
 def matches_visible_to(user) -> QuerySet:
     """Matches whose two bots the user may see (private bots' matches are their owner's business)."""
     # Only the joins the match serializer reads: each extra join costs planning time on every page.
-    return Match.objects.filter(_match_visible_q(user)).select_related("version_a__bot", "version_b__bot")
+    return (Match.objects.filter(_both_visible_q(user, "version_a__bot__", "version_b__bot__"))
+            .select_related("version_a__bot", "version_b__bot"))
 
 
 def match_detail_visible_to(user) -> QuerySet:
@@ -58,9 +50,8 @@ def match_detail_visible_to(user) -> QuerySet:
 
 
 def games_visible_to(user, *, with_record: bool = False) -> QuerySet:
-    games = Game.objects.select_related("white__bot", "black__bot")
-    if not (user is not None and user.is_authenticated and user.is_staff):
-        games = games.filter(_visible_bot_q(user, "white__bot__") & _visible_bot_q(user, "black__bot__"))
+    games = Game.objects.select_related("white__bot", "black__bot").filter(
+        _both_visible_q(user, "white__bot__", "black__bot__"))
     return games if with_record else games.defer("record")
 
 
