@@ -79,12 +79,12 @@ def play_match(match_id: int, worker_id: str) -> str:
     """Play match ``match_id`` if it is queued; returns what happened (one of the words above)."""
     from tournaments.referee import InfrastructureError
 
-    status = Match.objects.filter(pk=match_id).values_list("status", flat=True).first()
-    if status is None:
-        log.warning("match %s: unknown match id, nothing done", match_id)
-        return UNKNOWN
     token = match_services.claim_match(match_id, worker_id)
-    if token is None:
+    if token is None:  # only now read why: the usual delivery costs the claim alone
+        status = Match.objects.filter(pk=match_id).values_list("status", flat=True).first()
+        if status is None:
+            log.warning("match %s: unknown match id, nothing done", match_id)
+            return UNKNOWN
         log.info("match %s is %s, not queued: a duplicate or late delivery, nothing done", match_id, status)
         return NOT_QUEUED
     log.info("match %s: claimed by %s", match_id, worker_id)

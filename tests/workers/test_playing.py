@@ -68,11 +68,14 @@ def test_a_lost_lease_reports_nothing(match, sent, monkeypatch):
     assert Game.objects.count() == 0
 
 
-def test_a_second_delivery_and_an_unknown_id_do_nothing(match, sent, monkeypatch):
+def test_a_second_delivery_and_an_unknown_id_do_nothing(match, sent, monkeypatch, caplog):
+    caplog.set_level("INFO", logger="workers.playing")
     monkeypatch.setattr(match_services, "run_match", lambda match_id, token: [RECORD, RECORD])
     assert playing.play_match(match.pk, "w:1") == playing.FINISHED
     assert playing.play_match(match.pk, "w:2") == playing.NOT_QUEUED
+    assert f"match {match.pk} is finished, not queued" in caplog.text
     assert playing.play_match(10**9, "w:2") == playing.UNKNOWN
+    assert "match 1000000000: unknown match id" in caplog.text
     assert Game.objects.count() == 2
     assert Match.objects.get(pk=match.pk).attempts == 1
 
