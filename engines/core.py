@@ -100,12 +100,23 @@ class Position:
         return None
 
     def perft(self, depth: int) -> int:
-        """Leaf positions ``depth`` actions deep, every leaf really played."""
+        """Leaf positions ``depth`` actions deep, every leaf really played (0 below a finished game)."""
+        if not isinstance(depth, int) or depth < 0:
+            raise ValueError(f"{self.game.id}: perft depth must be a non-negative integer, got {depth!r}")
         if depth == 0:
             return 1
+        if self.outcome() is not None:
+            return 0
+        return self._perft(depth)
+
+    def _perft(self, depth: int) -> int:
+        """``perft`` of this ongoing position, ``depth`` >= 1; games override it with their make/unmake core."""
         return sum(self.play(a).perft(depth - 1) for a in self.legal_moves())
 
     def divide(self, depth: int) -> dict[str, int]:
+        """``perft(depth - 1)`` after each legal action."""
+        if not isinstance(depth, int) or depth < 1:
+            raise ValueError(f"{self.game.id}: divide depth must be at least 1, got {depth!r}")
         return {a: self.play(a).perft(depth - 1) for a in self.legal_moves()}
 
     def canonical_action(self, action: str) -> str:

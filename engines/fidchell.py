@@ -758,13 +758,7 @@ class FidchellPosition(Position):
                 return "a challenge needs both hands empty"
         return "no such slide (blocked, not along one line, or not the mover's stone)"
 
-    def perft(self, depth: int) -> int:
-        if depth < 0:
-            raise ValueError("perft depth must be at least 0")
-        if depth == 0:
-            return 1
-        if self.outcome() is not None:
-            return 0
+    def _perft(self, depth: int) -> int:
         return self._core().perft(depth)
 
     def text(self) -> str:

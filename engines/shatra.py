@@ -1111,19 +1111,8 @@ class ShatraPosition(Position):
             self._text = f"{board} {'wb'[self._side]} {tem} {ep} {self._np} {moveno}"
         return self._text
 
-    def perft(self, depth: int) -> int:
-        if not isinstance(depth, int) or depth < 0:
-            raise ValueError(f"shatra: perft depth must be a non-negative integer, got {depth!r}")
-        if depth == 0:
-            return 1
-        if self.outcome() is not None:
-            return 0
+    def _perft(self, depth: int) -> int:
         return self._board().perft(depth)
-
-    def divide(self, depth: int) -> dict[str, int]:
-        if depth < 1:
-            raise ValueError(f"shatra: divide depth must be at least 1, got {depth!r}")
-        return {a: self.play(a).perft(depth - 1) for a in self.legal_moves()}
 
 
 def _parse(text: str, settings: Settings) -> ShatraPosition:

@@ -617,15 +617,9 @@ class TaflPosition(Position):
             rows.append("".join(row))
         return f"{'/'.join(rows)} {'w' if self._white_to_move else 'b'} {self._nocap}"
 
-    def perft(self, depth: int) -> int:
-        if depth < 0:
-            raise ValueError(f"tafl9: perft depth must be at least 0, got {depth}")
-        if depth == 0:
-            return 1
-        if self._outcome is not None:
-            return 0
+    def _perft(self, depth: int) -> int:
         if not self._rules.fast_perft:
-            return super().perft(depth)
+            return super()._perft(depth)
         return self._board().perft(depth)
 
 

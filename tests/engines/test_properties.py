@@ -90,3 +90,5 @@ def test_perft_equals_the_generic_count(game_id):
         generic = sum(position.play(a).perft(0) for a in position.legal_moves())
         assert position.perft(1) == generic
         assert position.perft(2) == sum(count for count in position.divide(2).values())
+        # perft runs each game's make/unmake core; count the same leaves through play and legal_moves
+        assert position.perft(2) == sum(len(position.play(a).legal_moves()) for a in position.legal_moves())
