@@ -60,7 +60,8 @@ def test_fill_ladder_queues_colour_swapped_pairs_between_owners(monkeypatch, pla
     monkeypatch.setenv("ARENA_LADDER_QUEUED_PER_GAME", "4")
     monkeypatch.setenv("ARENA_LADDER_OWNER_SHARE", "0.5")
     third = create_player(username="edsger", password="dijkstra-1930")
-    owners = [player, player, player, player, other_player, third]
+    # Enough opponents for four matches of the player's bots: only the owner share keeps it to two.
+    owners = [player, player, player, player, other_player, other_player, third, third]
     for number, owner in enumerate(owners):
         bot = Bot.objects.create(owner=owner, game="tafl9", name=f"ladder{number}")
         BotVersion.objects.create(bot=bot, number=1, file=f"bots/{number}.py", filename=f"b{number}.py", kind="py",
@@ -68,9 +69,14 @@ def test_fill_ladder_queues_colour_swapped_pairs_between_owners(monkeypatch, pla
     created = fill_ladder("tafl9")
     matches = list(Match.objects.filter(pk__in=created).select_related("version_a__bot", "version_b__bot"))
     assert 1 <= len(matches) <= 4
+    # Each owner's half share (2) is full after the player's two matches against the other owner's two
+    # bots; the third owner's bots may meet neither: exactly two matches.
+    assert len(matches) == 2
     for match in matches:
         assert match.version_a.bot.owner_id != match.version_b.bot.owner_id
         assert match.games_per_match % 2 == 0 and match.rated and match.tournament_id is None
     share = sum(1 for m in matches if player.pk in (m.version_a.bot.owner_id, m.version_b.bot.owner_id))
     assert share <= 2  # half of the four open ladder matches
+    assert share == 2
     assert fill_ladder("tafl9") == [] or len(created) < 4  # topped up, never beyond the target
+    assert fill_ladder("tafl9") == []  # the player's and the other owner's shares are full
