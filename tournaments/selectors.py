@@ -26,22 +26,12 @@ def visible_bots(user=None) -> QuerySet[Bot]:
     return Bot.objects.select_related("owner").filter(visible_bot_q(user))
 
 
-def playable_version(bot: Bot) -> BotVersion | None:
-    """The newest ready, enabled version: the one that plays."""
-    return (BotVersion.objects.filter(bot=bot, status=BotVersion.Status.READY, is_disabled=False)
-            .order_by("-number").first())
-
-
 def versions_of(bot: Bot) -> QuerySet[BotVersion]:
     return BotVersion.objects.filter(bot=bot).select_related("bot").order_by("-number")
 
 
 def match_list() -> QuerySet[Match]:
     return Match.objects.select_related("version_a__bot__owner", "version_b__bot__owner", "tournament")
-
-
-def game_list() -> QuerySet[Game]:
-    return Game.objects.select_related("match", "white__bot", "black__bot")
 
 
 def tournament_list() -> QuerySet[Tournament]:
@@ -130,10 +120,3 @@ def _apply_head_to_head(rows: dict[int, Standing], points) -> None:
 
 def standings(tournament: Tournament) -> list[Standing]:
     return crosstable(tournament).standings
-
-
-def tournament_progress(tournament: Tournament) -> dict[str, int]:
-    counts = dict.fromkeys(Match.Status.values, 0)
-    for status in tournament.matches.values_list("status", flat=True):
-        counts[status] += 1
-    return counts

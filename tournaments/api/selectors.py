@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.db.models import F, Prefetch, Q, QuerySet, Window
-from django.db.models.functions import RowNumber
+from django.db.models import F, Prefetch, Q, QuerySet
 
 from ratings.models import Rating, RatingChange
 from tournaments import selectors as app_selectors
@@ -64,19 +63,9 @@ def tournament_detail() -> QuerySet:
         Prefetch("entrants", queryset=TournamentEntrant.objects.select_related("version__bot").order_by("seed")))
 
 
-def leaderboard(game_id: str) -> QuerySet:
-    """Public bots' ratings for one game, best first, each with its rank."""
-    return (
-        Rating.objects.filter(game=game_id, bot__is_public=True)
-        .select_related("bot__owner")
-        .annotate(rank=Window(RowNumber(), order_by=[F("elo").desc(), F("bot_id").asc()]))
-        .order_by("-elo", "bot_id")
-    )
-
-
 def leaderboard_rows(game_id: str) -> QuerySet:
-    """The leaderboard as rows, ordered as ``leaderboard`` ranks them: no window function, the rank of a row
-    is its place in this order (the view adds it), so the page's COUNT is a plain indexed count."""
+    """Public bots' ratings for one game as rows, best first: no window function, the rank of a row is its
+    place in this order (the view adds it), so the page's COUNT is a plain indexed count."""
     from .rows import LEADERBOARD_COLUMNS
 
     return (Rating.objects.filter(game=game_id, bot__is_public=True).order_by("-elo", "bot_id")
