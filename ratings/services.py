@@ -96,7 +96,8 @@ def rated_game_rows():
         yield played_id, game_id, bot_of[white], bot_of[black], winner
 
 
-WHITE_SCORE = {"white": 1.0, "black": 0.0, "none": 0.5}
+# White's score per winner, as a dict for the replay's hot loop.
+WHITE_SCORE = {winner: scores_for(winner)[0] for winner in ("white", "black", "none")}
 
 
 class ReplayState:

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 from django.db.models import Q, QuerySet
 
+from ratings.elo import scores_for
+
 from .models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 
 
@@ -70,10 +72,6 @@ class Crosstable:
     standings: list[Standing] = field(default_factory=list)
 
 
-def _points(winner: str) -> tuple[float, float]:
-    return {"white": (1.0, 0.0), "black": (0.0, 1.0)}.get(winner, (0.5, 0.5))
-
-
 def crosstable(tournament: Tournament) -> Crosstable:
     """The live crosstable and standings: score, then Sonneborn–Berger, then head-to-head. Two queries."""
     entrants = entrants_of(tournament)
@@ -84,7 +82,7 @@ def crosstable(tournament: Tournament) -> Crosstable:
     for white, black, winner in _scored_games(tournament):
         if white not in rows or black not in rows:
             continue
-        white_points, black_points = _points(winner)
+        white_points, black_points = scores_for(winner)
         for me, opponent, mine in ((white, black, white_points), (black, white, black_points)):
             points[me][opponent] += mine
             games[me][opponent] += 1

@@ -19,6 +19,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from engines import get_game
+from ratings.elo import scores_for
 from ratings.services import apply_rated_game, is_rated_pairing, lock_ratings
 
 from ..models import BotVersion, Game, Match, Tournament
@@ -147,10 +148,9 @@ def _check_records(match: Match, records) -> None:
 
 
 def _points(winner: str, a_is_white: bool) -> tuple[float, float]:
-    if winner == "none":
-        return 0.5, 0.5
-    a_won = (winner == "white") == a_is_white
-    return (1.0, 0.0) if a_won else (0.0, 1.0)
+    """(A's points, B's points) of one game."""
+    white, black = scores_for(winner)
+    return (white, black) if a_is_white else (black, white)
 
 
 def finish_match(match_id: int, lease_token, records) -> bool:
