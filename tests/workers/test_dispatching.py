@@ -1,0 +1,66 @@
+"""The dispatcher and the scavenger on the database, with the broker replaced by a list of sent messages."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from tournaments.models import Bot, BotVersion, Match
+from tournaments.services import matches as match_services
+from workers import dispatching
+from workers.models import Dispatch
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def versions(player, other_player):
+    made = []
+    for number, owner in enumerate((player, other_player)):
+        bot = Bot.objects.create(owner=owner, game="tafl9", name=f"sent{number}")
+        made.append(BotVersion.objects.create(bot=bot, number=1, file=f"bots/{number}.py", filename="b.py",
+                                              kind="py", sha256=f"{number:064d}", size=1, status="ready"))
+    return made
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """(match id, soft limit) of every run_match message; the broker queue reads as empty."""
+    from workers.tasks import run_match
+
+    messages = []
+    monkeypatch.setattr(run_match, "apply_async",
+                        lambda args, soft_time_limit, time_limit: messages.append((args[0], soft_time_limit)))
+    monkeypatch.setattr(dispatching, "broker_queue_depth", lambda: 0)
+    return messages
+
+
+def test_queued_matches_are_sent_once_and_resent_only_when_their_message_is_lost(versions, sent, monkeypatch):
+    first = match_services.create_match(*versions, time_control="move:100", games=2)
+    second = match_services.create_match(*versions, time_control="move:1000", games=2)
+    assert dispatching.dispatch_queued() == [first.pk, second.pk]
+    assert [match_id for match_id, _ in sent] == [first.pk, second.pk]
+    assert sent[0][1] < sent[1][1]  # limits from each match's own time control
+    assert dispatching.dispatch_queued() == []  # within the grace period: nothing again
+    later = timezone.now() + timedelta(hours=1)
+    monkeypatch.setattr(dispatching, "broker_queue_depth", lambda: 3)
+    assert dispatching.dispatch_queued(later) == []  # messages still waiting: they may be these
+    monkeypatch.setattr(dispatching, "broker_queue_depth", lambda: 0)
+    match_services.claim_match(first.pk, "w:1")
+    assert dispatching.dispatch_queued(later) == [second.pk]  # lost; the running one is left alone
+    assert Dispatch.objects.get(match_id=second.pk).sends == 2
+    assert dispatching.send_match(first.pk) is False and len(sent) == 3
+
+
+def test_the_scavenger_requeues_and_resends_expired_leases(versions, sent, settings):
+    settings.ARENA = {**settings.ARENA, "MATCH_MAX_ATTEMPTS": 2}
+    match = match_services.create_match(*versions, time_control="move:100", games=2)
+    for attempt in (1, 2):
+        assert match_services.claim_match(match.pk, f"w:{attempt}") is not None
+        Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+        assert dispatching.scavenge() == [match.pk]
+    match.refresh_from_db()
+    assert match.status == "failed" and "gave up after 2 attempts" in match.failure_reason
+    assert sent == [(match.pk, sent[0][1])]  # re-sent after the first expiry only: a failed match is not sent
