@@ -24,23 +24,29 @@ from .schedule import match_time_limits
 log = logging.getLogger("workers.dispatching")
 
 DISPATCH_BATCH = 500
+SENT_FIELDS = ("pk", "game", "time_control", "games_per_match")
 
 
 def send_match(match_id: int) -> bool:
     """Queue one message for a queued match with time limits from its time control; False if not queued."""
-    from .tasks import run_match
-
-    match = Match.objects.filter(pk=match_id, status=Match.Status.QUEUED).values(
-        "game", "time_control", "games_per_match").first()
+    match = Match.objects.filter(pk=match_id, status=Match.Status.QUEUED).values(*SENT_FIELDS).first()
     if match is None:
         return False
+    _send(match)
+    return True
+
+
+def _send(match: dict) -> None:
+    """The message for a queued match's ``SENT_FIELDS`` row, and its ``Dispatch`` stamp."""
+    from .tasks import run_match
+
+    match_id = match["pk"]
     limits = match_time_limits(match["game"], match["time_control"], match["games_per_match"])
     run_match.apply_async(args=[match_id], soft_time_limit=limits.soft, time_limit=limits.hard)
     now = timezone.now()
     updated = Dispatch.objects.filter(match_id=match_id).update(sent_at=now, sends=F("sends") + 1)
     if not updated:
         Dispatch.objects.get_or_create(match_id=match_id, defaults={"sent_at": now, "sends": 1})
-    return True
 
 
 def broker_queue_depth() -> int | None:
@@ -59,30 +65,33 @@ def broker_queue_depth() -> int | None:
 def dispatch_queued(now=None) -> list[int]:
     """Send every queued match never sent, and re-send those whose message must have been lost."""
     now = now or timezone.now()
-    never = list(Match.objects.filter(status=Match.Status.QUEUED, dispatch__isnull=True)
-                 .order_by("created_at", "pk").values_list("pk", flat=True)[:DISPATCH_BATCH])
+    queued = Match.objects.filter(status=Match.Status.QUEUED)
+    never = list(queued.filter(dispatch__isnull=True).order_by("created_at", "pk")
+                 .values(*SENT_FIELDS)[:DISPATCH_BATCH])
     stale_before = now - timedelta(seconds=conf.dispatch_grace_seconds())
-    stale = list(Match.objects.filter(status=Match.Status.QUEUED, dispatch__sent_at__lt=stale_before)
-                 .order_by("dispatch__sent_at", "pk").values_list("pk", flat=True)[:DISPATCH_BATCH])
+    stale = list(queued.filter(dispatch__sent_at__lt=stale_before).order_by("dispatch__sent_at", "pk")
+                 .values(*SENT_FIELDS)[:DISPATCH_BATCH])
     if stale and broker_queue_depth():  # messages still waiting: one of them may be for these matches
         stale = []
-    sent = [match_id for match_id in never + stale if send_match(match_id)]
+    for match in never + stale:  # just read as queued: no second look per match
+        _send(match)
     if stale:
-        log.warning("re-sent %d queued matches whose message was lost: %s", len(stale), stale[:20])
-    return sent
+        log.warning("re-sent %d queued matches whose message was lost: %s", len(stale),
+                    [match["pk"] for match in stale[:20]])
+    return [match["pk"] for match in never + stale]
 
 
 def scavenge(now=None) -> list[int]:
     """Matches whose lease ran out go back to the queue (or fail after too many attempts) and are re-sent."""
     requeued = match_services.requeue_expired_matches(now)
-    for match_id in requeued:
-        status, attempts, reason = Match.objects.filter(pk=match_id).values_list(
-            "status", "attempts", "failure_reason").first()
-        if status == Match.Status.QUEUED:
-            log.warning("match %s: lease expired after attempt %s, requeued", match_id, attempts)
-            send_match(match_id)
+    rows = Match.objects.filter(pk__in=requeued).order_by("pk").values(*SENT_FIELDS, "status", "attempts",
+                                                                       "failure_reason")
+    for match in rows:
+        if match["status"] == Match.Status.QUEUED:
+            log.warning("match %s: lease expired after attempt %s, requeued", match["pk"], match["attempts"])
+            _send(match)
         else:
-            log.error("match %s: %s (%s)", match_id, status, reason)
+            log.error("match %s: %s (%s)", match["pk"], match["status"], match["failure_reason"])
     return requeued
 
 
