@@ -19,7 +19,6 @@ STARTUP_S = 2 * 10.0 * 2  # both bots, `bgtp` and `ready` deadlines (protocol §
 REFEREE_S_PER_PLY = 0.05  # move generation, pipes and logging the referee does per action
 HARD_EXTRA_S = 30  # between the soft limit (clean requeue) and the hard kill
 VISIBILITY_MARGIN_S = 3600
-FALLBACK_MAX_PLIES = 1000
 
 
 @dataclass(frozen=True)
@@ -28,16 +27,9 @@ class TimeLimits:
     hard: int
 
 
-def longest_game_plies(game_id: str) -> int:
-    try:
-        return int(get_game(game_id).max_plies)
-    except (ImportError, AttributeError):  # a game module not installed on this worker
-        return FALLBACK_MAX_PLIES
-
-
 def worst_game_seconds(game_id: str, time_control: str) -> float:
     tc = TimeControl.parse(time_control)
-    plies = longest_game_plies(game_id)
+    plies = get_game(game_id).max_plies
     if tc.mode == "move":
         thinking = plies * tc.base_ms / 1000
     else:  # each side's clock: the base plus one increment per own action
