@@ -156,6 +156,16 @@ class GameLog:
 # --- one bot's pipes -----------------------------------------------------------------------------
 
 
+def _read_now(fd: int) -> bytes | None:
+    """What a non-blocking pipe holds now: None if nothing yet, b"" at EOF (or a read error)."""
+    try:
+        return os.read(fd, 65536)
+    except BlockingIOError:
+        return None
+    except OSError:
+        return b""
+
+
 class Channel:
     """The referee's end of one bot's pipes: an outbox for stdin, a capped line buffer for stdout."""
 
@@ -223,12 +233,9 @@ class Channel:
 
     def pump_in(self) -> None:
         """Read what stdout has now; complete lines go to ``lines``; caps set ``violation``."""
-        try:
-            chunk = os.read(self.out_fd, 65536)
-        except BlockingIOError:
+        chunk = _read_now(self.out_fd)
+        if chunk is None:
             return
-        except OSError:
-            chunk = b""
         now = time.monotonic()
         if not chunk:
             self.eof = True
@@ -262,12 +269,9 @@ class Channel:
         self.lines.append((now, line))
 
     def pump_err(self) -> None:
-        try:
-            chunk = os.read(self.err_fd, 65536)
-        except BlockingIOError:
+        chunk = _read_now(self.err_fd)
+        if chunk is None:
             return
-        except OSError:
-            chunk = b""
         if not chunk:
             self.err_open = False
             return
