@@ -69,10 +69,6 @@ def _open_sandbox(trusted: bool):
         return None
 
 
-def _usage(message: str) -> BadSettings:
-    return BadSettings(message)
-
-
 # --- match ---------------------------------------------------------------------------------------
 
 
@@ -112,13 +108,13 @@ def cmd_match(args) -> int:
     game = get_game(args.game)
     TimeControl.parse(args.tc)
     if len(args.bots) < 2:
-        raise _usage("match needs at least two bots")
+        raise BadSettings("match needs at least two bots")
     if args.games < 1:
-        raise _usage(f"--games must be 1 or more, got {args.games}")
+        raise BadSettings(f"--games must be 1 or more, got {args.games}")
     if args.concurrency < 1:
-        raise _usage(f"--concurrency must be 1 or more, got {args.concurrency}")
+        raise BadSettings(f"--concurrency must be 1 or more, got {args.concurrency}")
     if args.retries < 0 or args.margin < 0 or args.startup_ms <= 0:
-        raise _usage("--retries and --margin must be 0 or more, --startup-ms positive")
+        raise BadSettings("--retries and --margin must be 0 or more, --startup-ms positive")
     bots = [load_bot(path) for path in args.bots]
     names = _unique_names([bot.name for bot in bots])
     records_file = open(args.records, "w", encoding="utf-8") if args.records else None
@@ -307,7 +303,7 @@ def cmd_check(args) -> int:
     game = get_game(args.game)
     tc = TimeControl.parse(args.tc)
     if args.startup_ms <= 0:
-        raise _usage("--startup-ms must be positive")
+        raise BadSettings("--startup-ms must be positive")
     bot = load_bot(args.bot)
     sandbox = _open_sandbox(args.trusted)
     if sandbox is None:
@@ -451,8 +447,7 @@ def _check_quit(channel, pipes, side, results) -> None:
     deadline = time.monotonic() + 2.0
     while time.monotonic() < deadline and channel.process.poll() is None:
         pipes.settle(0.02)
-        if not channel.eof and select_readable(channel):
-            channel.pump_in()
+        pipes.drain(channel)
     if channel.process.poll() is None:
         results["quits"].fail(f"as {side}: still running 2 s after quit")
     else:
@@ -460,12 +455,6 @@ def _check_quit(channel, pipes, side, results) -> None:
     late = [line for _, line in channel.lines if line.startswith(("bgtp", "ready", "move"))]
     if late:
         results["flushes"].fail(f"as {side}: {late[0]!r} arrived only at exit; flush after every line")
-
-
-def select_readable(channel) -> bool:
-    import select
-
-    return bool(select.select([channel.out_fd], [], [], 0)[0])
 
 
 def _stderr(channel) -> str:
