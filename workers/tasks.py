@@ -89,11 +89,11 @@ def smoke_test(self, version_id=None, *extra, **unexpected) -> str | None:
     from tournaments.referee import InfrastructureError
     from tournaments.services import smoke_test_version
 
-    if not BotVersion.objects.filter(pk=version_id).exists():
-        log.warning("smoke test: unknown bot version %s, nothing done", version_id)
-        return None
     try:
         return smoke_test_version(version_id).status
+    except BotVersion.DoesNotExist:
+        log.warning("smoke test: unknown bot version %s, nothing done", version_id)
+        return None
     except InfrastructureError as error:  # ours, not the bot's: it stays pending and the dispatcher retries
         log.warning("smoke test of version %s postponed: %s", version_id, error)
         return "pending"

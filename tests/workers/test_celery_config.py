@@ -71,3 +71,11 @@ def test_a_message_with_extra_arguments_is_rejected_before_any_lookup(caplog):
     assert smoke_test(1, lease_token="forged") is None
     assert "rejected task message: run_match takes one match id" in caplog.text
     assert "rejected task message: smoke_test takes one bot version id" in caplog.text
+
+
+@pytest.mark.django_db
+def test_a_smoke_test_of_an_unknown_version_does_nothing(caplog):
+    from workers.tasks import smoke_test
+
+    assert smoke_test(10**9) is None
+    assert "smoke test: unknown bot version 1000000000, nothing done" in caplog.text
