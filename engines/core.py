@@ -10,7 +10,7 @@ canonical notation, so they round-trip through text exactly.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -120,12 +120,27 @@ class Position:
         return {a: self.play(a).perft(depth - 1) for a in self.legal_moves()}
 
     def canonical_action(self, action: str) -> str:
-        """The legal action ``action`` names (case-insensitively); raises ``IllegalAction``."""
+        """The legal action ``action`` names (case-insensitively); raises ``IllegalAction`` saying why."""
+        if not isinstance(action, str):
+            raise IllegalAction(f"{self.game.id}: an action must be a string, not {type(action).__name__}")
+        legal = self._legal_actions()
+        if action in legal:
+            return action
         wanted = action.strip().lower()
-        for legal in self.legal_moves():
-            if legal.lower() == wanted:
-                return legal
-        raise IllegalAction(f"illegal action {action!r} in position {self.text()!r}")
+        for label in legal:
+            if label.lower() == wanted:
+                return label
+        outcome = self.outcome()
+        why = f"the game is over ({outcome})" if outcome is not None else self._why_illegal(wanted)
+        raise IllegalAction(f"{self.game.id}: illegal action {action!r} ({why}) in position {self.text()!r}")
+
+    def _legal_actions(self) -> Collection[str]:
+        """The legal actions' texts, for ``canonical_action``; games with a text-keyed cache return it."""
+        return self.legal_moves()
+
+    def _why_illegal(self, wanted: str) -> str:
+        """Why ``wanted`` (stripped, lower case, not legal here) is refused; games say more where they can."""
+        return "not a legal action here"
 
     def __str__(self) -> str:
         return self.text()

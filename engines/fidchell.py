@@ -26,7 +26,6 @@ from .core import (
     BadPosition,
     BadSettings,
     Game,
-    IllegalAction,
     Outcome,
     Position,
 )
@@ -692,19 +691,11 @@ class FidchellPosition(Position):
             return Outcome(NONE, "no-legal-move")  # D20 = pass: only reachable when both are stuck
         return Outcome(SIDE_NAME[3 - self._turn], "no-legal-move")
 
+    def _legal_actions(self) -> dict[str, int]:
+        return self._actions()
+
     def play(self, action: str) -> FidchellPosition:
-        if not isinstance(action, str):
-            raise IllegalAction(f"action must be a string, not {type(action).__name__}")
-        wanted = action.strip().lower()
-        legal = self._actions()
-        code = legal.get(wanted)
-        if code is None:
-            for text, a in legal.items():
-                if text.lower() == wanted:
-                    code = a
-                    break
-        if code is None:
-            raise IllegalAction(f"illegal action {action!r}: {self._why_illegal(wanted)}")
+        code = self._actions()[self.canonical_action(action)]
         core = self._core()
         undo = core.make(code)
         caps = undo[-1]
@@ -724,9 +715,7 @@ class FidchellPosition(Position):
         )
 
     def _why_illegal(self, wanted: str) -> str:
-        """A short reason for the IllegalAction message (only computed on failure)."""
-        if self.outcome() is not None:
-            return "the game is over"
+        """A short reason for the IllegalAction message (only computed on failure, game not over)."""
         shape = ACTION_SHAPE.fullmatch(wanted)
         if shape is None:
             return "not an action (@rRsK, rRsK-rRsK, rRsK-rRsK! or x:rRsK,rRsK)"

@@ -26,7 +26,6 @@ from .core import (
     WHITE,
     BadPosition,
     Game,
-    IllegalAction,
     Outcome,
     Position,
 )
@@ -1057,20 +1056,8 @@ class ShatraPosition(Position):
             return []
         return sorted(self._legal())
 
-    def canonical_action(self, action: str) -> str:
-        if not isinstance(action, str):
-            raise IllegalAction(f"shatra: an action must be a string, not {type(action).__name__}")
-        if self.outcome() is not None:
-            raise IllegalAction(f"shatra: illegal action {action!r}: the game is over ({self.outcome()})")
-        legal = self._legal()
-        if action in legal:
-            return action
-        wanted = action.strip().lower()
-        for label in legal:
-            if label.lower() == wanted:
-                return label
-        why = self._why_illegal(wanted)
-        raise IllegalAction(f"shatra: illegal action {action!r} ({why}) in position {self.text()!r}")
+    def _legal_actions(self) -> dict:
+        return self._legal() if self.outcome() is None else {}
 
     def _why_illegal(self, wanted: str) -> str:
         """A short reason for an action that is not legal, where one is cheap to find."""

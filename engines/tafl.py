@@ -550,7 +550,7 @@ class TaflPosition(Position):
                                 self.settings, self._ply + 1, (), self._history)
         s, t = self._parse_move(action, wanted)
         if (s, t) not in moves:
-            raise IllegalAction(f"tafl9: illegal action {action!r}: {self._why_illegal(s, t)}")
+            raise IllegalAction(f"tafl9: illegal action {action!r}: {self._why_illegal_move(s, t)}")
         board = self._board()
         result, captured, _ = board.make(s, t)
         names = self._rules.names
@@ -565,7 +565,7 @@ class TaflPosition(Position):
             raise IllegalAction(f"tafl9: malformed action {action!r}: expected FROM-TO such as E3-H3")
         return square_of[parts[0]], square_of[parts[1]]
 
-    def _why_illegal(self, s: int, t: int) -> str:
+    def _why_illegal_move(self, s: int, t: int) -> str:
         """The reason words of book §11 where one applies."""
         cells, names = self._cells, self._rules.names
         mover = cells[s]
