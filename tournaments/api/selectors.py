@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.db.models import F, Prefetch, Q, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 
-from ratings.models import Rating, RatingChange
+from ratings import selectors as ratings_selectors
 from tournaments import selectors as app_selectors
 from tournaments.models import Bot, BotVersion, Game, Match, TournamentEntrant
 
@@ -64,13 +64,13 @@ def tournament_detail() -> QuerySet:
 
 
 def leaderboard_rows(game_id: str) -> QuerySet:
-    """Public bots' ratings for one game as rows, best first: no window function, the rank of a row is its
-    place in this order (the view adds it), so the page's COUNT is a plain indexed count."""
+    """The leaderboard as rows: no window function, the rank of a row is its place in the order (the view
+    adds it), so the page's COUNT is a plain indexed count."""
     from .rows import LEADERBOARD_COLUMNS
 
-    return (Rating.objects.filter(game=game_id, bot__is_public=True).order_by("-elo", "bot_id")
-            .values(*LEADERBOARD_COLUMNS))
+    return ratings_selectors.leaderboard(game_id).values(*LEADERBOARD_COLUMNS)
 
 
 def rating_history(bot: Bot) -> QuerySet:
-    return RatingChange.objects.filter(bot=bot).annotate(match_id=F("played__match_id")).order_by("-played_id")
+    """Newest game first."""
+    return ratings_selectors.rating_history(bot).order_by("-played_id")
