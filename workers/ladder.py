@@ -114,11 +114,12 @@ def fill_ladder(game_id: str) -> list[int]:
         owner_load[owner_b] += 1
     owner_cap = max(1, math.ceil(conf.owner_share() * target))
     pairs = choose_pairings(ladder_pool(game_id), wanted, busy, owner_load, owner_cap, conf.placement_games())
-    versions = BotVersion.objects.in_bulk([e.version_id for pair in pairs for e in pair])
+    # With their bots: create_match reads each version's game, which would be two queries per match.
+    versions = BotVersion.objects.select_related("bot").in_bulk([e.version_id for pair in pairs for e in pair])
+    games = ladder_games_per_match()
     created = []
     for a, b in pairs:
-        match = create_match(versions[a.version_id], versions[b.version_id], games=ladder_games_per_match(),
-                             rated=True)
+        match = create_match(versions[a.version_id], versions[b.version_id], games=games, rated=True)
         created.append(match.pk)
     if created:
         log.info("ladder %s: queued %d ranked matches", game_id, len(created))
