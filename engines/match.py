@@ -190,7 +190,6 @@ class Channel:
         self.stdin_broken = False
         self.violation: str | None = None  # output-limit detail, once broken
         self.suspended = False
-        self.name = side
         self.last_position: str | None = None
 
     @property
@@ -342,7 +341,7 @@ class Pipes:
                     registered[fd] = events
         return interest
 
-    def _poll_once(self, reader: Channel | None, writer: Channel | None, timeout_s: float) -> None:
+    def _poll_once(self, reader: Channel | None, timeout_s: float) -> None:
         interest = self._watch(reader)
         if not interest:
             time.sleep(max(0.0, min(timeout_s, POLL_SLICE_S)))
@@ -381,7 +380,7 @@ class Pipes:
                     action()
                 else:
                     left = min(left, when - time.monotonic())
-            self._poll_once(channel, None, left)
+            self._poll_once(channel, left)
             if not channel.lines and not channel.eof and channel.process.poll() is not None:
                 channel.pump_in()  # exited: collect what it wrote, then EOF shows
 
@@ -395,14 +394,14 @@ class Pipes:
             left = deadline - time.monotonic()
             if left <= 0:
                 return False
-            self._poll_once(None, channel, left)
+            self._poll_once(None, left)
         if channel.stdin_broken:
             raise BotFailure(channel.side, "crash", "stdin closed (" + channel.crash_detail() + ")")
         return True
 
     def settle(self, timeout_s: float = 0.0) -> None:
         """Move pending bytes without waiting on any bot's answer."""
-        self._poll_once(None, None, timeout_s)
+        self._poll_once(None, timeout_s)
 
     def drain(self, channel: Channel) -> None:
         """Read what the bot already sent (without waiting) so early lines are not taken as answers."""
@@ -448,9 +447,6 @@ class Referee:
                 words = line.split()
                 if len(words) < 2 or words[1] != "1":
                     raise BotFailure(side, "init-failed", f"protocol version {' '.join(words[1:2]) or 'missing'}")
-                names = [w[5:] for w in words[2:] if w.startswith("name=")]
-                if names:
-                    channel.name = sanitise_name(names[0], side)
             except BotFailure as failure:
                 failures[side] = failure
 
