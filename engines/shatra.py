@@ -940,34 +940,23 @@ def _board_text(board, urgent) -> str:
                 text = texts[pieces] = _rank_text(pieces)
             groups.append(text)
         return "/".join(groups)
-    groups = []
-    for rank in range(14, 0, -1):
-        out, run = [], 0
-        for sq in RANK_SQUARES[rank]:
-            p = board[sq]
-            if not p:
-                run += 1
-                continue
-            if run:
-                out.append(str(run))
-                run = 0
-            out.append(("!" if urgent & BIT[sq] else "") + LETTER_OF_PIECE[p])
-        if run:
-            out.append(str(run))
-        groups.append("".join(out))
-    return "/".join(groups)
+    return "/".join(
+        _rank_text([board[sq] for sq in RANK_SQUARES[rank]], [urgent & BIT[sq] for sq in RANK_SQUARES[rank]])
+        for rank in range(14, 0, -1)
+    )
 
 
-def _rank_text(pieces) -> str:
+def _rank_text(pieces, urgent_marks=()) -> str:
+    """One rank's FEN group; ``urgent_marks[i]`` (if given) puts '!' before the i-th square's piece."""
     out, run = [], 0
-    for p in pieces:
+    for i, p in enumerate(pieces):
         if not p:
             run += 1
             continue
         if run:
             out.append(str(run))
             run = 0
-        out.append(LETTER_OF_PIECE[p])
+        out.append("!" + LETTER_OF_PIECE[p] if urgent_marks and urgent_marks[i] else LETTER_OF_PIECE[p])
     if run:
         out.append(str(run))
     return "".join(out)
