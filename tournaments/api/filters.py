@@ -6,10 +6,8 @@ import django_filters as filters
 from django import forms
 from django.db.models import Q
 
-from engines import GAME_IDS
-from tournaments.models import Bot, BotVersion, Game, Match, Tournament
+from tournaments.models import GAME_CHOICES, Bot, BotVersion, Game, Match, Tournament
 
-GAME_CHOICES = [(g, g) for g in GAME_IDS]
 MAX_ID = 2**63 - 1  # the largest id a database column holds; larger ones are bad input, not a crash
 
 
@@ -72,7 +70,7 @@ class MatchFilter(filters.FilterSet):
 class GameFilter(filters.FilterSet):
     game = filters.ChoiceFilter(field_name="match__game", choices=GAME_CHOICES)
     match = IdFilter(field_name="match_id")
-    winner = filters.ChoiceFilter(choices=[("white", "white"), ("black", "black"), ("none", "none")])
+    winner = filters.ChoiceFilter(choices=Game._meta.get_field("winner").choices)
     reason = filters.CharFilter()
     bot = IdFilter(method="filter_bot", label="Games in which this bot played")
     created_after = filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")

@@ -11,8 +11,9 @@ from engines import GAME_IDS
 from ratings.models import Rating, RatingChange
 from tournaments.models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 
+from .filters import MAX_ID
+
 User = get_user_model()
-MAX_ID = 2**63 - 1
 
 
 # --- players and auth ------------------------------------------------------------------------
