@@ -18,7 +18,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from engines import get_game
+from engines import GAME_IDS, get_game
 from ratings.elo import scores_for
 from ratings.services import apply_rated_game, is_rated_pairing, lock_ratings
 
@@ -33,6 +33,12 @@ VOID = "void"
 
 class LeaseLost(RuntimeError):
     """The match is no longer ours: requeued by the scavenger, cancelled, or finished elsewhere."""
+
+
+def check_game(game: str) -> str:
+    if game not in GAME_IDS:
+        raise ValidationError({"game": [f"unknown game {game!r}; known: {', '.join(GAME_IDS)}"]})
+    return game
 
 
 def check_time_control(time_control: str) -> str:

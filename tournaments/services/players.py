@@ -7,9 +7,8 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
-from engines import GAME_IDS
-
 from ..models import Bot
+from .matches import check_game
 
 
 @transaction.atomic
@@ -38,8 +37,7 @@ def api_token(user) -> str:
 
 
 def _check_bot_fields(game: str, name: str) -> None:
-    if game not in GAME_IDS:
-        raise ValidationError({"game": [f"unknown game {game!r}; known: {', '.join(GAME_IDS)}"]})
+    check_game(game)
     if not name or not name.strip():
         raise ValidationError({"name": ["a bot needs a name"]})
     if len(name) > Bot._meta.get_field("name").max_length:

@@ -7,11 +7,9 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from engines import GAME_IDS
-
 from ..models import BotVersion, Match, Tournament, TournamentEntrant
 from ..pairings import berger_rounds, double_round
-from .matches import check_games_per_match, check_playable, check_time_control, create_match
+from .matches import check_game, check_games_per_match, check_playable, check_time_control, create_match
 
 
 def create_tournament(organiser, *, name: str, game: str, time_control: str | None = None,
@@ -20,8 +18,7 @@ def create_tournament(organiser, *, name: str, game: str, time_control: str | No
 
     if not name or not name.strip():
         raise ValidationError({"name": ["a tournament needs a name"]})
-    if game not in GAME_IDS:
-        raise ValidationError({"game": [f"unknown game {game!r}; known: {', '.join(GAME_IDS)}"]})
+    check_game(game)
     time_control = check_time_control(time_control or settings.ARENA["DEFAULT_TIME_CONTROL"])
     check_games_per_match(games_per_pairing, "games_per_pairing")
     return Tournament.objects.create(name=name.strip(), game=game, organiser=organiser, time_control=time_control,
