@@ -187,8 +187,9 @@ class Game:
         unknown = sorted(set(values) - set(fields))
         if unknown:
             raise BadSettings(f"{self.id}: unknown setting(s) {', '.join(unknown)}")
+        defaults = self.settings_type()  # built (and validated) once, not once per value
         for name, value in values.items():
-            default = getattr(self.settings_type(), name)
+            default = getattr(defaults, name)
             if type(value) is not type(default) and not (isinstance(default, float) and isinstance(value, int)):
                 raise BadSettings(f"{self.id}: setting {name} must be {type(default).__name__}, got {value!r}")
         try:
