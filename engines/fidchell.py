@@ -16,7 +16,7 @@ import math
 import random
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import combinations
 
 from .core import (
@@ -922,23 +922,16 @@ def _initial(variant: int, settings: Settings) -> FidchellPosition:
     return position
 
 
-def _max_plies() -> int:
-    return Settings().max_actions
+def _game(variant: int) -> Game:
+    return Game(
+        id=f"fidchell-{variant}",
+        ruleset=f"fidchell-{variant}/2026.1",
+        settings_type=Settings,
+        initial_position=partial(_initial, variant),
+        parse_position=partial(_parse, variant),
+        max_plies=Settings().max_actions,
+    )
 
 
-FIDCHELL_1 = Game(
-    id="fidchell-1",
-    ruleset="fidchell-1/2026.1",
-    settings_type=Settings,
-    initial_position=lambda settings: _initial(1, settings),
-    parse_position=lambda text, settings: _parse(1, text, settings),
-    max_plies=_max_plies(),
-)
-FIDCHELL_2 = Game(
-    id="fidchell-2",
-    ruleset="fidchell-2/2026.1",
-    settings_type=Settings,
-    initial_position=lambda settings: _initial(2, settings),
-    parse_position=lambda text, settings: _parse(2, text, settings),
-    max_plies=_max_plies(),
-)
+FIDCHELL_1 = _game(1)
+FIDCHELL_2 = _game(2)
