@@ -24,7 +24,18 @@ from dataclasses import dataclass, field
 
 from .bots import load_bot
 from .core import BLACK, SIDES, WHITE, BadSettings, other
-from .match import BotFailure, Channel, GameLog, Pipes, TimeControl, play_game, sanitise_name
+from .match import (
+    BotFailure,
+    Channel,
+    Clocks,
+    GameLog,
+    Pipes,
+    TimeControl,
+    go_prefix,
+    play_game,
+    played_line,
+    sanitise_name,
+)
 from .registry import GAME_IDS, get_game
 from .stats import elo_pentanomial, elo_trinomial, pentanomial
 
@@ -409,11 +420,7 @@ def _check_game(channel, pipes, side, position, tc, rng, results, reply) -> None
                     results["waits-for-go"].fail(f"as {side}: sent {early!r} before go")
                     raise _Stop
                 results["waits-for-go"].ok()
-            go = f"go side={side} ply={ply + 1}" + (" extra=1" if extra else "")
-            if position.phase:
-                go += f" phase={position.phase}"
-            channel.send(go + (f" movetime={tc.base_ms}" if tc.mode == "move" else
-                               f" wtime={tc.base_ms} btime={tc.base_ms} winc={tc.inc_ms} binc={tc.inc_ms}"))
+            channel.send(f"{go_prefix(side, ply + 1, extra, position.phase)} {Clocks(tc).go_fields(side)}")
             answer = reply("move", "plays", tc.base_ms / 1000 + 0.05)
             if not answer:
                 results["plays" if not extra else "extra-turns"].fail(
@@ -432,10 +439,7 @@ def _check_game(channel, pipes, side, position, tc, rng, results, reply) -> None
         position = position.play(action)
         ply += 1
         last_mover = mover
-        line = f"played {mover} {action}"
-        if position.captured:
-            line += " x=" + ",".join(position.captured)
-        channel.send(line + f" ply={ply}")
+        channel.send(played_line(mover, action, position, ply))
     outcome = position.outcome()
     winner, reason = (outcome.winner, outcome.reason) if outcome else ("none", "max-plies")
     channel.send(f"gameover winner={winner} reason={reason} plies={ply}")

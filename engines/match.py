@@ -106,6 +106,27 @@ class Clocks:
             self.remaining[side] += self.tc.inc_ms - spent_ms
 
 
+# --- referee lines ------------------------------------------------------------------------------
+
+
+def played_line(side: str, action: str, position, ply: int) -> str:
+    """``played`` for ``action`` by ``side``, which led to ``position`` at ``ply`` (protocol §4)."""
+    line = f"played {side} {action}"
+    if position.captured:
+        line += " x=" + ",".join(position.captured)
+    return f"{line} ply={ply}"
+
+
+def go_prefix(side: str, ply: int, extra: bool, phase: str | None) -> str:
+    """A ``go`` line up to its clock fields (protocol §4)."""
+    words = [f"go side={side} ply={ply}"]
+    if extra:
+        words.append("extra=1")
+    if phase:
+        words.append(f"phase={phase}")
+    return " ".join(words)
+
+
 # --- failures ------------------------------------------------------------------------------------
 
 
@@ -513,11 +534,7 @@ class Referee:
     _last_mover: str | None = None
 
     def tell_played(self, side: str, action: str) -> None:
-        line = f"played {side} {action}"
-        captured = self.position.captured
-        if captured:
-            line += " x=" + ",".join(captured)
-        line += f" ply={len(self.actions)}"
+        line = played_line(side, action, self.position, len(self.actions))
         for channel in self.channels.values():
             channel.hold(line)
 
@@ -534,12 +551,7 @@ class Referee:
         mover.resume()
         self.pipes.drain(mover)
         self._handle_stray_lines(mover)
-        ply = len(self.actions) + 1
-        go_words = [f"go side={side} ply={ply}"]
-        if extra:
-            go_words.append("extra=1")
-        if self.position.phase:
-            go_words.append(f"phase={self.position.phase}")
+        go = go_prefix(side, len(self.actions) + 1, extra, self.position.phase)
         legal_line = "legal " + " ".join(legal)
         lines = []
         text = self.position.text()
@@ -547,7 +559,7 @@ class Referee:
             lines.append(f"position {text}")
             mover.last_position = text
         budget = self.clocks.budget(side)
-        mover.send(*lines, legal_line, " ".join(go_words + [self.clocks.go_fields(side)]))
+        mover.send(*lines, legal_line, f"{go} {self.clocks.go_fields(side)}")
         if not self.pipes.flush(mover, time.monotonic() + (budget + self.margin_ms) / 1000):
             raise BotFailure(side, "timeout", "did not read its input")
         start = time.monotonic()
@@ -585,7 +597,7 @@ class Referee:
                 if self.retries_left <= 0:
                     raise BotFailure(side, "illegal-move", fault)
                 self.retries_left -= 1
-                mover.send(legal_line, " ".join(go_words + [self.clocks.go_fields(side, spent)]))
+                mover.send(legal_line, f"{go} {self.clocks.go_fields(side, spent)}")
                 if not self.pipes.flush(mover, start + (budget + self.margin_ms) / 1000):
                     raise BotFailure(side, "timeout", "did not read its input")
             elif keyword == "resign":
