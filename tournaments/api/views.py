@@ -299,15 +299,11 @@ def cached_game_record(pk, user) -> dict | None:
     if data is None:
         return None
     bot_ids = {data["white"]["bot_id"], data["black"]["bot_id"]}
-    bots = {bot["id"]: bot for bot in Bot.objects.filter(pk__in=bot_ids).values("id", "name", "is_public",
-                                                                                 "owner_id")}
-    staff = user.is_authenticated and user.is_staff
-    if len(bots) != len(bot_ids) or not all(
-            staff or bot["is_public"] or (user.is_authenticated and bot["owner_id"] == user.pk)
-            for bot in bots.values()):
+    names = dict(Bot.objects.filter(app_selectors.visible_bot_q(user), pk__in=bot_ids).values_list("id", "name"))
+    if len(names) != len(bot_ids):
         return None
-    return {**data, "white": {**data["white"], "bot_name": bots[data["white"]["bot_id"]]["name"]},
-            "black": {**data["black"], "bot_name": bots[data["black"]["bot_id"]]["name"]}}
+    return {**data, "white": {**data["white"], "bot_name": names[data["white"]["bot_id"]]},
+            "black": {**data["black"], "bot_name": names[data["black"]["bot_id"]]}}
 
 
 def record_response(request, data: dict, public: bool) -> Response:
