@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from ratings.models import Rating, RatingChange
@@ -23,7 +24,7 @@ def test_player_gets_a_token(player):
     from rest_framework.authtoken.models import Token
 
     assert Token.objects.filter(user=player).count() == 1
-    with pytest.raises(Exception, match="taken"):
+    with pytest.raises(ValidationError, match="taken"):
         create_player("ada", "x")
 
 
@@ -78,5 +79,5 @@ def test_tournament_constraints(player, pair):
     TournamentEntrant.objects.create(tournament=tournament, version=pair[0], seed=1)
     refused(lambda: TournamentEntrant.objects.create(tournament=tournament, version=pair[0], seed=2))
     refused(lambda: TournamentEntrant.objects.create(tournament=tournament, version=pair[1], seed=1))
-    with pytest.raises(Exception, match="unknown game"):
+    with pytest.raises(ValidationError, match="unknown game"):
         create_tournament(player, name="T", game="go")
