@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-RANDOM_BOT = b"""import random, sys
-legal = []
-for line in sys.stdin:
-    cmd, *args = line.split() or [""]
-    if cmd == "bgtp":
-        print("bgtp 1 name=random", flush=True)
-    elif cmd == "newgame":
-        print("ready", flush=True)
-    elif cmd == "legal":
-        legal = args
-    elif cmd == "go":
-        print("move", random.choice(legal), flush=True)
-    elif cmd == "quit":
-        break
-"""
+RANDOM_BOT = (Path(__file__).resolve().parents[1] / "bots" / "random_bot.py").read_bytes()  # shared test bot
 
 
 @pytest.fixture(autouse=True)
