@@ -48,10 +48,10 @@ class Bot:
         return [self.directory]
 
 
-def sanitise_name(raw: str) -> str:
-    """Protocol §4: names are [A-Za-z0-9_.-]{1,32}; other characters become '_'."""
-    name = NAME_CHARS.sub("_", raw)[:32]
-    return name or "bot"
+def sanitise_name(raw: str | None, fallback: str = "bot") -> str:
+    """Protocol §4: names are [A-Za-z0-9_.-]{1,32}; other characters become '_'; none at all is ``fallback``."""
+    name = NAME_CHARS.sub("_", raw or "")[:32]
+    return name or fallback
 
 
 def load_bot(path: str | Path) -> Bot:

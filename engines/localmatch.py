@@ -22,7 +22,7 @@ from collections import Counter, defaultdict
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-from .bots import load_bot
+from .bots import load_bot, sanitise_name
 from .core import BLACK, SIDES, WHITE, BadSettings, other
 from .match import (
     BotFailure,
@@ -34,7 +34,6 @@ from .match import (
     go_prefix,
     play_game,
     played_line,
-    sanitise_name,
 )
 from .registry import GAME_IDS, get_game
 from .stats import elo_pentanomial, elo_trinomial, pentanomial

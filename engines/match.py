@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .bots import Bot
+from .bots import Bot, sanitise_name
 from .core import BLACK, NONE, SIDES, WHITE, BadSettings, Outcome, other
 from .record import make_record
 from .registry import get_game
@@ -46,7 +46,6 @@ QUIT_GRACE_S = 2.0
 TERM_GRACE_S = 1.0
 SUSPEND_AFTER_S = 0.01  # the idle bot is stopped once the mover has thought this long
 POLL_SLICE_S = 0.25  # longest single poll, so a dead bot whose stdout stays open is noticed
-NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
 TOKEN_CHARS = re.compile(r"[^\x21-\x7e]")
 
 
@@ -136,11 +135,6 @@ class BotFailure(Exception):
     def __init__(self, side: str, reason: str, detail: str = ""):
         super().__init__(f"{side}: {reason} {detail}".strip())
         self.side, self.reason, self.detail = side, reason, detail
-
-
-def sanitise_name(raw: str | None, fallback: str = "bot") -> str:
-    name = NAME_CHARS.sub("_", raw or "")[:32]
-    return name or fallback
 
 
 def detail_token(text: str, limit: int = 64) -> str:
