@@ -58,6 +58,15 @@ def test_pentanomial_counts_and_estimate():
     assert estimate.games == 12
     assert estimate.score == pytest.approx(8 / 12)
     assert estimate.elo > 0
+    assert estimate.elo == pytest.approx(400 * math.log10(2))  # score 2/3: odds 2 to 1
+    # per-pair scores 0.25, 0.5, 0.5, 0.75, 1, 1 (as a share of the pair): variance over the 6 pairs
+    points = [0.25, 0.5, 0.5, 0.75, 1.0, 1.0]
+    variance = sum((p - 8 / 12) ** 2 for p in points) / 6
+    stdev = math.sqrt(variance / 6)
+    low = stats.elo_from_score(8 / 12 - stats.Z95 * stdev)
+    high = stats.elo_from_score(8 / 12 + stats.Z95 * stdev)
+    assert estimate.margin == pytest.approx((high - low) / 2)
+    assert estimate.los == pytest.approx(stats.los(5, 1))  # pair points above and below 1, as game wins
 
 
 def test_pentanomial_interval_is_narrower_when_pairs_cancel_side_advantage():
@@ -65,6 +74,7 @@ def test_pentanomial_interval_is_narrower_when_pairs_cancel_side_advantage():
     trinomial = stats.elo_trinomial(10, 0, 10)
     pentanomial = stats.elo_pentanomial((0, 0, 10, 0, 0))
     assert pentanomial.margin < trinomial.margin
+    assert pentanomial.margin == 0.0 and pentanomial.elo == 0.0
 
 
 @given(st.floats(min_value=0.001, max_value=0.999))
