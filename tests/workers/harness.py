@@ -1,7 +1,8 @@
 """Run inside the cluster's environment (its own database and Redis) by the worker tests and the benchmark.
 
     python tests/workers/harness.py seed --matches 200 [--delay 0.05] [--tc move:2000]
-    python tests/workers/harness.py status | replay | dispatch | scavenge
+    python tests/workers/harness.py status | snapshot | replay
+    python tests/workers/harness.py trickle --matches 40 [--interval 0.5] | timings <first_match_id>
     python tests/workers/harness.py send <match_id> [--times 2]
     python tests/workers/harness.py forge
     python tests/workers/harness.py stale-report
@@ -29,7 +30,7 @@ import django  # noqa: E402
 django.setup()
 
 from django.core.files.uploadedfile import SimpleUploadedFile  # noqa: E402
-from django.db.models import Count, Max  # noqa: E402
+from django.db.models import Count, F  # noqa: E402
 
 from ratings.elo import rules_from_settings  # noqa: E402
 from ratings.models import Rating, RatingChange  # noqa: E402
@@ -63,9 +64,8 @@ def seed(args) -> dict:
 
 def status(args) -> dict:
     statuses = dict(Counter(Match.objects.values_list("status", flat=True)))
-    per_match = Game.objects.values("match_id").annotate(n=Count("pk"), top=Max("number"))
-    wrong = [row["match_id"] for row in per_match
-             if row["n"] != Match.objects.get(pk=row["match_id"]).games_per_match]
+    wrong = list(Match.objects.annotate(n=Count("games")).filter(n__gt=0).exclude(n=F("games_per_match"))
+                 .values_list("pk", flat=True))
     finished_without_games = list(Match.objects.filter(status="finished", games__isnull=True)
                                   .values_list("pk", flat=True))
     return {
@@ -91,18 +91,6 @@ def replay_check(args) -> dict:
             "total_rated_games": sum(v[1] for v in stored.values())}
 
 
-def dispatch(args) -> dict:
-    from workers.dispatching import dispatch_queued
-
-    return {"sent": len(dispatch_queued())}
-
-
-def scavenge(args) -> dict:
-    from workers.dispatching import scavenge as run
-
-    return {"requeued": run()}
-
-
 def send(args) -> dict:
     from workers.tasks import run_match
 
@@ -111,7 +99,7 @@ def send(args) -> dict:
     return {"sent": args.times}
 
 
-def snapshot() -> dict:
+def snapshot(args=None) -> dict:
     return {"matches": sorted(Match.objects.values_list("pk", "status", "attempts", "score_a", "score_b")),
             "games": Game.objects.count(), "rating_changes": RatingChange.objects.count(),
             "ratings": sorted(Rating.objects.values_list("bot_id", "elo"))}
@@ -195,7 +183,7 @@ def timings(args) -> dict:
 
 
 COMMANDS = {"trickle": trickle, "timings": timings, "seed": seed, "status": status, "replay": replay_check,
-            "dispatch": dispatch, "scavenge": scavenge,
+            "snapshot": snapshot,
             "send": send, "forge": forge, "stale-report": stale_report}
 
 
@@ -212,12 +200,8 @@ def main() -> None:
     parser.add_argument("--times", type=int, default=1)
     parser.add_argument("--interval", type=float, default=0.3)
     args = parser.parse_args()
-    if args.command == "snapshot":
-        print(json.dumps(snapshot()))
-        return
     print(json.dumps(COMMANDS[args.command](args), default=str))
 
 
 if __name__ == "__main__":
-    COMMANDS["snapshot"] = lambda args: snapshot()
     main()
