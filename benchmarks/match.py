@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from engines import GAME_IDS, get_game  # noqa: E402
 from engines.bots import load_bot  # noqa: E402
-from engines.match import play_game  # noqa: E402
+from engines.match import play_game, played_line  # noqa: E402
 from engines.sandbox import Limits, SandboxError, open_sandbox  # noqa: E402
 
 FIRST_BOT = ROOT / "tests" / "bots" / "first_bot.py"
@@ -79,9 +79,9 @@ def game_lines_two_bots(game_id: str, actions: list[str]) -> list[tuple[str, byt
         unheard[side] = []
         blocks.append((side, ("\n".join(lines) + "\n").encode()))
         position = position.play(action)
-        played = f"played {side} {action}" + (" x=" + ",".join(position.captured) if position.captured else "")
+        played = played_line(side, action, position, ply)
         for heard in unheard.values():
-            heard.append(f"{played} ply={ply}")
+            heard.append(played)
     return blocks
 
 
