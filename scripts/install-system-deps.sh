@@ -5,7 +5,7 @@ set -eu
 
 missing=""
 command -v bwrap >/dev/null 2>&1 || missing="$missing bubblewrap"
-# setpriv and prlimit (util-linux) drop the uid and set rlimits before bwrap starts.
+# setpriv (util-linux) drops to the bot's uid before bwrap starts (rlimits come from the shell's ulimit).
 command -v setpriv >/dev/null 2>&1 || missing="$missing util-linux"
 # The bot runs the system interpreter: the worker's own python (pyenv, venv) is not visible inside.
 [ -x /usr/bin/python3 ] || missing="$missing python3-minimal"
