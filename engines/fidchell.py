@@ -610,12 +610,12 @@ class FidchellPosition(Position):
         self._owed = owed
         self._forbid = forbid
         self._z = z
-        self._reps = {}
-        if z is None:
-            self._z = self._core().z
-        if reps is None:
-            reps = {self._core().key(): 1}
-        self._reps = reps
+        self._reps = {} if reps is None else reps
+        if z is None or reps is None:  # a parsed or initial position: one core hashes it and keys it
+            core = self._core()
+            self._z = core.z
+            if reps is None:
+                self._reps = {core.key(): 1}
 
     def _core(self) -> _Board:
         return _Board(self._variant, self.settings, self._geo, self._board, self._hands, self._turn,
