@@ -109,7 +109,7 @@ def opponent(tmp_path):
     marker = "opponent_" + uuid.uuid4().hex[:8]
     directory = tmp_path / marker
     directory.mkdir()
-    shutil.copy(HERE / "bots" / "opponent.py", directory / f"{marker}.py")
+    shutil.copy(PROJECT / "tests" / "bots" / "random_bot.py", directory / f"{marker}.py")  # the shared test bot
     (directory / "bot.toml").write_text(f'run = "python3 {marker}.py"\n')
     return load_bot(directory), marker
 
