@@ -446,6 +446,7 @@ class Referee:
         self.actions: list[str] = []
         self.times: list[int] = []
         self.max_plies = game.max_plies
+        self._last_mover: str | None = None  # extra turns (Fidchell): the same side acts twice
 
     # start-up
 
@@ -516,7 +517,7 @@ class Referee:
             legal = self.position.legal_moves()
             if not legal:
                 raise RuntimeError(f"{self.game.id}: no legal action but no outcome in {self.position.text()!r}")
-            extra = bool(self.actions) and self._last_mover == side
+            extra = self._last_mover == side
             action, spent = self.ask(side, legal, extra)
             self.position = self.position.play(action)
             self.actions.append(action)
@@ -524,8 +525,6 @@ class Referee:
             self.clocks.charge(side, spent)
             self._last_mover = side
             self.tell_played(side, action)
-
-    _last_mover: str | None = None
 
     def tell_played(self, side: str, action: str) -> None:
         line = played_line(side, action, self.position, len(self.actions))
