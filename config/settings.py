@@ -179,6 +179,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "uploads": os.environ.get("THROTTLE_UPLOADS", "30/hour"),
         "writes": os.environ.get("THROTTLE_WRITES", "600/hour"),
+        "auth": os.environ.get("THROTTLE_AUTH", "60/hour"),
     },
     "EXCEPTION_HANDLER": "tournaments.exceptions.json_exception_handler",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
