@@ -110,17 +110,15 @@ def play_match(match_id: int, worker_id: str) -> str:
 def report(match_id: int, lease_token, records) -> str:
     """Hand the records to ``finish_match``; only the current lease's report counts, once."""
     try:
-        accepted = match_services.finish_match(match_id, lease_token, records)
+        report = match_services.finish_match(match_id, lease_token, records)
     except ValidationError as error:
         return requeue(match_id, lease_token, f"bad records from the runner: {error}"[:500])
-    if not accepted:
-        status = Match.objects.filter(pk=match_id).values_list("status", flat=True).first()
-        if status == Match.Status.QUEUED:  # a void game: finish_match put it back in the queue
-            log.warning("match %s: void (both bots failed before move 1), requeued unscored", match_id)
-            resend_if_queued(match_id)
-            return REQUEUED
-        log.warning("match %s: report refused (match is %s; stale lease or duplicate report), nothing changed",
-                    match_id, status)
+    if report is match_services.Report.REQUEUED:
+        log.warning("match %s: void (both bots failed before move 1), requeued unscored", match_id)
+        resend_if_queued(match_id)
+        return REQUEUED
+    if report is match_services.Report.REFUSED:
+        log.warning("match %s: report refused (stale lease or duplicate report), nothing changed", match_id)
         return REFUSED
     log.info("match %s: finished", match_id)
     return FINISHED

@@ -12,6 +12,7 @@ from django.utils import timezone
 from ratings.models import Rating, RatingChange
 from tournaments.models import Game, Match
 from tournaments.services import (
+    Report,
     cancel_match,
     claim_match,
     create_match,
@@ -58,7 +59,9 @@ def test_finish_stores_games_score_and_ratings_once(pair):
     assert [(g.white_id, g.black_id, g.winner) for g in games] == [(a.pk, b.pk, "white"), (b.pk, a.pk, "none")]
     assert RatingChange.objects.count() == 4
     # A duplicate report of the same lease changes nothing.
-    assert not finish_match(match.pk, token, [record("black"), record("black")])
+    duplicate = finish_match(match.pk, token, [record("black"), record("black")])
+    assert not duplicate
+    assert duplicate is Report.REFUSED
     assert Game.objects.count() == 2 and RatingChange.objects.count() == 4
     assert Rating.objects.get(bot=a.bot).games == 2
 
@@ -89,7 +92,9 @@ def test_finish_checks_the_records_and_changes_nothing(pair):
 def test_void_game_requeues_and_scores_nothing(pair):
     match = create_match(*pair, games=2)
     token = claim_match(match.pk, "w")
-    assert not finish_match(match.pk, token, [record("none", "void", 0), record("white")])
+    void = finish_match(match.pk, token, [record("none", "void", 0), record("white")])
+    assert not void
+    assert void is Report.REQUEUED
     match.refresh_from_db()
     assert match.status == "queued" and match.lease_token is None and "void" in match.failure_reason
     assert Game.objects.count() == 0 and RatingChange.objects.count() == 0

@@ -2,6 +2,7 @@
 
 from .matches import (
     LeaseLost,
+    Report,
     cancel_match,
     cancel_queued_matches_of,
     check_time_control,
@@ -28,7 +29,7 @@ from .tournaments import (
 from .uploads import set_version_disabled, smoke_test_version, upload_version, validate_upload
 
 __all__ = [
-    "LeaseLost", "add_entrant", "api_token", "cancel_match", "cancel_queued_matches_of", "cancel_tournament",
+    "LeaseLost", "Report", "add_entrant", "api_token", "cancel_match", "cancel_queued_matches_of", "cancel_tournament",
     "check_time_control", "claim_match", "create_bot", "create_match", "create_player", "create_tournament",
     "fail_match", "finish_match", "finish_tournament_if_done", "heartbeat", "play_match_now",
     "remove_entrant", "requeue_expired_matches", "requeue_match", "resume_tournament", "run_match",

@@ -7,6 +7,7 @@ the games, the score and the rating changes.
 
 from __future__ import annotations
 
+import enum
 import logging
 import re
 import uuid
@@ -159,22 +160,33 @@ def _points(winner: str, a_is_white: bool) -> tuple[float, float]:
     return (white, black) if a_is_white else (black, white)
 
 
-def finish_match(match_id: int, lease_token, records) -> bool:
+class Report(enum.Enum):
+    """What ``finish_match`` did with a report; true only when the result was stored."""
+
+    FINISHED = "finished"
+    REQUEUED = "requeued"  # a void game: never scored, the match is back in the queue
+    REFUSED = "refused"  # a stale lease or a duplicate report: nothing changed
+
+    def __bool__(self) -> bool:
+        return self is Report.FINISHED
+
+
+def finish_match(match_id: int, lease_token, records) -> Report:
     """Store the games, the score and the rating changes in one transaction, exactly once.
 
     Only the holder of the current lease of a running match may report; a stale or duplicate report
-    changes nothing and returns False. A record of a void game (both bots failed before move 1)
-    is never scored: the match goes back to the queue and False comes back.
+    changes nothing (REFUSED). A record of a void game (both bots failed before move 1) is never
+    scored: the match goes back to the queue (REQUEUED).
     """
     with transaction.atomic():
         match = (Match.objects.select_for_update().filter(pk=match_id)
                  .select_related("version_a", "version_b").first())
         if match is None or match.status != Match.Status.RUNNING or str(match.lease_token) != str(lease_token):
-            return False
+            return Report.REFUSED
         _check_records(match, records)
         if any(record["reason"] == VOID for record in records):
             _requeue(match, "void game: both bots failed before the first move")
-            return False
+            return Report.REQUEUED
         bot_a, bot_b = match.version_a.bot_id, match.version_b.bot_id
         ratings = lock_ratings(match.game, (bot_a, bot_b)) if match.rated else {}
         score_a = score_b = 0.0
@@ -196,7 +208,7 @@ def finish_match(match_id: int, lease_token, records) -> bool:
         match.save(update_fields=["status", "score_a", "score_b", "finished_at"])
         if match.tournament_id:
             finish_tournament_if_done(match.tournament_id)
-    return True
+    return Report.FINISHED
 
 
 def finish_tournament_if_done(tournament_id: int) -> bool:
