@@ -1,7 +1,16 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_delete, post_save
 
 
 class TournamentsConfig(AppConfig):
     name = "tournaments"
     verbose_name = "Bots, matches and tournaments"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from tournaments.api import public
+        from tournaments.models import Bot
+
+        # A bot's name and visibility show on public pages kept in the cache: any change starts them afresh.
+        post_save.connect(public.forget_all, sender=Bot, dispatch_uid="public-pages-bot-saved")
+        post_delete.connect(public.forget_all, sender=Bot, dispatch_uid="public-pages-bot-deleted")

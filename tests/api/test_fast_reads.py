@@ -12,8 +12,9 @@ from django.core.serializers.json import DjangoJSONEncoder
 from rest_framework.test import APIRequestFactory
 
 from ratings.models import Rating
-from tournaments.api import serializers, views
-from tournaments.models import Bot, Game, Match
+from tournaments.api import public, serializers
+from tournaments.models import Game, Match
+from tournaments.services import update_bot
 
 from .conftest import client_for, finished_match, make_bot, ready_version
 
@@ -94,7 +95,7 @@ def test_leaderboard_rank_continues_across_pages(anon, player):
 
 
 def test_cached_leaderboard_is_refreshed_after_the_ttl(anon, player, monkeypatch):
-    monkeypatch.setattr(views, "LEADERBOARD_CACHE_SECONDS", 1)  # whole seconds: what Redis expiry counts in
+    monkeypatch.setattr(public, "LIVE_SECONDS", 1)  # whole seconds: what Redis expiry counts in
     bot = make_bot(player, "climber")
     rating = Rating.objects.create(bot=bot, game="tafl9", elo=1500.0)
     first = anon.get("/api/leaderboard/tafl9/")
@@ -126,37 +127,167 @@ def test_game_record_is_cached_with_etag_and_answers_304(anon, played):
     assert anon.get(url, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
 
 
-def test_cached_record_follows_a_bot_rename(anon, played):
+def test_cached_record_follows_a_bot_rename(anon, played, django_capture_on_commit_callbacks):
     game = Game.objects.select_related("white__bot").order_by("id").first()
     url = f"/api/games/{game.pk}/"
     before = anon.get(url)
-    Bot.objects.filter(pk=game.white.bot_id).update(name="renamed")
+    with django_capture_on_commit_callbacks(execute=True):
+        update_bot(game.white.bot, name="renamed")
     after = anon.get(url)
     assert after.json()["white"]["bot_name"] == "renamed"
     assert after["ETag"] != before["ETag"]
     assert anon.get(url, HTTP_IF_NONE_MATCH=before["ETag"]).status_code == 200
 
 
-def test_cached_record_of_a_bot_made_private_is_not_served_to_others(player, other_player, played):
+def test_cached_record_of_a_bot_made_private_is_not_served_to_others(player, other_player, played,
+                                                                     django_capture_on_commit_callbacks):
     game = Game.objects.select_related("white__bot").order_by("id").first()
     url = f"/api/games/{game.pk}/"
     stranger = client_for(None)
     assert stranger.get(url).status_code == 200  # now cached
-    Bot.objects.filter(pk=game.white.bot_id).update(is_public=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        update_bot(game.white.bot, is_public=False)
     assert stranger.get(url).status_code == 404
     owner = client_for(game.white.bot.owner)
     assert owner.get(url).status_code == 200
 
 
 def test_private_game_record_is_never_cached(player, other_player):
-    from django.core.cache import cache
-
     mine = ready_version(make_bot(player, "secret", is_public=False))
     theirs = ready_version(make_bot(other_player, "open"))
     finished_match(mine, theirs, games=1)
     game = Game.objects.get()
     response = client_for(player).get(f"/api/games/{game.pk}/")
     assert response.status_code == 200 and response["Cache-Control"] == "private, no-cache"
-    assert cache.get(views.game_record_key(game.pk)) is None
+    assert public._lookup(f"game:{game.pk}")[1] is None
     assert client_for(other_player).get(f"/api/games/{game.pk}/").status_code == 404
     assert client_for(None).get(f"/api/games/{game.pk}/").status_code == 404
+
+
+# --- the public page cache (tournaments.api.public) ----------------------------------------------------------
+
+
+def _public_urls(played) -> list[str]:
+    a, _ = played
+    game = Game.objects.order_by("id").first()
+    return ["/api/leaderboard/tafl9/", f"/api/bots/{a.bot_id}/", "/api/matches/", f"/api/matches/?bot={a.bot_id}",
+            "/api/games/", f"/api/games/{game.pk}/", f"/api/bots/{a.bot_id}/rating-history/"]
+
+
+def test_a_kept_page_is_answered_without_a_query_and_byte_for_byte(anon, played, django_assert_num_queries):
+    from ratings.services import recompute_ratings
+
+    recompute_ratings(history=True)
+    for url in _public_urls(played):
+        first = anon.get(url)
+        assert first.status_code == 200, url
+        with django_assert_num_queries(0):
+            again = anon.get(url)
+        assert again.content == first.content and again["Content-Type"] == first["Content-Type"], url
+
+
+def test_anonymous_lists_lag_at_most_the_ttl_and_players_see_them_fresh(anon, player, played, monkeypatch):
+    monkeypatch.setattr(public, "LIVE_SECONDS", 1)
+    a, b = played
+    before = len(anon.get("/api/matches/?page_size=100").json()["results"])
+    finished_match(a, b, games=1)
+    assert len(anon.get("/api/matches/?page_size=100").json()["results"]) == before  # kept
+    assert len(client_for(player).get("/api/matches/?page_size=100").json()["results"]) == before + 1
+    time.sleep(1.2)
+    assert len(anon.get("/api/matches/?page_size=100").json()["results"]) == before + 1
+
+
+def test_the_owner_and_staff_never_get_the_outsiders_bot_page(player, other_player, admin_user, played):
+    from tournaments.models import BotVersion
+
+    a, _ = played
+    BotVersion.objects.create(bot=a.bot, number=9, filename="bot.py", kind="py", sha256="0" * 64, size=1,
+                              status="rejected", reject_reason="crashed in the handshake")
+    url = f"/api/bots/{a.bot_id}/"
+    for outsider in (None, other_player):  # the first keeps the page, the second is served it
+        assert "crashed in the handshake" not in client_for(outsider).get(url).content.decode()
+    for insider in (player, admin_user):
+        assert "crashed in the handshake" in client_for(insider).get(url).content.decode()
+
+
+@pytest.mark.parametrize("via", ["api", "model"])
+def test_a_bot_made_private_leaves_every_public_page_at_once(via, anon, player, played,
+                                                             django_capture_on_commit_callbacks):
+    from ratings.services import recompute_ratings
+
+    recompute_ratings(history=True)
+    a, _ = played
+    bot = a.bot
+    urls = _public_urls(played)
+    assert all(anon.get(url).status_code == 200 for url in urls)  # all kept now
+    with django_capture_on_commit_callbacks(execute=True):
+        if via == "api":
+            assert client_for(player).patch(f"/api/bots/{bot.pk}/", {"is_public": False},
+                                            format="json").status_code == 200
+        else:
+            bot.is_public = False
+            bot.save()  # the admin's path
+    assert anon.get(f"/api/bots/{bot.pk}/").status_code == 404
+    assert anon.get(f"/api/bots/{bot.pk}/rating-history/").status_code == 404
+    assert anon.get(urls[5]).status_code == 404  # a game record with it
+    assert bot.pk not in [row["bot"] for row in anon.get("/api/leaderboard/tafl9/").json()["results"]]
+    assert anon.get("/api/matches/").json()["results"] == [] and anon.get("/api/games/").json()["results"] == []
+    assert client_for(player).get(f"/api/bots/{bot.pk}/").status_code == 200
+
+
+def test_the_browsable_api_and_indented_json_are_rendered_each_time(anon, played):
+    url = _public_urls(played)[1]
+    html = anon.get(url, HTTP_ACCEPT="text/html")
+    assert html.status_code == 200 and html["Content-Type"].startswith("text/html")
+    indented = anon.get(url, HTTP_ACCEPT="application/json; indent=2")
+    assert indented.content.startswith(b"{\n  ")
+    plain = anon.get(url)
+    assert plain["Content-Type"] == "application/json" and plain.content.startswith(b'{"id":')
+    assert anon.get(url, HTTP_ACCEPT="application/json; indent=2").content == indented.content
+
+
+def test_errors_are_not_kept(anon, played):
+    assert anon.get("/api/bots/999999/").status_code == 404
+    a, _ = played
+    assert anon.get("/api/matches/?game=chess").status_code == 400
+    assert anon.get("/api/matches/?game=chess").status_code == 400
+    assert anon.get(f"/api/bots/{a.bot_id}/").status_code == 200
+
+
+@pytest.fixture
+def redis_cache(settings):
+    """The cache a deployment runs (CACHE_URL): the machine's Redis on loopback, keys under a prefix of their own."""
+    import os
+    import uuid
+
+    import redis
+
+    url = "redis://127.0.0.1:6379/13"
+    server = redis.Redis.from_url(url)
+    try:
+        server.ping()
+    except redis.exceptions.ConnectionError as error:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must test the cache on Redis: {error}")
+        pytest.skip(f"no Redis on 127.0.0.1:6379: {error}")
+    prefix = f"arena-test-{uuid.uuid4().hex}"
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url,
+                                   "KEY_PREFIX": prefix}}
+    yield
+    for key in server.scan_iter(f"{prefix}:*"):
+        server.delete(key)
+
+
+def test_pages_are_kept_and_forgotten_in_redis(redis_cache, anon, played, django_assert_num_queries,
+                                               django_capture_on_commit_callbacks):
+    from django.core.cache import cache
+
+    assert type(cache._cache).__name__ == "RedisCacheClient"
+    a, _ = played
+    url = f"/api/bots/{a.bot_id}/"
+    assert anon.get(url).json()["name"] == "alpha"
+    with django_assert_num_queries(0):
+        assert anon.get(url).json()["name"] == "alpha"
+    with django_capture_on_commit_callbacks(execute=True):
+        update_bot(a.bot, name="renamed")
+    assert anon.get(url).json()["name"] == "renamed"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 
-from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpResponse
 from django_filters.rest_framework import DjangoFilterBackend
@@ -25,9 +24,9 @@ from rest_framework.views import APIView
 from engines import GAME_IDS
 from tournaments import selectors as app_selectors
 from tournaments import services as app_services
-from tournaments.models import Bot, BotVersion, Tournament
+from tournaments.models import BotVersion, Tournament
 
-from . import rows, selectors, serializers
+from . import public, rows, selectors, serializers
 from . import services as api_services
 from .filters import BotFilter, BotVersionFilter, GameFilter, MatchFilter, TournamentFilter
 from .pagination import NewestChangeFirstCursor, NewestFirstCursor, SmallPages
@@ -144,7 +143,11 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
         return serializers.BotSerializer
 
     def retrieve(self, request, pk=None):
-        return Response(rows.bot_detail(self.get_object(), request.user))
+        def build():
+            bot = self.get_object()
+            return public.Fresh(rows.bot_detail(bot, request.user), shareable=bot.is_public, owner_id=bot.owner_id)
+
+        return public.serve(request, f"bot:{int(pk)}", public.OUTSIDERS, public.LIVE_SECONDS, build)
 
     def create(self, request):
         data = serializers.BotCreateSerializer(data=request.data)
@@ -194,9 +197,14 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
     @extend_schema(responses={200: serializers.RatingChangeSerializer(many=True)})
     @action(detail=True, url_path="rating-history", pagination_class=NewestChangeFirstCursor, filter_backends=[])
     def rating_history(self, request, pk=None):
-        bot = self.get_object()
-        page = self.paginate_queryset(selectors.rating_history(bot).values(*rows.RATING_CHANGE_COLUMNS))
-        return self.get_paginated_response([rows.rating_change_row(row) for row in page])
+        def build():
+            bot = self.get_object()
+            page = self.paginate_queryset(selectors.rating_history(bot).values(*rows.RATING_CHANGE_COLUMNS))
+            body = self.get_paginated_response([rows.rating_change_row(row) for row in page]).data
+            return public.Fresh(body, shareable=bot.is_public)
+
+        name = public.url_name(request, "rating-history")
+        return public.serve(request, name, public.EVERYONE, public.LIVE_SECONDS, build)
 
 
 class BotVersionViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
@@ -239,8 +247,12 @@ class MatchViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
 
     def list(self, request, *args, **kwargs):
         # Same filters, ordering and cursor as the generic list; rows instead of model instances.
-        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()).values(*rows.MATCH_COLUMNS))
-        return self.get_paginated_response([rows.match_row(row) for row in page])
+        def build():
+            page = self.paginate_queryset(self.filter_queryset(self.get_queryset()).values(*rows.MATCH_COLUMNS))
+            return public.Fresh(self.get_paginated_response([rows.match_row(row) for row in page]).data)
+
+        return public.serve(request, public.url_name(request, "matches"), public.ANONYMOUS, public.LIVE_SECONDS,
+                            build)
 
     def create(self, request):
         data = serializers.MatchRequestSerializer(data=request.data)
@@ -268,56 +280,30 @@ class GameViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
         return serializers.GameSerializer if self.action == "retrieve" else serializers.GameBriefSerializer
 
     def list(self, request, *args, **kwargs):
-        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()).values(*rows.GAME_COLUMNS))
-        return self.get_paginated_response([rows.game_row(row) for row in page])
+        def build():
+            page = self.paginate_queryset(self.filter_queryset(self.get_queryset()).values(*rows.GAME_COLUMNS))
+            return public.Fresh(self.get_paginated_response([rows.game_row(row) for row in page]).data)
+
+        return public.serve(request, public.url_name(request, "games"), public.ANONYMOUS, public.LIVE_SECONDS,
+                            build)
 
     def retrieve(self, request, pk=None):
-        data = cached_game_record(pk, request.user)
-        public = data is not None
-        if data is None:
+        """A game record with an ETag (the game is immutable: its id and its bots' names fix the body), 304
+        when the client already holds it; shared caches may keep records of public bots for a minute."""
+        def build():
             game = self.get_object()
             data = self.get_serializer(game).data
-            public = game.white.bot.is_public and game.black.bot.is_public
-            if public:
-                cache.set(game_record_key(pk), data, GAME_RECORD_CACHE_SECONDS)
-        return record_response(request, data, public)
+            shared = game.white.bot.is_public and game.black.bot.is_public
+            names = f"{data['white']['bot_name']}\0{data['black']['bot_name']}".encode()
+            return public.Fresh(data, shareable=shared,
+                                etag=f'"game-{data["id"]}-{hashlib.blake2b(names, digest_size=8).hexdigest()}"',
+                                cache_control=f"public, max-age={GAME_RECORD_MAX_AGE}" if shared
+                                else "private, no-cache")
+
+        return public.serve(request, f"game:{int(pk)}", public.EVERYONE, public.RECORD_SECONDS, build)
 
 
-# A stored game never changes; only its bots' names and visibility can, and those are read fresh on each hit.
-GAME_RECORD_CACHE_SECONDS = 24 * 3600
 GAME_RECORD_MAX_AGE = 60  # what a browser or proxy may reuse without asking (bounds a rename's staleness)
-
-
-def game_record_key(pk) -> str:
-    return f"api:game-record:{int(pk)}"
-
-
-def cached_game_record(pk, user) -> dict | None:
-    """The cached record of a game of public bots, with its bots' current names, if ``user`` may still see
-    both bots; None sends the request down the normal path (a miss, or a bot made private since)."""
-    data = cache.get(game_record_key(pk))
-    if data is None:
-        return None
-    bot_ids = {data["white"]["bot_id"], data["black"]["bot_id"]}
-    names = dict(Bot.objects.filter(app_selectors.visible_bot_q(user), pk__in=bot_ids).values_list("id", "name"))
-    if len(names) != len(bot_ids):
-        return None
-    return {**data, "white": {**data["white"], "bot_name": names[data["white"]["bot_id"]]},
-            "black": {**data["black"], "bot_name": names[data["black"]["bot_id"]]}}
-
-
-def record_response(request, data: dict, public: bool) -> Response:
-    """A game record with an ETag (the game is immutable: its id and its bots' names fix the body), 304 when
-    the client already holds it; shared caches may keep records of public bots for a minute."""
-    names = f"{data['white']['bot_name']}\0{data['black']['bot_name']}".encode()
-    etag = f'"game-{data["id"]}-{hashlib.blake2b(names, digest_size=8).hexdigest()}"'
-    if etag in request.headers.get("If-None-Match", ""):
-        response = Response(status=status.HTTP_304_NOT_MODIFIED)
-    else:
-        response = Response(data)
-    response["ETag"] = etag
-    response["Cache-Control"] = f"public, max-age={GAME_RECORD_MAX_AGE}" if public else "private, no-cache"
-    return response
 
 
 class GameRecordTextView(GenericAPIView):
@@ -473,20 +459,13 @@ class LeaderboardView(ListAPIView):
         return selectors.leaderboard_rows(game)
 
     def list(self, request, *args, **kwargs):
-        # The same for every user; the key holds the whole URL (host included) because the page links do.
-        key = "api:leaderboard:" + hashlib.blake2b(request.build_absolute_uri().encode(), digest_size=16).hexdigest()
-        body = cache.get(key)
-        if body is None:
-            queryset = self.get_queryset()
-            page = self.paginate_queryset(queryset)
+        def build():
+            page = self.paginate_queryset(self.get_queryset())
             first_rank = (self.paginator.page.number - 1) * self.paginator.page.paginator.per_page + 1
             body = self.get_paginated_response(
                 [rows.leaderboard_row(row, first_rank + i) for i, row in enumerate(page)]).data
-            cache.set(key, body, LEADERBOARD_CACHE_SECONDS)
-        response = Response(body)
-        response["Cache-Control"] = f"public, max-age={LEADERBOARD_CACHE_SECONDS}"
-        return response
+            return public.Fresh(body, cache_control=f"public, max-age={public.LIVE_SECONDS}")
 
-
-LEADERBOARD_CACHE_SECONDS = 5  # how stale a leaderboard may be after a rated game
+        return public.serve(request, public.url_name(request, "leaderboard"), public.EVERYONE, public.LIVE_SECONDS,
+                            build)
 

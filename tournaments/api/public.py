@@ -1,0 +1,134 @@
+"""Public reads answered from the cache as rendered JSON: what many readers see alike is queried, serialized and
+rendered once, then served as stored bytes (no query, no serializer, no renderer) until it expires.
+
+Live pages (leaderboards, bot pages, lists, rating histories) are kept ``LIVE_SECONDS``, so they may lag a
+finished game by that much; a game record, which never changes, ``RECORD_SECONDS``. Every key carries the cache's
+generation, and any change to a bot (saved or deleted: its name, its visibility) starts a new one once the change
+commits, so a bot made private or renamed shows at once everywhere, records included.
+
+Three audiences: ``EVERYONE`` (the page is the same for every reader: leaderboards, records and rating histories
+of public bots); ``OUTSIDERS`` (everyone but the bot's owner and staff, who see more: the bot page);
+``ANONYMOUS`` (lists, whose rows depend on who asks)."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.core.cache import cache
+from django.db import transaction
+from django.http import HttpResponse, HttpResponseNotModified
+from rest_framework.response import Response
+
+LIVE_SECONDS = 5
+RECORD_SECONDS = 24 * 3600
+GENERATION = "api:public:generation"
+
+EVERYONE, OUTSIDERS, ANONYMOUS = "everyone", "outsiders", "anonymous"
+
+
+@dataclass(frozen=True)
+class Page:
+    body: bytes
+    owner_id: int | None = None  # for OUTSIDERS: whose bot the page shows
+    etag: str = ""
+    cache_control: str = ""
+
+
+@dataclass
+class Fresh:
+    """What a view builds on a miss: the data, and whether every reader of the audience may share it."""
+
+    data: object
+    shareable: bool = True
+    owner_id: int | None = None
+    etag: str = ""
+    cache_control: str = ""
+
+
+_seen = {"generation": None}  # this process's last generation: a hit costs one cache round trip
+
+
+def serve(request, name: str, audience: str, seconds: int, build: Callable[[], Fresh]) -> HttpResponse:
+    """The page ``name`` (unique per URL and audience) from the cache, or built, rendered and kept."""
+    if not _may_share(request, audience):
+        return _response(request, build())
+    generation, page = _lookup(name)
+    if page is not None and not (audience == OUTSIDERS and _is_insider(request.user, page.owner_id)):
+        return _answer(request, page)
+    fresh = build()
+    if not fresh.shareable or (audience == OUTSIDERS and _is_insider(request.user, fresh.owner_id)):
+        return _response(request, fresh)
+    renderer = request.accepted_renderer
+    page = Page(renderer.render(fresh.data, request.accepted_media_type, {"request": request}),
+                fresh.owner_id, fresh.etag, fresh.cache_control)
+    cache.set(_key(name, generation), page, seconds)
+    return _answer(request, page)
+
+
+def url_name(request, prefix: str) -> str:
+    """A page name for the whole URL, host included (pages link to themselves)."""
+    return prefix + ":" + hashlib.blake2b(request.build_absolute_uri().encode(), digest_size=16).hexdigest()
+
+
+def forget_all(**_) -> None:
+    """Start a new generation once the current transaction commits (a signal receiver, hence ``**_``)."""
+    transaction.on_commit(lambda: cache.set(GENERATION, time.time_ns(), None))
+
+
+def _may_share(request, audience: str) -> bool:
+    """Only JSON in the default form is kept (the browsable API and ``indent=`` are rendered each time)."""
+    if request.accepted_media_type != "application/json" or request.accepted_renderer.format != "json":
+        return False
+    user = request.user
+    return audience != ANONYMOUS or not user.is_authenticated
+
+
+def _is_insider(user, owner_id) -> bool:
+    return user.is_authenticated and (user.is_staff or user.pk == owner_id)
+
+
+def _key(name: str, generation) -> str:
+    return f"api:public:{generation}:{name}"
+
+
+def _lookup(name: str) -> tuple[int, Page | None]:
+    """The current generation and the page kept under it; one round trip unless the generation moved."""
+    seen = _seen["generation"]
+    keys = [GENERATION] if seen is None else [GENERATION, _key(name, seen)]
+    found = cache.get_many(keys)
+    generation = found.get(GENERATION)
+    if generation is None:  # first use, or evicted: a fresh value never names an older generation's pages
+        cache.add(GENERATION, time.time_ns(), None)
+        generation = cache.get(GENERATION)
+    _seen["generation"] = generation
+    if generation == seen:
+        return generation, found.get(_key(name, seen))
+    return generation, cache.get(_key(name, generation))
+
+
+def _answer(request, page: Page) -> HttpResponse:
+    if page.etag and page.etag in request.headers.get("If-None-Match", ""):
+        response = HttpResponseNotModified()
+    else:
+        response = HttpResponse(page.body, content_type="application/json")
+    _headers(response, page.etag, page.cache_control)
+    return response
+
+
+def _response(request, fresh: Fresh) -> Response:
+    if fresh.etag and fresh.etag in request.headers.get("If-None-Match", ""):
+        response = Response(status=304)
+    else:
+        response = Response(fresh.data)
+    _headers(response, fresh.etag, fresh.cache_control)
+    return response
+
+
+def _headers(response, etag: str, cache_control: str) -> None:
+    if etag:
+        response["ETag"] = etag
+    if cache_control:
+        response["Cache-Control"] = cache_control
