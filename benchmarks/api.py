@@ -3,12 +3,15 @@
     python3 benchmarks/api.py                 # 1,000 bots, 1,000,000 games (loads once, reuses after)
     python3 benchmarks/api.py --games 20000   # a quick run
     python3 benchmarks/api.py --reload        # drop the bench database and load again
+    python3 benchmarks/api.py --no-recompute --cache-url redis://127.0.0.1:6379/14   # the cache on Redis
 
 Loads players, bots, versions, finished rated matches (two games each) and their games with COPY into
 a separate database (default ``arena_bench_api`` on 127.0.0.1:5432, user postgres), builds the ratings
 with ``recompute_ratings``, then times each endpoint through the full Django stack (middleware, DRF,
 serializers) against two bare DRF ``APIView``s measured in the same run: one returning a constant, and one per
-endpoint fetching the same rows with the same queries but none of the API's machinery.
+endpoint fetching the same rows with the same queries but none of the API's machinery. Public pages are kept
+rendered in the cache (``tournaments.api.public``): the plain rows are hits, the "cache cold" rows empty the
+cache before each request, so they time the queries, serializers and rendering too.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ def parse_args(argv=None):
     parser.add_argument("--reload", action="store_true", help="drop and load the database again")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--no-recompute", action="store_true", help="only the latencies (ratings already built)")
+    parser.add_argument("--cache-url", default="", help="the cache a deployment sets as CACHE_URL, e.g. "
+                        "redis://127.0.0.1:6379/14 (default: this process's memory)")
     args = parser.parse_args(argv)
     if args.games < 2 or args.bots < 8 or args.players < 1 or args.requests < 10:
         parser.error("need --games >= 2, --bots >= 8, --players >= 1, --requests >= 10")
@@ -70,6 +75,8 @@ def setup_django(args) -> None:
     os.environ["DEBUG"] = "0"  # no query log, production templates and error pages
     os.environ.setdefault("SECRET_KEY", "benchmark-only-secret-key-0123456789abcdef")
     os.environ["ALLOWED_HOSTS"] = "testserver"
+    if args.cache_url:
+        os.environ["CACHE_URL"] = args.cache_url
     os.environ.setdefault("DATABASE_CONN_MAX_AGE", "600")  # persistent connections, as a deployment runs
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
@@ -305,7 +312,9 @@ def measure(args) -> None:
         ("leaderboard tafl9", "/api/leaderboard/tafl9/", "/bare/leaderboard/tafl9/", None),
         ("leaderboard tafl9, cache cold", "/api/leaderboard/tafl9/", "/bare/leaderboard/tafl9/", cache.clear),
         ("bot page", f"/api/bots/{bot_id}/", f"/bare/bots/{bot_id}/", None),
+        ("bot page, cache cold", f"/api/bots/{bot_id}/", f"/bare/bots/{bot_id}/", cache.clear),
         ("page of matches", "/api/matches/", "/bare/matches/", None),
+        ("page of matches, cache cold", "/api/matches/", "/bare/matches/", cache.clear),
         ("page of one bot's matches", f"/api/matches/?bot={bot_id}", f"/bare/matches/bot/{bot_id}/", None),
         ("game record", f"/api/games/{game_id}/", f"/bare/games/{game_id}/", None),
         ("game record, cache cold", f"/api/games/{game_id}/", f"/bare/games/{game_id}/", cache.clear),
