@@ -291,3 +291,21 @@ def test_pages_are_kept_and_forgotten_in_redis(redis_cache, anon, played, django
     with django_capture_on_commit_callbacks(execute=True):
         update_bot(a.bot, name="renamed")
     assert anon.get(url).json()["name"] == "renamed"
+
+
+def test_pages_are_built_as_asked_for_when_the_cache_is_down(anon, played, caplog):
+    import socket
+
+    from django.test import override_settings
+
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    dead = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                        "LOCATION": f"redis://127.0.0.1:{port}/0"}}
+    a, _ = played
+    with override_settings(CACHES=dead):
+        for url in _public_urls(played):
+            assert anon.get(url).status_code == 200, url
+        assert anon.get(f"/api/bots/{a.bot_id}/").json()["name"] == "alpha"
+    assert "the cache does not answer" in caplog.text

@@ -13,6 +13,7 @@ of public bots); ``OUTSIDERS`` (everyone but the bot's owner and staff, who see 
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,13 +21,17 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpResponse, HttpResponseNotModified
+from redis.exceptions import RedisError
 from rest_framework.response import Response
+
+log = logging.getLogger(__name__)
 
 LIVE_SECONDS = 5
 RECORD_SECONDS = 24 * 3600
 GENERATION = "api:public:generation"
 
 EVERYONE, OUTSIDERS, ANONYMOUS = "everyone", "outsiders", "anonymous"
+CACHE_DOWN = (RedisError, OSError)
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,11 @@ def serve(request, name: str, audience: str, seconds: int, build: Callable[[], F
     """The page ``name`` (unique per URL and audience) from the cache, or built, rendered and kept."""
     if not _may_share(request, audience):
         return _response(request, build())
-    generation, page = _lookup(name)
+    try:
+        generation, page = _lookup(name)
+    except CACHE_DOWN as error:  # a cache is a speed-up: without it, every page is built as it is asked for
+        log.warning("public pages: the cache does not answer (%s); building %s", error, name)
+        return _response(request, build())
     if page is not None and not (audience == OUTSIDERS and _is_insider(request.user, page.owner_id)):
         return _answer(request, page)
     fresh = build()
@@ -64,7 +73,10 @@ def serve(request, name: str, audience: str, seconds: int, build: Callable[[], F
     renderer = request.accepted_renderer
     page = Page(renderer.render(fresh.data, request.accepted_media_type, {"request": request}),
                 fresh.owner_id, fresh.etag, fresh.cache_control)
-    cache.set(_key(name, generation), page, seconds)
+    try:
+        cache.set(_key(name, generation), page, seconds)
+    except CACHE_DOWN as error:
+        log.warning("public pages: could not keep %s (%s)", name, error)
     return _answer(request, page)
 
 
