@@ -25,3 +25,21 @@ def test_writes_are_throttled_per_user(ada, grace, db, settings):
     assert "detail" in ada.post("/api/bots/", {"name": "x", "game": "tafl9"}, format="json").json()
     assert grace.post("/api/bots/", {"name": "g", "game": "tafl9"}, format="json").status_code == 201
     assert Bot.objects.count() == 3
+
+
+def test_writes_go_on_uncounted_when_the_cache_is_down(ada, db, settings, caplog):
+    import socket
+
+    from django.test import override_settings
+
+    settings.ARENA_THROTTLE_RATES = {"uploads": "1/hour", "writes": "1/hour", "auth": "1/hour"}
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    dead = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                        "LOCATION": f"redis://127.0.0.1:{port}/0"}}
+    with override_settings(CACHES=dead):
+        codes = [ada.post("/api/bots/", {"name": f"b{i}", "game": "tafl9"}, format="json").status_code
+                 for i in range(2)]
+    assert codes == [201, 201] and Bot.objects.count() == 2
+    assert "the cache does not answer" in caplog.text
