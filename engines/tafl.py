@@ -4,8 +4,10 @@ The board is a list of 81 small ints, square ``(rank - 1) * 9 + file`` (A1 = 0,
 I9 = 80). Empty special squares carry their own cell value (``_THRONE``,
 ``_CORNER``, ``_EXIT``), so move generation and the anvil test are plain
 table look-ups with no per-square branching. ``_Board`` is the mutable
-make/unmake core shared by ``legal_moves``, ``play`` and ``perft``;
-``TaflPosition`` is the immutable face the rest of the arena sees.
+make/unmake core shared by ``play`` and ``perft``; ``TaflPosition`` is the
+immutable face the rest of the arena sees. A position finds its moves one
+rank or file at a time, in caches keyed by the line's cells: a move changes
+only a few lines, so most are found there.
 """
 
 from __future__ import annotations
@@ -36,7 +38,12 @@ STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))  # E, W, N, S: the order captures are
 
 # Cell values. Empty special squares keep a value of their own.
 _EMPTY, _BLACK, _WHITE, _KING, _KING_THRONE, _THRONE, _CORNER, _EXIT = range(8)
-_LETTER = {_BLACK: "b", _WHITE: "w", _KING: "k", _KING_THRONE: "k"}
+# TFEN text: cell value -> letter, every empty square (plain or special) a "1" until runs are counted.
+_LETTERS = bytes.maketrans(bytes(range(8)), b"1bwkk111")
+_RUNS = tuple((b"1" * n, str(n).encode()) for n in range(9, 1, -1))  # longest first
+_TOP_DOWN = tuple(slice(rank * 9, rank * 9 + 9) for rank in range(8, -1, -1))  # TFEN lists rank 9 first
+_RANK_TEXTS: dict[bytes, str] = {}  # a rank's 9 cell values -> its TFEN text
+_RANK_TEXTS_SIZE = 8192  # the cache starts afresh when full
 
 # Results of one move (before the draw rules).
 _GOES_ON, _KING_CAPTURED, _ESCAPED = 0, 1, 2
@@ -140,6 +147,10 @@ CAPTURE_PAIRS = _neighbours_and_beyond()
 NEIGHBOURS = _neighbours()
 ADJACENT = tuple(frozenset(n) for n in NEIGHBOURS)
 IS_ESCAPE = bytes(1 if sq in ESCAPES else 0 for sq in range(81))
+# The 9 ranks and 9 files: their squares in order, and the slice of the board's bytes that reads them.
+LINES = tuple(tuple(range(r * 9, r * 9 + 9)) for r in range(9)) + tuple(tuple(range(f, 81, 9)) for f in range(9))
+LINE_SLICES = tuple(slice(r * 9, r * 9 + 9) for r in range(9)) + tuple(slice(f, 81, 9) for f in range(9))
+LINE_CACHE_SIZE = 2048  # line contents remembered per line and side; the cache starts afresh when full
 
 
 class _Rules:
@@ -191,6 +202,50 @@ class _Rules:
         self.escape_by_passing = s.king_escapes_by_passing
         self.king_capture_resets = s.king_capture_resets_counter
         self.fast_perft = not (s.passing_allowed or s.captures_mandatory or s.repetition_draw_count)
+        self._code_moves()
+        self.known_lines = ([{} for _ in LINES], [{} for _ in LINES])  # [white_to_move][line]: {cells: codes}
+
+    def _code_moves(self) -> None:
+        """Number every conceivable move by the rank of its name, so that sorting codes sorts names."""
+        names = self.names
+        moves = sorted(((s, t) for s in range(81) for ray in RAYS[s] for t in ray),
+                       key=lambda move: names[move[0]] + "-" + names[move[1]])
+        self.move_of = tuple(moves)
+        self.move_names = tuple(names[s] + "-" + names[t] for s, t in moves)
+        self.code_of = [-1] * (81 * 81)  # [s * 81 + t]; -1 where s-t is no move along a line
+        self.code_of_name = {}
+        for code, (s, t) in enumerate(moves):
+            self.code_of[s * 81 + t] = code
+            self.code_of_name[self.move_names[code]] = code
+        # line_rays[line][i]: from the line's i-th square, the (j, code) of each move onwards, then backwards.
+        self.line_rays = tuple(
+            tuple(
+                tuple(tuple((j, self.code_of[squares[i] * 81 + squares[j]]) for j in way)
+                      for way in (range(i + 1, 9), range(i - 1, -1, -1)))
+                for i in range(9)
+            )
+            for squares in LINES
+        )
+
+    def line_moves(self, rays: tuple, line: bytes, white: bool) -> tuple:
+        """The codes of the side's moves along one rank or file: ``line`` its cells, ``rays`` its line_rays."""
+        soldier = _WHITE if white else _BLACK
+        codes = []
+        for i, v in enumerate(line):
+            if v == soldier:
+                lands, passes = (), self.soldier_passes
+            elif white and (v == _KING or v == _KING_THRONE):
+                lands, passes = self.king_lands, self.king_passes
+            else:
+                continue
+            for ray in rays[i]:
+                for j, code in ray:
+                    c = line[j]
+                    if c == _EMPTY or c in lands:
+                        codes.append(code)
+                    if c != _EMPTY and c not in passes:
+                        break
+        return tuple(codes)
 
 
 @lru_cache(maxsize=64)
@@ -448,13 +503,13 @@ class TaflPosition(Position):
     __slots__ = ("settings", "_rules", "_cells", "_white_to_move", "_nocap", "_king", "_ply",
                  "_captured", "_outcome", "_moves", "_history")
 
-    def __init__(self, cells, white_to_move, nocap, king, settings, ply=0, captured=(), history=(),
+    def __init__(self, cells: bytes, white_to_move, nocap, king, rules: _Rules, ply=0, captured=(), history=(),
                  result=_GOES_ON):
+        """``cells`` in board form: an empty special square carries its own cell value."""
+        settings = rules.settings
         self.settings = settings
-        self._rules = _rules(settings)
-        empty = self._rules.empty
-        # Stored in board form: an empty special square keeps its own cell value.
-        self._cells = bytes(v if v else empty[sq] for sq, v in enumerate(cells))
+        self._rules = rules
+        self._cells = cells
         self._white_to_move = white_to_move
         self._nocap = nocap
         self._king = king
@@ -473,19 +528,37 @@ class TaflPosition(Position):
         return _Board(list(self._cells), self._white_to_move, self._nocap, self._king, self._rules)
 
     def _move_list(self) -> list:
+        """The codes of the legal moves (see ``_Rules._code_moves``), in no particular order."""
         if self._moves is None:
-            self._moves = self._board().moves()
+            self._moves = self._moves_by_line()
             if self.settings.captures_mandatory:
                 self._moves = self._capturing_only(self._moves)
         return self._moves
 
+    def _moves_by_line(self) -> list:
+        """The moves of the side to move, rank by rank then file by file, each line's looked up by its cells."""
+        rules = self._rules
+        white = self._white_to_move
+        cells = self._cells
+        codes = []
+        for rays, part, known in zip(rules.line_rays, LINE_SLICES, rules.known_lines[white]):
+            line = cells[part]
+            found = known.get(line)
+            if found is None:
+                if len(known) >= LINE_CACHE_SIZE:
+                    known.clear()
+                found = known[line] = rules.line_moves(rays, line, white)
+            codes += found
+        return codes
+
     def _capturing_only(self, moves: list) -> list:
         board = self._board()
+        move_of = self._rules.move_of
         capturing = []
-        for s, t in moves:
-            _, captured, undo = board.make(s, t)
+        for code in moves:
+            _, captured, undo = board.make(*move_of[code])
             if captured:
-                capturing.append((s, t))
+                capturing.append(code)
             board.unmake(captured, undo)
         return capturing or moves
 
@@ -535,8 +608,8 @@ class TaflPosition(Position):
         moves = self._move_list()
         if not moves:
             return [PASS]  # only reachable when passing is allowed
-        names = self._rules.names
-        return sorted(names[s] + "-" + names[t] for s, t in moves)
+        names = self._rules.move_names
+        return [names[code] for code in sorted(moves)]
 
     def play(self, action: str) -> TaflPosition:
         if not isinstance(action, str):
@@ -544,19 +617,28 @@ class TaflPosition(Position):
         if self._outcome is not None:
             raise IllegalAction(f"tafl9: illegal action {action!r}: the game is over ({self._outcome})")
         moves = self._move_list()
-        wanted = action.strip().upper()
-        if not moves and self.settings.passing_allowed and wanted == PASS.upper():
-            return TaflPosition(self._cells, not self._white_to_move, self._nocap + 1, self._king,
-                                self.settings, self._ply + 1, (), self._history)
-        s, t = self._parse_move(action, wanted)
-        if (s, t) not in moves:
-            raise IllegalAction(f"tafl9: illegal action {action!r}: {self._why_illegal_move(s, t)}")
-        board = self._board()
+        rules = self._rules
+        code = rules.code_of_name.get(action)  # an action in canonical form needs no parsing
+        if code is None or code not in moves:
+            wanted = action.strip().upper()
+            if not moves and self.settings.passing_allowed and wanted == PASS.upper():
+                return TaflPosition(self._cells, not self._white_to_move, self._nocap + 1, self._king,
+                                    rules, self._ply + 1, (), self._history)
+            s, t = self._parse_move(action, wanted)
+            code = rules.code_of[s * 81 + t]
+            if code not in moves:
+                raise IllegalAction(f"tafl9: illegal action {action!r}: {self._why_illegal_move(s, t)}")
+        return self._after(*rules.move_of[code])
+
+    def _after(self, s: int, t: int) -> TaflPosition:
+        """The position after the legal move s-t."""
+        rules = self._rules
+        board = _Board(bytearray(self._cells), self._white_to_move, self._nocap, self._king, rules)
         result, captured, _ = board.make(s, t)
-        names = self._rules.names
+        names = rules.names
         history = () if captured else self._history
-        return TaflPosition(board.cells, board.white_to_move, board.nocap, board.king, self.settings,
-                            self._ply + 1, tuple(names[sq] for sq in captured), history, result)
+        return TaflPosition(bytes(board.cells), board.white_to_move, board.nocap, board.king, rules,
+                            self._ply + 1, tuple([names[sq] for sq in captured]), history, result)
 
     def _parse_move(self, action: str, wanted: str) -> tuple[int, int]:
         parts = wanted.split("-")
@@ -599,23 +681,9 @@ class TaflPosition(Position):
         return "forbidden by the settings"
 
     def text(self) -> str:
-        cells = self._cells
-        rows = []
-        for rank in range(9, 0, -1):
-            row, gap = [], 0
-            for sq in range((rank - 1) * 9, rank * 9):
-                letter = _LETTER.get(cells[sq])
-                if letter is None:
-                    gap += 1
-                    continue
-                if gap:
-                    row.append(str(gap))
-                    gap = 0
-                row.append(letter)
-            if gap:
-                row.append(str(gap))
-            rows.append("".join(row))
-        return f"{'/'.join(rows)} {'w' if self._white_to_move else 'b'} {self._nocap}"
+        cells, known = self._cells, _RANK_TEXTS
+        board = "/".join([known.get(cells[rank]) or _rank_text(cells[rank]) for rank in _TOP_DOWN])
+        return f"{board} {'w' if self._white_to_move else 'b'} {self._nocap}"
 
     def _perft(self, depth: int) -> int:
         if not self._rules.fast_perft:
@@ -623,9 +691,22 @@ class TaflPosition(Position):
         return self._board().perft(depth)
 
 
+def _rank_text(cells: bytes) -> str:
+    """The TFEN text of a rank ("3bbb3") from its 9 cell values, remembered in ``_RANK_TEXTS``."""
+    text = cells.translate(_LETTERS)
+    for run, digit in _RUNS:
+        text = text.replace(run, digit)
+    if len(_RANK_TEXTS) >= _RANK_TEXTS_SIZE:
+        _RANK_TEXTS.clear()
+    _RANK_TEXTS[cells] = text = text.decode()
+    return text
+
+
 def _parse(text: str, settings: Settings) -> TaflPosition:
     cells, white_to_move, nocap, king = _read_tfen(text, settings.no_capture_limit_plies)
-    return TaflPosition(cells, white_to_move, nocap, king, settings)
+    rules = _rules(settings)
+    board_form = bytes(v if v else rules.empty[sq] for sq, v in enumerate(cells))
+    return TaflPosition(board_form, white_to_move, nocap, king, rules)
 
 
 def _initial(settings: Settings) -> TaflPosition:
