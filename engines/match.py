@@ -152,6 +152,7 @@ class GameLog:
         self.dropped = 0
 
     def add(self, who: str, text: str) -> None:
+        """``text`` may hold several lines written at once: one entry, one line each on export."""
         if len(self.lines) >= self.cap:
             self.dropped += 1
             return
@@ -159,10 +160,12 @@ class GameLog:
 
     def export(self) -> list[str]:
         lines = []
-        for at, who, text in self.lines:
-            if len(text) > LOG_TEXT_CAP:
-                text = text[:LOG_TEXT_CAP] + f"...(+{len(text) - LOG_TEXT_CAP})"
-            lines.append(f"{(at - self.start) * 1000:.1f} {who} {text}")
+        for at, who, block in self.lines:
+            stamp = f"{(at - self.start) * 1000:.1f} {who} "
+            for text in block.split("\n"):
+                if len(text) > LOG_TEXT_CAP:
+                    text = text[:LOG_TEXT_CAP] + f"...(+{len(text) - LOG_TEXT_CAP})"
+                lines.append(stamp + text)
         if self.dropped:
             lines.append(f"... {self.dropped} more lines not kept")
         return lines
@@ -206,29 +209,32 @@ class Channel:
         self.violation: str | None = None  # output-limit detail, once broken
         self.suspended = False
         self.last_position: str | None = None
-
-    @property
-    def who(self) -> str:
-        return self.side[0]
+        self.who = side[0]
+        self._to_bot, self._from_bot = f"{self.who}>", f"{self.who}<"
+        self._waiting = select.poll()  # answers "has the bot written anything?" without a failing read
+        self._waiting.register(self.out_fd, select.POLLIN)
 
     # writing
 
     def send(self, *lines: str) -> None:
         """Write the held lines and ``lines`` now, in one write (what the pipe does not take waits)."""
-        self.hold(*lines)
-        if self.stdin_broken:
+        if self.held:
+            lines = (*self.held, *lines)
             self.held.clear()
+        block = "\n".join(lines)
+        self.log.add(self._to_bot, block)
+        if self.stdin_broken:
             return
-        self.outbox += ("\n".join(self.held) + "\n").encode("ascii", "replace")
-        self.held.clear()
+        self.outbox += (block + "\n").encode("ascii", "replace")
         self.pump_out()
 
-    def hold(self, *lines: str) -> None:
-        """Queue ``lines`` for the next ``send``: a bot hears ``played`` lines, in order, together with
+    def hold(self, line: str) -> None:
+        """Queue ``line`` for the next ``send``: a bot hears ``played`` lines, in order, together with
         its next ``go`` (or ``gameover``), so each action wakes only the bot that must answer."""
-        for line in lines:
-            self.log.add(f"{self.who}>", line)
-        self.held.extend(lines)
+        self.held.append(line)
+
+    def has_output(self) -> bool:
+        return bool(self._waiting.poll(0))
 
     def pump_out(self) -> None:
         if not self.outbox or self.stdin_broken:
@@ -279,7 +285,7 @@ class Channel:
                 self.violation = f"a line longer than {LINE_CAP} bytes"
             return
         line = raw.decode("ascii", "replace")
-        self.log.add(f"{self.who}<", line)
+        self.log.add(self._from_bot, line)
         self.lines.append((now, line))
 
     def pump_err(self) -> None:
@@ -420,8 +426,8 @@ class Pipes:
 
     def drain(self, channel: Channel) -> None:
         """Read what the bot already sent (without waiting) so early lines are not taken as answers."""
-        if not channel.eof:
-            channel.pump_in()  # non-blocking: returns at once when nothing is there
+        if not channel.eof and channel.has_output():
+            channel.pump_in()
 
 
 # --- the game ------------------------------------------------------------------------------------
