@@ -8,16 +8,19 @@ walls. A piece is ``type | colour << 3`` (white K=1 Q=2 R=3 B=4 P=5, black
 ``play`` and ``perft``; ``ShatraPosition`` is the immutable face the rest of
 the arena sees.
 
-A move is a tuple ``(from, to, piece_after, captured_squares, path, kind)``:
+A move is a tuple ``(from, to, piece_after, captured_squares, path, kind, label)``:
 ``kind`` 0 is an ordinary quiet move, 1 a drop (the same move as an ordinary
 one with the same squares unless the drop separator setting says otherwise),
-2 a capture series whose ``path`` lists ``(landing, promotion letter)``.
+2 a capture series whose ``path`` lists ``(landing, promotion letter)``;
+``label`` is its notation under the rules it was generated with.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, cached_property, lru_cache
+from itertools import compress
 from operator import itemgetter
 
 from .core import (
@@ -103,7 +106,39 @@ def _ray_table() -> tuple:
 
 
 RAY = _ray_table()
+STEP_FORWARD = tuple(tuple(STEP[sq][FORWARD[c]] for sq in range(98)) for c in (0, 1))  # -1 off the board
+NEIGHBOURS = tuple(tuple(land for land in STEP[sq] if land >= 0) for sq in range(98))
+
+
+def _hops(sq: int, dirs) -> tuple[tuple[int, int], ...]:
+    """(jumped square, landing square) of the one-square jumps from sq along dirs."""
+    return tuple((STEP[sq][d], STEP[STEP[sq][d]][d]) for d in dirs if STEP[sq][d] >= 0 and STEP[STEP[sq][d]][d] >= 0)
+
+
+HOPS = tuple(_hops(sq, ALL8) for sq in range(98))
+SIDEWAYS_HOPS = tuple(_hops(sq, SIDEWAYS) for sq in range(98))
+SLIDER_LINES = {  # [type][sq]: the slider's non-empty rays
+    t: tuple(tuple(RAY[sq][d] for d in dirs if RAY[sq][d]) for sq in range(98)) for t, dirs in SLIDES.items()
+}
 DIR_OF_STEP = {d: i for i, d in enumerate(DIRS)}
+OPPOSITE = (S_, N_, W_, E_, SW, SE, NW, NE)
+
+# Byte boards for the capture pre-test: ``int.from_bytes(bytes(board), "little")`` holds square sq's piece in
+# bits 8*sq .. 8*sq+7, so a handful of whole-board shifts and masks tell which pieces might capture at all.
+BYTE = tuple(1 << 8 * sq for sq in range(98))
+ON_BOARD = sum(BYTE[sq] for sq in SQUARES)
+BYTE_SHIFT = tuple(8 * (dr * 7 + df) for df, dr in DIRS)
+# (d, its opposite, d's shift, the squares with a neighbour on both sides along d) for N, E, NE, NW.
+AXES = tuple(
+    (d, OPPOSITE[d], BYTE_SHIFT[d], sum(BYTE[sq] for sq in SQUARES if STEP[sq][d] >= 0 and STEP[sq][OPPOSITE[d]] >= 0))
+    for d in range(8) if BYTE_SHIFT[d] > 0
+)
+# SLIDER_RAYS[type][sq]: (direction, its ray as a byte board, whether the ray runs towards higher squares).
+SLIDER_RAYS = {
+    t: tuple(tuple((d, sum(BYTE[x] for x in RAY[sq][d]), BYTE_SHIFT[d] > 0) for d in dirs if RAY[sq][d])
+             for sq in range(98))
+    for t, dirs in SLIDES.items()
+}
 
 GATE = (_sq("d4"), _sq("d11"))
 # F(c) ∪ G(c): own fortress and gate, as a per-square flag.
@@ -122,6 +157,18 @@ HALF = (
 # Rank seen from each side: 1 is its own back rank, 14 its last (promotion) rank.
 REL = (tuple(RANK_OF), tuple(15 - r for r in RANK_OF))
 LAST_RANK = (tuple(_sq(n) for n in ("c14", "d14", "e14")), tuple(_sq(n) for n in ("c1", "d1", "e1")))
+
+
+def _reach(t: int, sq: int):
+    """Every square an ordinary quiet move (no promotion, no tower) of a piece of type t on sq might land on."""
+    if t == K:
+        return NEIGHBOURS[sq]
+    if t == P:  # steps and double steps
+        return NEIGHBOURS[sq] + RAY[sq][N_][1:2] + RAY[sq][S_][1:2]
+    return [land for line in SLIDER_LINES[t][sq] for land in line]
+
+
+REACH = {t: tuple(_reach(t, sq) for sq in range(98)) for t in (K, Q, R, B, P)}
 ENEMY_TOWERS = ((_sq("a10"), _sq("g10")), (_sq("a5"), _sq("g5")))  # A25 (Shatrabase), off by default
 BIT = tuple(1 << sq for sq in range(98))
 
@@ -207,6 +254,70 @@ class Settings:
             raise ValueError(f"start_position: {exc}") from None
 
 
+def _shatra_step_dirs(c: int, rr: int, fortress_steps_north: bool) -> tuple[int, ...]:
+    """The quiet step directions of a shatra of colour c on its relative rank rr (book §5.3 table)."""
+    fwd = FORWARD[c]
+    diag = (NE, NW) if c == 0 else (SE, SW)
+    if rr <= 4:
+        return (fwd,) if fortress_steps_north else ()
+    if rr <= 6:
+        return (fwd,)
+    if rr == 7:
+        return (fwd,) + diag
+    if rr <= 13:
+        return (fwd,) + diag + SIDEWAYS
+    return SIDEWAYS
+
+
+@cache
+def _shatra_lands(fortress_steps_north: bool) -> tuple:
+    """[colour][square]: the squares a shatra steps to (if empty)."""
+    return tuple(
+        tuple(
+            tuple(STEP[sq][d] for d in _shatra_step_dirs(c, REL[c][sq], fortress_steps_north) if STEP[sq][d] >= 0)
+            for sq in range(98)
+        )
+        for c in (0, 1)
+    )
+
+
+@cache
+def _double_steps(double_ranks: tuple[int, ...]) -> tuple:
+    """[colour][square]: (skipped square, landing square) of a shatra's double step, or None."""
+    def double_step(c, sq):
+        mid = STEP[sq][FORWARD[c]]
+        if REL[c][sq] not in double_ranks or mid < 0 or STEP[mid][FORWARD[c]] < 0:
+            return None
+        return mid, STEP[mid][FORWARD[c]]
+
+    return tuple(tuple(double_step(c, sq) for sq in range(98)) for c in (0, 1))
+
+
+@cache
+def _field_shatra_steps(fortress_steps_north: bool, double_ranks: tuple[int, ...], towers: bool) -> tuple:
+    """[colour][square]: the quiet moves of a shatra outside both fortresses (ranks 5-10, so no promotion).
+
+    Each is (square that must be empty, landing): the landing itself for a step, the skipped square for a
+    double step (whose landing must be empty too). None where a tower (A25) adds more.
+    """
+    def steps(c, sq):
+        if towers and sq in ENEMY_TOWERS[c]:
+            return None
+        double = _double_steps(double_ranks)[c][sq]
+        singles = tuple((land, land) for land in _shatra_lands(fortress_steps_north)[c][sq])
+        return singles + ((double,) if double else ())
+
+    return tuple(tuple(steps(c, sq) for sq in range(98)) for c in (0, 1))
+
+
+@cache
+def _shatra_hops(captures_backward: bool) -> tuple:
+    """[colour][square]: a shatra's (jumped, landing) squares (A20: maybe not backwards)."""
+    back = (S_, SE, SW), (N_, NE, NW)
+    dirs = tuple(ALL8 if captures_backward else tuple(d for d in ALL8 if d not in back[c]) for c in (0, 1))
+    return tuple(tuple(_hops(sq, dirs[c]) for sq in range(98)) for c in (0, 1))
+
+
 class _Rules:
     """Everything a settings instance decides, turned into tables once."""
 
@@ -215,40 +326,75 @@ class _Rules:
         self.names = ALGEBRAIC_NAMES if s.coordinates == "algebraic" else NUMERIC_NAMES
         self.square_of = {name: sq for sq, name in enumerate(self.names) if name}
         self.drop_sep = s.drop_separator
-        self.labels: dict = {}  # move tuple -> its notation; labels depend only on the move and these rules
         self.drops_distinct = s.drop_separator != "-"
+        # Squares in the order of their names, so that moves come out nearly sorted by label (cheap to sort).
+        self.squares_by_name = tuple(sorted(SQUARES, key=self.names.__getitem__))
+        self.pieces_by_name = itemgetter(*self.squares_by_name)
         self.drop_squares = tuple(
-            tuple(sq for sq in HALF[c] if s.drops_on_great_road or FILE_OF[sq] != 3) for c in (0, 1)
+            tuple(sq for sq in self.squares_by_name if sq in HALF[c] and (s.drops_on_great_road or FILE_OF[sq] != 3))
+            for c in (0, 1)
         )
-        # Quiet steps of a shatra by colour and relative rank (book §5.3 table).
-        self.pawn_steps = []
-        self.double_ranks = (5, 6) if not s.double_step_from_rank5_only else (5,)
-        for c in (0, 1):
-            fwd = FORWARD[c]
-            diag = (NE, NW) if c == 0 else (SE, SW)
-            table = {}
-            for rr in range(1, 15):
-                if rr <= 4:
-                    table[rr] = (fwd,) if s.fortress_shatra_steps_north else ()
-                elif rr <= 6:
-                    table[rr] = (fwd,)
-                elif rr == 7:
-                    table[rr] = (fwd,) + diag
-                elif rr <= 13:
-                    table[rr] = (fwd,) + diag + SIDEWAYS
-                else:
-                    table[rr] = SIDEWAYS
-            self.pawn_steps.append(table)
-        back = (S_, SE, SW), (N_, NE, NW)
-        self.pawn_jumps = tuple(
-            ALL8 if s.shatra_captures_backward else tuple(d for d in ALL8 if d not in back[c]) for c in (0, 1)
-        )
+        # A shatra's quiet steps, double steps and jumps, each [colour][square] (tables shared between rules).
+        double_ranks = (5, 6) if not s.double_step_from_rank5_only else (5,)
+        self.pawn_lands = _shatra_lands(s.fortress_shatra_steps_north)
+        self.double_steps = _double_steps(double_ranks)
+        self.field_shatra_steps = _field_shatra_steps(s.fortress_shatra_steps_north, double_ranks, s.tower_squares)
+        self.shatra_hops = _shatra_hops(s.shatra_captures_backward)
         self.pool = {t: s.promotion_pool.count(letter) for letter, t in TYPE_OF_PROMOTION.items()}
         self.first_continuing = s.long_jump_landing == "first-continuing"
         self.repetition = s.repetition_draw_count
         self.no_progress = s.no_progress_plies
         self.bare = s.bare_biys_plies
         self.max_plies = s.max_plies
+        self.drop_rows: dict[int, list] = {}  # s << 4 | p -> drops_from(s, p)
+        self.step_rows: dict[int, list] = {}  # s << 4 | p -> steps_from(s, p)
+
+    def steps_from(self, s: int, p: int) -> list:
+        """The quiet moves of the piece p on s without promotion, indexed by landing square (each built once)."""
+        key = s << 4 | p
+        row = self.step_rows.get(key)
+        if row is None:
+            labels = self.step_labels[s]
+            row = self.step_rows[key] = [None] * 98
+            for land in REACH[p & 7][s]:
+                row[land] = (s, land, p, (), "", 0, labels[land])
+        return row
+
+    def drops_from(self, s: int, p: int) -> list:
+        """The drops of the piece p on s, indexed by landing square: each move tuple is built once.
+
+        s is in a fortress or gate; its pieces (reserves or intruders) drop onto the half next to it.
+        """
+        key = s << 4 | p
+        row = self.drop_rows.get(key)
+        if row is None:
+            labels = self.drop_labels[s]
+            row = self.drop_rows[key] = [None] * 98
+            for land in (HALF[0] if IN_FG[0][s] else HALF[1]):
+                row[land] = (s, land, p, (), "", 1, labels[land])
+        return row
+
+    def _names_with(self, sep: str) -> tuple[tuple[str, ...], ...]:
+        names = self.names
+        return tuple(
+            tuple(names[frm] + sep + names[to] if names[frm] and names[to] else "" for to in range(98))
+            for frm in range(98)
+        )
+
+    @cached_property
+    def jump_names(self) -> tuple[str, ...]:
+        """``jump_names[sq]``: how a capture series writes a landing on sq."""
+        return tuple("x" + name for name in self.names)
+
+    @cached_property
+    def step_labels(self) -> tuple[tuple[str, ...], ...]:
+        """``step_labels[from][to]``: the label of the quiet move (built on first use: validation never needs it)."""
+        return self._names_with("-")
+
+    @cached_property
+    def drop_labels(self) -> tuple[tuple[str, ...], ...]:
+        """``drop_labels[from][to]``: the label of the drop."""
+        return self.step_labels if self.drop_sep == "-" else self._names_with(self.drop_sep)
 
 
 @lru_cache(maxsize=64)
@@ -266,10 +412,37 @@ def _rules(settings: Settings, check_start: bool = True) -> _Rules:
 FG_SQUARES = tuple(tuple(sq for sq in SQUARES if IN_FG[c][sq]) for c in (0, 1))
 
 
+def _picker(indices):
+    """seq -> tuple of seq[i] for i in indices (itemgetter alone gives a bare value for one index, fails for none)."""
+    if not indices:
+        return lambda seq: ()
+    if len(indices) == 1:
+        (index,) = indices
+        return lambda seq: (seq[index],)
+    return itemgetter(*indices)
+
+
+OWN_PIECES = tuple(bytes(p != 0 and p >> 3 == c for p in range(256)) for c in (0, 1))  # translate tables
+ENEMY_PIECES = (OWN_PIECES[1], OWN_PIECES[0])
+
+
 def _piece_counts(b) -> tuple[tuple[int, int], int]:
     """(pieces of each side in its own fortress and gate, pieces on the board) for ``_Board.fg``/``total``."""
     fg = tuple(sum(1 for sq in FG_SQUARES[c] if b[sq] and b[sq] >> 3 == c) for c in (0, 1))
-    return fg, sum(1 for sq in SQUARES if b[sq])
+    return fg, 98 - bytes(b).count(0)
+
+
+def _draw_reason(rules: _Rules, hist, noprogress: int, total: int, bare: int, ply: int) -> str | None:
+    """The draw reason of D1-D4 for the position whose key is hist[-1], if any."""
+    if rules.repetition and hist and hist.count(hist[-1]) >= rules.repetition:
+        return "repetition"
+    if rules.no_progress and noprogress >= rules.no_progress:
+        return "no-progress"
+    if rules.bare and total == 2 and bare >= rules.bare:
+        return "bare-biys"
+    if rules.max_plies and ply >= rules.max_plies:
+        return "max-plies"
+    return None
 
 
 class _Board:
@@ -279,9 +452,11 @@ class _Board:
         "rules", "b", "side", "tem", "ep", "np", "ply", "urg", "fg", "total", "winner", "bare", "hist",
     )
 
-    def __init__(self, rules: _Rules, board, side, tem, ep, noprogress, ply, urgent, winner, bare, hist, counts=None):
+    def __init__(self, rules: _Rules, board, side, tem, ep, noprogress, ply, urgent, winner, bare, hist=(),
+                 counts=None):
+        """``hist`` is kept as given: a tuple for reading, a list where perft pushes and pops keys."""
         self.rules = rules
-        self.b = list(board)
+        self.b = bytearray(board)
         self.side = side
         self.tem = list(tem)
         self.ep = ep
@@ -290,66 +465,50 @@ class _Board:
         self.urg = urgent
         self.winner = winner
         self.bare = bare
-        self.hist = list(hist)
-        b = self.b
+        self.hist = hist
         if counts is None:
-            counts = _piece_counts(b)
+            counts = _piece_counts(board)
         self.fg = list(counts[0])
         self.total = counts[1]
 
     def key(self):
         """FEN fields 1-4 (board with urgent marks, side, temdeks, ep): what repetition compares."""
-        return (tuple(self.b), self.side, self.tem[0], self.tem[1], self.ep, self.urg)
+        return (bytes(self.b), self.side, self.tem[0], self.tem[1], self.ep, self.urg)
 
     # ------------------------------------------------------------ helpers
 
     def available(self, c: int) -> tuple[int, ...]:
         """Promotion types side c may choose now (book §5.11, A11)."""
-        b, pool = self.b, self.rules.pool
-        counts = {Q: 0, R: 0, B: 0}
-        for sq in SQUARES:
-            p = b[sq]
-            if p and p >> 3 == c and (p & 7) in counts:
-                counts[p & 7] += 1
-        return tuple(t for t in (Q, R, B) if counts[t] < pool[t])
+        on_board, pool = bytes(self.b), self.rules.pool
+        return tuple(t for t in (Q, R, B) if on_board.count(t | c << 3) < pool[t])
 
     def drawn(self) -> str | None:
         """The draw reason of D1-D4 for the current position (whose key is hist[-1]), if any."""
-        r = self.rules
-        if r.repetition and self.hist and self.hist.count(self.hist[-1]) >= r.repetition:
-            return "repetition"
-        if r.no_progress and self.np >= r.no_progress:
-            return "no-progress"
-        if r.bare and self.total == 2 and self.bare >= r.bare:
-            return "bare-biys"
-        if r.max_plies and self.ply >= r.max_plies:
-            return "max-plies"
-        return None
+        return _draw_reason(self.rules, self.hist, self.np, self.total, self.bare, self.ply)
+
+    def own_squares(self, cells=None):
+        """The squares of the side to move's pieces in name order; ``cells`` is ``bytes(self.b)`` if known."""
+        rules = self.rules
+        own = (cells or bytes(self.b)).translate(OWN_PIECES[self.side])
+        return compress(rules.squares_by_name, rules.pieces_by_name(own))
 
     # ------------------------------------------------------------ captures
 
     def _jumps(self, s, t, caps, first, restricted, biy):
         """The jumps (captured square, landing squares) from s for a piece of type t of the side to move."""
         b, c = self.b, self.side
+        myfg = IN_FG[c]
         res = []
         if t == K or t == P:
             if t == K:
-                dirs = ALL8
+                hops = HOPS[s]
             elif REL[c][s] == 14:
-                dirs = SIDEWAYS  # an unpromoted shatra on its last rank (book §5.11)
+                hops = SIDEWAYS_HOPS[s]  # an unpromoted shatra on its last rank (book §5.11)
             else:
-                dirs = self.rules.pawn_jumps[c]
-            step = STEP
-            myfg = IN_FG[c]
-            for d in dirs:
-                v = step[s][d]
-                if v < 0:
-                    continue
-                pv = b[v]
-                if not pv or pv >> 3 == c or v in caps:
-                    continue
-                land = step[v][d]
-                if land < 0 or b[land]:
+                hops = self.rules.shatra_hops[c][s]
+            enemy = ENEMY_PIECES[c]
+            for v, land in hops:
+                if not enemy[b[v]] or b[land] or v in caps:
                     continue
                 if restricted and myfg[land] and not (biy and land == GATE[c]):
                     continue
@@ -357,26 +516,21 @@ class _Board:
             if t == P and first and self.ep >= 0 and REL[c][s] == 8:
                 res.extend(self._en_passant(s))
             return res
-        myfg = IN_FG[c]
-        for d in SLIDES[t]:
-            ray = RAY[s][d]
-            n = len(ray)
-            i = 0
-            while i < n and not b[ray[i]]:
-                i += 1
-            if i >= n:
+        for ray in SLIDER_LINES[t][s]:
+            squares = iter(ray)
+            for v in squares:  # to the nearest piece
+                if b[v]:
+                    break
+            else:
                 continue
-            v = ray[i]
-            pv = b[v]
-            if pv >> 3 == c or v in caps:
+            if b[v] >> 3 == c or v in caps:
                 continue
             lands = []
-            i += 1
-            while i < n and not b[ray[i]]:
-                land = ray[i]
+            for land in squares:
+                if b[land]:
+                    break
                 if not (restricted and myfg[land]):
                     lands.append(land)
-                i += 1
             if lands:
                 res.append((v, tuple(lands)))
         return res
@@ -394,96 +548,147 @@ class _Board:
             return []
         return [(pawn, (land,))]
 
-    def captures(self):
-        """Every capture series of the side to move: (moves, any compulsory capturer, optional capturers)."""
+    def _capturer_candidates(self, cells) -> int:
+        """A byte board of the side to move's pieces that may have a first jump (a superset: ``_jumps`` decides).
+
+        A jump needs an enemy piece with an empty square behind it along the jump's direction (its "prey" on
+        that direction); a biy or shatra must stand right before the prey, a slider must see it along its ray.
+        """
+        b, c = self.b, self.side
+        x = int.from_bytes(cells, "little")
+        occupied = (x | x >> 1 | x >> 2) & ON_BOARD  # every piece type has one of its three low bits set
+        black = x >> 3 & ON_BOARD
+        theirs = black if c == 0 else occupied ^ black
+        mine = occupied ^ theirs
+        steppers = mine & x & ~(x >> 1)  # biy (type 1) and shatras (5): type bit 0 set, bit 1 clear
+        sliders = mine ^ steppers
+        empty = ON_BOARD ^ occupied
+        candidates = steppers if self.ep >= 0 else 0  # en passant jumps over an empty square: no pre-test
+        prey = [0] * 8
+        for d, back, k, jumpable in AXES:
+            exposed = theirs & jumpable
+            prey[d] = ahead = exposed & empty >> k  # jumped along d, landing k bits higher
+            prey[back] = behind = exposed & empty << k
+            candidates |= steppers & (ahead >> k | behind << k)
+        while sliders:
+            low = sliders & -sliders
+            sliders ^= low
+            s = low.bit_length() >> 3
+            for d, ray, upwards in SLIDER_RAYS[b[s] & 7][s]:
+                if ray & prey[d]:
+                    blockers = ray & occupied  # the nearest one is the only piece the slider can jump
+                    nearest = blockers & -blockers if upwards else 1 << blockers.bit_length() - 1
+                    if nearest & prey[d]:
+                        candidates |= low
+                        break
+        return candidates
+
+    def captures(self, cells=None):
+        """Every capture series of the side to move: (moves, any compulsory capturer, optional capturers).
+
+        ``cells`` is ``bytes(self.b)`` if the caller has it.
+        """
         b, c, rules = self.b, self.side, self.rules
+        candidates = self._capturer_candidates(cells or bytes(b))
+        if not candidates:
+            return [], False, []
         found = {}
         compulsory = False
         optional_squares = []
-        for s in SQUARES:
+        while candidates:
+            low = candidates & -candidates
+            candidates ^= low
+            s = low.bit_length() >> 3
             p = b[s]
-            if not p or p >> 3 != c:
-                continue
             t = p & 7
             restricted = self.tem[c] and not IN_FG[c][s]
-            if not self._jumps(s, t, (), True, restricted, t == K):
-                continue
             optional = t == K or (t == P and s == GATE[1 - c] and rules.settings.gate_shatra_optional_capture)
+            before = len(found)
+            self._series(s, p, optional, restricted, found)
+            if len(found) == before:  # no first jump after all
+                continue
             if optional:
                 optional_squares.append(s)
             else:
                 compulsory = True
-            self._series(s, p, optional, restricted, found)
         return list(found.values()), compulsory, optional_squares
 
     def _series(self, s0, p0, optional, restricted, found):
-        """Depth-first search of the capture series of the piece on s0 (book §5.6-5.11)."""
+        """Depth-first search of the capture series of the piece on s0 (book §5.6-5.11), into found."""
         b, c, rules = self.b, self.side, self.rules
         st = rules.settings
-        color = c << 3
         biy = (p0 & 7) == K
         rel = REL[c]
         jumps = self._jumps
-        types_cache = []
-
-        def types():
-            if not types_cache:
-                types_cache.append(self.available(c))
-            return types_cache[0]
-
-        def emit(land, t, caps, path):
-            if t == P and not st.promote_mid_series and rel[land] == 14 and rel[s0] != 14 and types():
-                for nt in types():
-                    letter = LETTERS[nt].upper()
-                    found.setdefault((s0, path[:-1] + ((land, letter),)),
-                                     (s0, land, nt | color, caps, path[:-1] + ((land, letter),), 2))
-                return
-            found.setdefault((s0, path), (s0, land, t | color, caps, path, 2))
-
-        def arrive(frm, land, t, caps, path, over):
-            """The piece lands, promotes on reaching its last rank (A9), goes on unless the series is over."""
-            if t == P and st.promote_mid_series and rel[land] == 14 and rel[frm] != 14 and types():
-                for nt in types():
-                    npath = path + ((land, LETTERS[nt].upper()),)
-                    if over:
-                        emit(land, nt, caps, npath)
-                    else:
-                        dfs(land, nt, caps, npath)
-                return
-            npath = path + ((land, ""),)
-            if over:
-                emit(land, t, caps, npath)
-            else:
-                dfs(land, t, caps, npath)
-
-        def dfs(s, t, caps, path):
-            js = jumps(s, t, caps, not caps, restricted, biy)
-            if caps and (optional or not js):
-                emit(s, t, caps, path)
-            for v, lands in js:
-                ncaps = caps + (v,)
-                if (b[v] & 7) == K and st.biy_capture_ends_series:
-                    for land in lands:
-                        arrive(s, land, t, ncaps, path, True)
-                    continue
-                if len(lands) > 1 and not optional:
-                    going_on = [land for land in lands if jumps(land, t, ncaps, False, restricted, biy)]
-                    if going_on:
-                        lands = going_on[:1] if rules.first_continuing else going_on
-                for land in lands:
-                    arrive(s, land, t, ncaps, path, False)
-
+        jump_names = rules.jump_names
+        # Each entry: the series so far ends on s with the piece as type t, having jumped caps along path
+        # (written label); js are the jumps from s if already known (() once the series is over).
+        stack = [(s0, p0 & 7, (), (), rules.names[s0], None)]
         b[s0] = 0  # the start square counts as empty during the series
         try:
-            dfs(s0, p0 & 7, (), ())
+            while stack:
+                s, t, caps, path, label, js = stack.pop()
+                if js is None:
+                    js = jumps(s, t, caps, not caps, restricted, biy)
+                if caps and (optional or not js):
+                    self._series_found(s0, s, t, caps, path, label, found)
+                for v, lands in js:
+                    ncaps = caps + (v,)
+                    over = (b[v] & 7) == K and st.biy_capture_ends_series
+                    onward = None
+                    if not over and len(lands) > 1 and not optional:
+                        onward = {land: jumps(land, t, ncaps, False, restricted, biy) for land in lands}
+                        going_on = [land for land in lands if onward[land]]
+                        if going_on:
+                            lands = going_on[:1] if rules.first_continuing else going_on
+                    for land in lands:
+                        landed = label + jump_names[land]
+                        if t == P and st.promote_mid_series and rel[land] == 14 and rel[s] != 14 and self.available(c):
+                            for nt in self.available(c):  # promoted on arrival (A9), it jumps as its new type
+                                letter = LETTERS[nt].upper()
+                                after = () if over else None
+                                stack.append((land, nt, ncaps, path + ((land, letter),), landed + "=" + letter, after))
+                        else:
+                            after = () if over else onward and onward[land]
+                            stack.append((land, t, ncaps, path + ((land, ""),), landed, after))
         finally:
             b[s0] = p0
 
+    def _series_found(self, s0, land, t, caps, path, label, found):
+        """A series ends on land: record it (promoting at its end unless it promoted on the way, A9)."""
+        c = self.side
+        rel = REL[c]
+        if t == P and not self.rules.settings.promote_mid_series and rel[land] == 14 and rel[s0] != 14:
+            types = self.available(c)
+            if types:
+                for nt in types:
+                    letter = LETTERS[nt].upper()
+                    promoted = path[:-1] + ((land, letter),)
+                    if (s0, promoted) not in found:
+                        found[s0, promoted] = (s0, land, nt | c << 3, caps, promoted, 2, label + "=" + letter)
+                return
+        if (s0, path) not in found:
+            found[s0, path] = (s0, land, t | c << 3, caps, path, 2, label)
+
     # ------------------------------------------------------------ quiet moves
 
-    def _quiet_piece(self, s, p, out, empties):
-        """Quiet moves and drops of the piece p on s (book §5.3-5.5), appended to out."""
-        b, c, rules = self.b, self.side, self.rules
+    def _great_road(self, s, p, out):
+        """The initial-reserve batyr or tura on the d-file slides on beyond its own half (A17)."""
+        b, c = self.b, self.side
+        rel = REL[c]
+        row = self.rules.steps_from(s, p)
+        for land in RAY[s][FORWARD[c]]:
+            if b[land]:
+                break
+            if rel[land] >= 8:
+                out.append(row[land])
+
+    def _quiet_piece(self, s, p, out, drops_onto):
+        """Quiet moves and drops of the piece p on s (book §5.3-5.5), appended to out; for reserves and intruders.
+
+        ``drops_onto(side)`` picks from a row of ``_Rules.drops_from`` the drops onto that side's empty half.
+        """
+        c, rules = self.side, self.rules
         st = rules.settings
         t = p & 7
         tem = self.tem[c]
@@ -491,22 +696,17 @@ class _Board:
         intruder = IN_FG[1 - c][s]
         before = len(out)
         if own and tem:  # initial reserve
-            out.extend([(s, land, p, (), "", 1) for land in empties(c)])
-            if st.great_road and (t == Q or t == R) and FILE_OF[s] == 3:
-                rel = REL[c]
-                for land in RAY[s][FORWARD[c]]:
-                    if b[land]:
-                        break
-                    if rel[land] >= 8:
-                        out.append((s, land, p, (), "", 0))
+            out += drops_onto(c)(rules.drops_from(s, p))
+            if FILE_OF[s] == 3 and (t == Q or t == R) and st.great_road:
+                self._great_road(s, p, out)
             if not st.reserve_ordinary_moves:
                 return
         elif own:  # secondary reserve
             if st.secondary_reserve_drops:
-                out.extend([(s, land, p, (), "", 1) for land in empties(c)])
+                out += drops_onto(c)(rules.drops_from(s, p))
         elif intruder:
             if (t != P or st.intruder_shatra_drops) and (s != GATE[1 - c] or st.gate_intruders_drop):
-                out.extend([(s, land, p, (), "", 1) for land in empties(1 - c)])
+                out += drops_onto(1 - c)(rules.drops_from(s, p))
         drops = len(out) > before
         if drops and not rules.drops_distinct:
             seen = {m[1] for m in out[before:]}
@@ -519,65 +719,89 @@ class _Board:
             out.extend(m for m in sink if m[1] not in seen or m[2] != p)
 
     def _ordinary(self, s, p, t, tem, out):
-        b, c = self.b, self.side
+        b, c, rules = self.b, self.side, self.rules
         myfg = IN_FG[c]
-        if t == K:
-            allow_gate = self.rules.settings.biy_may_step_onto_gate
-            for land in STEP[s]:
-                if land < 0 or b[land]:
-                    continue
-                if not (tem and myfg[land] and not (allow_gate and land == GATE[c])):
-                    out.append((s, land, p, (), "", 0))
-        elif t == P:
-            rules = self.rules
+        row = rules.steps_from(s, p)
+        if t == P:
             rel = REL[c]
             rr = rel[s]
-            for d in rules.pawn_steps[c][rr]:
-                land = STEP[s][d]
-                if land >= 0 and not b[land] and not (tem and myfg[land]):
-                    self._pawn_arrival(s, land, p, rr, out)
-            if rr in rules.double_ranks:
-                mid = STEP[s][FORWARD[c]]
-                if mid >= 0 and not b[mid]:
-                    land = STEP[mid][FORWARD[c]]
-                    if land >= 0 and not b[land]:
-                        out.append((s, land, p, (), "", 0))
+            for land in rules.pawn_lands[c][s]:
+                if not b[land] and not (tem and myfg[land]):
+                    if rel[land] == 14 and rr != 14:
+                        self._pawn_arrival(s, land, p, rr, out)
+                    else:
+                        out.append(row[land])
+            double = rules.double_steps[c][s]
+            if double and not b[double[0]] and not b[double[1]]:
+                out.append(row[double[1]])
             if rules.settings.tower_squares and s in ENEMY_TOWERS[c]:
                 for land in FORTRESS[1 - c]:
                     if not b[land]:
                         self._pawn_arrival(s, land, p, rr, out)
+        elif t == K:
+            allow_gate = rules.settings.biy_may_step_onto_gate
+            for land in NEIGHBOURS[s]:
+                if not b[land] and not (tem and myfg[land] and not (allow_gate and land == GATE[c])):
+                    out.append(row[land])
         else:
             for d in SLIDES[t]:
                 for land in RAY[s][d]:
                     if b[land]:
                         break
                     if not (tem and myfg[land]):
-                        out.append((s, land, p, (), "", 0))
+                        out.append(row[land])
 
     def _pawn_arrival(self, s, land, p, rr, out):
         c = self.side
+        label = self.rules.step_labels[s][land]
         if REL[c][land] == 14 and rr != 14:
             types = self.available(c)
             if types:
-                out.extend((s, land, nt | c << 3, (), LETTERS[nt].upper(), 0) for nt in types)
+                for nt in types:
+                    letter = LETTERS[nt].upper()
+                    out.append((s, land, nt | c << 3, (), letter, 0, label + "=" + letter))
                 return
-        out.append((s, land, p, (), "", 0))
+        out.append((s, land, p, (), "", 0, label))
 
-    def quiet(self, squares=None):
-        b, c = self.b, self.side
-        cache = {}
-        drop_squares = self.rules.drop_squares
+    def quiet(self, squares=None, cells=None):
+        """The quiet moves and drops of the pieces on ``squares`` (own pieces, all of them by default)."""
+        b, c, rules = self.b, self.side, self.rules
+        tem = self.tem[c]
+        in_fg = IN_FG[c]
+        in_enemy_fg = IN_FG[1 - c]
+        pickers = {}
+        drop_squares = rules.drop_squares
 
-        def empties(side):
-            if side not in cache:
-                cache[side] = [sq for sq in drop_squares[side] if not b[sq]]
-            return cache[side]
+        def drops_onto(side):
+            if side not in pickers:
+                pickers[side] = _picker([sq for sq in drop_squares[side] if not b[sq]])
+            return pickers[side]
 
+        drops_only = tem and not rules.settings.reserve_ordinary_moves  # the initial reserve only drops
+        own_drops = drops_onto(c) if drops_only else None
+        drop_rows = rules.drop_rows
+        great_road = rules.settings.great_road
+        ahead = STEP_FORWARD[c]
+        field_steps = rules.field_shatra_steps[c]
+        step_rows = rules.step_rows
         out = []
-        for s in SQUARES if squares is None else squares:
+        # The two commonest cases, initial-reserve pieces and shatras on the field, are written out here.
+        for s in self.own_squares(cells) if squares is None else squares:
             p = b[s]
-            if p and p >> 3 == c:
-                self._quiet_piece(s, p, out, empties)
+            if in_fg[s] or in_enemy_fg[s]:
+                if drops_only and in_fg[s]:
+                    out += own_drops(drop_rows.get(s << 4 | p) or rules.drops_from(s, p))
+                    if FILE_OF[s] == 3 and (p & 7 == Q or p & 7 == R) and great_road and not b[ahead[s]]:
+                        self._great_road(s, p, out)
+                else:
+                    self._quiet_piece(s, p, out, drops_onto)
+            elif p & 7 == P and (steps := field_steps[s]) is not None:
+                row = step_rows.get(s << 4 | p) or rules.steps_from(s, p)
+                for empty, land in steps:
+                    if not b[empty] and not b[land]:
+                        out.append(row[land])
+            else:
+                self._ordinary(s, p, p & 7, tem, out)
         return out
 
     def urgent_drops(self):
@@ -586,15 +810,16 @@ class _Board:
             return []
         b, c = self.b, self.side
         out = []
-        empties = [sq for sq in self.rules.drop_squares[c] if not b[sq]]
+        drops_onto = _picker([sq for sq in self.rules.drop_squares[c] if not b[sq]])
         for s in FORTRESS[c] + (GATE[c],):
             if urg & BIT[s] and b[s] and b[s] >> 3 == c:
-                out.extend((s, land, b[s], (), "", 1) for land in empties)
+                out += drops_onto(self.rules.drops_from(s, b[s]))
         return out
 
-    def legal(self):
-        """The legal move set of book §5.12, ignoring whether the game is over."""
-        caps, compulsory, optional_squares = self.captures()
+    def legal(self, cells=None):
+        """The legal move set of book §5.12, ignoring whether the game is over; ``cells`` is ``bytes(self.b)``."""
+        cells = cells or bytes(self.b)
+        caps, compulsory, optional_squares = self.captures(cells)
         if compulsory:
             moves = caps
         else:
@@ -606,9 +831,9 @@ class _Board:
                 elif st.decliner_must_move_itself:
                     moves = caps + self.quiet(optional_squares)
                 else:
-                    moves = caps + (urgent or self.quiet())
+                    moves = caps + (urgent or self.quiet(None, cells))
             else:
-                moves = urgent or self.quiet()
+                moves = urgent or self.quiet(None, cells)
         if not self.rules.settings.may_leave_biy_capturable:
             moves = [m for m in moves if not self._leaves_biy_capturable(m)]
         return moves
@@ -625,7 +850,7 @@ class _Board:
     # ------------------------------------------------------------ make / unmake
 
     def make(self, m):
-        frm, to, piece, caps, path, kind = m
+        frm, to, piece, caps, path, _, _ = m
         b = self.b
         c = self.side
         tem = self.tem
@@ -731,7 +956,7 @@ class _Board:
         return changed
 
     def unmake(self, m, undo):
-        frm, to, piece, caps, path, kind = m
+        frm, to, _, caps, _, _, _ = m
         b = self.b
         b[to] = 0
         b[frm] = undo[0]
@@ -775,16 +1000,6 @@ class _Board:
 
 
 # ---------------------------------------------------------------- notation
-
-
-def _label(m, rules: _Rules) -> str:
-    frm, to, piece, caps, path, kind = m
-    names = rules.names
-    if kind == 2:
-        jumps = ("x" + names[land] + ("=" + letter if letter else "") for land, letter in path)
-        return names[frm] + "".join(jumps)
-    sep = rules.drop_sep if kind == 1 else "-"
-    return names[frm] + sep + names[to] + ("=" + path if path else "")
 
 
 def _read_fen(text: str, rules: _Rules):
@@ -914,32 +1129,46 @@ def _read_fen(text: str, rules: _Rules):
     return board, side, tem, ep, noprogress, ply, urgent, winner
 
 
-def _pieces_getter(squares):
-    """board -> tuple of the pieces on ``squares`` (itemgetter alone gives a bare value for one square)."""
-    if len(squares) == 1:
-        (square,) = squares
-        return lambda board: (board[square],)
-    return itemgetter(*squares)
+# A rank's squares are consecutive: board -> the slice of each rank, rank 14 first.
+_RANK_SLICES = tuple(slice(RANK_SQUARES[rank][0], RANK_SQUARES[rank][-1] + 1) for rank in range(14, 0, -1))
+_RANKS = itemgetter(*_RANK_SLICES)
+_CELL_TEXT = bytes(ord(LETTER_OF_PIECE.get(p, "1")) for p in range(256))  # a piece's letter, "1" if empty
+_EMPTY_RUNS = tuple(("1" * n, str(n)) for n in range(7, 1, -1))
 
 
-_RANK_PIECES = tuple(_pieces_getter(RANK_SQUARES[rank]) for rank in range(14, 0, -1))  # rank 14 first
-_RANK_TEXT: dict[tuple[int, ...], str] = {}  # the pieces of one rank -> its FEN group (no urgent marks)
+class _RankTexts(dict):
+    """The pieces of one rank (a slice of the board) -> its FEN group without urgent marks, written once."""
+
+    def __missing__(self, pieces: bytes) -> str:
+        if len(self) > 100_000:
+            self.clear()
+        text = pieces.translate(_CELL_TEXT).decode()
+        for run, count in _EMPTY_RUNS:
+            text = text.replace(run, count)
+        self[pieces] = text
+        return text
 
 
-def _board_text(board, urgent) -> str:
-    if not urgent:
-        # ranks repeat from position to position, so each distinct rank is written once
-        texts = _RANK_TEXT
-        if len(texts) > 100_000:
-            texts.clear()
-        groups = []
-        for pieces_of in _RANK_PIECES:
-            pieces = pieces_of(board)
-            text = texts.get(pieces)
-            if text is None:
-                text = texts[pieces] = _rank_text(pieces)
-            groups.append(text)
-        return "/".join(groups)
+_RANK_TEXT = _RankTexts()
+
+
+def _rank_groups(board: bytes, earlier=None) -> list[str]:
+    """The FEN groups of the ranks without urgent marks, rank 14 first.
+
+    ``earlier`` is (the groups of an earlier position, the squares changed since): only their ranks are redone.
+    """
+    if earlier is None:
+        return list(map(_RANK_TEXT.__getitem__, _RANKS(board)))
+    groups, changed = earlier
+    groups = groups.copy()
+    for sq in changed:
+        i = 14 - RANK_OF[sq]
+        groups[i] = _RANK_TEXT[board[_RANK_SLICES[i]]]
+    return groups
+
+
+def _marked_board_text(board, urgent) -> str:
+    """The board field of a position with urgent marks."""
     return "/".join(
         _rank_text([board[sq] for sq in RANK_SQUARES[rank]], [urgent & BIT[sq] for sq in RANK_SQUARES[rank]])
         for rank in range(14, 0, -1)
@@ -965,38 +1194,54 @@ def _rank_text(pieces, urgent_marks=()) -> str:
 # ---------------------------------------------------------------- the public position
 
 
+LABEL = itemgetter(6)
+
+
+class _Labels(list):
+    """Sorted move labels: ``in`` bisects rather than compares every label."""
+
+    __slots__ = ()
+
+    def __contains__(self, label) -> bool:
+        i = bisect_left(self, label)
+        return i < len(self) and self[i] == label
+
+
 class ShatraPosition(Position):
     """An immutable Altai Shatra position; ``play`` returns a new one."""
 
     __slots__ = ("settings", "_rules", "_b", "_side", "_tem", "_ep", "_np", "_ply", "_urg", "_winner",
-                 "_bare", "_history", "_captured", "_moves", "_outcome", "_text", "_counts")
+                 "_bare", "_history", "_captured", "_moves", "_move_labels", "_labels", "_outcome", "_text", "_groups",
+                 "_earlier", "_counts")
 
-    def __init__(self, settings, board, side, tem, ep, noprogress, ply, urgent, winner, bare, history=None,
-                 captured=()):
+    def __init__(self, settings, rules, board, side, tem, ep, noprogress, ply, urgent, winner, bare, history,
+                 captured, counts):
+        """``board`` is bytes, ``tem`` a pair, ``history`` the earlier keys, ``counts`` as ``_piece_counts``."""
         self.settings = settings
-        self._rules = _rules(settings)
-        self._b = tuple(board)
+        self._rules = rules
+        self._b = board
         self._side = side
-        self._tem = tuple(tem)
+        self._tem = tem
         self._ep = ep
         self._np = noprogress
         self._ply = ply
         self._urg = urgent
         self._winner = winner
         self._bare = bare
-        key = (self._b, side, self._tem[0], self._tem[1], ep, urgent)
-        self._history = (history or ()) + (key,)
+        self._history = history + ((board, side, tem[0], tem[1], ep, urgent),)
         self._captured = captured
         self._moves = None
+        self._move_labels = None
+        self._labels = None
         self._outcome = False
         self._text = None
-        self._counts = None
+        self._groups = None  # the board's rank groups once text() wrote them (without urgent marks)
+        self._earlier = None  # (the groups of the position before, the squares play changed) if known
+        self._counts = counts
 
-    def _board(self) -> _Board:
-        if self._counts is None:
-            self._counts = _piece_counts(self._b)
+    def _board(self, hist=()) -> _Board:
         return _Board(self._rules, self._b, self._side, self._tem, self._ep, self._np, self._ply, self._urg,
-                      self._winner, self._bare, self._history, self._counts)
+                      self._winner, self._bare, hist, self._counts)
 
     @property
     def turn(self) -> str:
@@ -1010,20 +1255,17 @@ class ShatraPosition(Position):
     def captured(self) -> tuple[str, ...]:
         return self._captured
 
-    def _legal(self) -> dict:
-        if self._moves is None:
-            rules = self._rules
-            labels = rules.labels
-            if len(labels) > 200_000:
-                labels.clear()
-            moves = {}
-            for m in self._board().legal():
-                label = labels.get(m)
-                if label is None:
-                    label = labels[m] = _label(m, rules)
-                moves[label] = m
-            self._moves = moves
-        return self._moves
+    def _legal(self) -> _Labels:
+        """The labels of the legal moves (game over or not), sorted.
+
+        ``_moves`` holds the moves as generated and ``_move_labels`` their labels in that order.
+        """
+        if self._labels is None:
+            self._moves = self._board().legal(self._b)
+            self._move_labels = list(map(LABEL, self._moves))
+            self._labels = _Labels(self._move_labels)
+            self._labels.sort()
+        return self._labels
 
     def outcome(self) -> Outcome | None:
         if self._outcome is False:
@@ -1037,16 +1279,16 @@ class ShatraPosition(Position):
             if not self.settings.no_legal_move_loses:
                 return Outcome(NONE, "no-legal-move")
             return Outcome(BLACK if self._side == 0 else WHITE, "no-legal-move")
-        reason = self._board().drawn()
+        reason = _draw_reason(self._rules, self._history, self._np, self._counts[1], self._bare, self._ply)
         return Outcome(NONE, reason) if reason else None
 
     def legal_moves(self) -> list[str]:
         if self.outcome() is not None:
             return []
-        return sorted(self._legal())
+        return self._legal()[:]
 
-    def _legal_actions(self) -> dict:
-        return self._legal() if self.outcome() is None else {}
+    def _legal_actions(self) -> _Labels:
+        return self._legal() if self.outcome() is None else _Labels()
 
     def _why_illegal(self, wanted: str) -> str:
         """A short reason for an action that is not legal, where one is cheap to find."""
@@ -1057,7 +1299,7 @@ class ShatraPosition(Position):
         piece = self._b[names[parts[0]]]
         if not piece or piece >> 3 != self._side:
             return f"no {self.turn} piece on {parts[0]}"
-        legal = list(self._legal())
+        legal = self._legal()
         if any(label.lower().startswith(wanted + "x") for label in legal):
             return "the series must go on"
         if all("x" in label for label in legal):
@@ -1069,33 +1311,48 @@ class ShatraPosition(Position):
 
     def play(self, action: str) -> ShatraPosition:
         label = self.canonical_action(action)
-        m = self._legal()[label]
+        m = self._moves[self._move_labels.index(label)]
         board = self._board()
         board.make(m)
+        caps = m[3]
         names = self._rules.names
-        return ShatraPosition(
-            self.settings, board.b, board.side, board.tem, board.ep, board.np, board.ply, board.urg,
-            board.winner, board.bare, self._history, tuple(names[v] for v in m[3]),
+        # A capture removes a piece for good, so no earlier position can come back: repetition can forget them.
+        history = () if caps else self._history
+        after = ShatraPosition(
+            self.settings, self._rules, bytes(board.b), board.side, (board.tem[0], board.tem[1]), board.ep,
+            board.np, board.ply, board.urg, board.winner, board.bare, history,
+            tuple([names[v] for v in caps]) if caps else (), (tuple(board.fg), board.total),
         )
+        if self._groups is not None:
+            # a capture may also promote the captured side's waiting shatras (A10)
+            changed = m[:2] + caps + LAST_RANK[self._side ^ 1] if caps else m[:2]
+            after._earlier = (self._groups, changed)
+        return after
 
     def text(self) -> str:
         if self._text is None:
             tem = ("T" if self._tem[0] else "") + ("t" if self._tem[1] else "") or "-"
             ep = self._rules.names[self._ep] if self._ep >= 0 else "-"
             moveno = self._ply // 2 + 1
-            board = _board_text(self._b, self._urg)
+            if self._urg:
+                board = _marked_board_text(self._b, self._urg)
+            else:
+                self._groups = _rank_groups(self._b, self._earlier)
+                board = "/".join(self._groups)
+            self._earlier = None
             self._text = f"{board} {'wb'[self._side]} {tem} {ep} {self._np} {moveno}"
         return self._text
 
     def _perft(self, depth: int) -> int:
-        return self._board().perft(depth)
+        return self._board(list(self._history)).perft(depth)
 
 
 def _parse(text: str, settings: Settings) -> ShatraPosition:
     rules = _rules(settings)
     board, side, tem, ep, noprogress, ply, urgent, winner = _read_fen(text, rules)
     # README: from a FEN, the bare-biys count (D3) is taken from the no-progress field.
-    return ShatraPosition(settings, board, side, tem, ep, noprogress, ply, urgent, winner, noprogress)
+    return ShatraPosition(settings, rules, bytes(board), side, tuple(tem), ep, noprogress, ply, urgent, winner,
+                          noprogress, (), (), _piece_counts(board))
 
 
 def _initial(settings: Settings) -> ShatraPosition:
