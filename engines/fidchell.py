@@ -7,7 +7,8 @@ by the rule "a radial edge joins two nodes at the same angle on adjacent rings" 
 Internally a node is an int: ring nodes ``0 .. NR-1`` in ring-then-index order (so sorting
 node ints sorts them canonically) and the centre ``c`` is ``NR``. A board is a list of
 cell values: EMPTY, WHITE_STONE, BLACK_STONE, KING. An action is an int (see ``_encode``).
-``_Board`` is the mutable make/unmake core shared by ``perft``, ``legal_moves`` and ``play``.
+``_Board`` is the mutable make/unmake core shared by ``perft``, ``legal_moves`` and ``play``;
+a position holds one it never changes, and reads its legal actions' texts straight from tables.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from __future__ import annotations
 import math
 import random
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache, partial
-from itertools import combinations
+from itertools import chain, combinations, compress
+from operator import itemgetter
 
 from .core import (
     BLACK,
@@ -40,6 +43,9 @@ MIN_PATH_STRENGTH = 7  # "less than seven stones (the minimum needed to win)"
 PLACE, MOVE, CHALLENGE_MOVE, REMOVE = 0, 1 << 16, 2 << 16, 3 << 16
 KIND_MASK = 3 << 16
 NO_NODE = 255
+# bytes.translate tables turning a board's cells into 1 where the cell is empty / holds a side's stone:
+EMPTY_CELLS = bytes([1]) + bytes(255)
+STONES_OF = {W_STONE: bytes([0, 1]) + bytes(254), B_STONE: bytes([0, 0, 1]) + bytes(253)}
 
 R1_RING_SIZES = "4,8,16,16,16,24,24"
 PLACEHOLDER_OPENING_LAYOUT = (
@@ -214,7 +220,14 @@ class Geometry:
         self.inner_end = sizes[0]  # ring 1 is b[:sizes[0]], the outer ring b[outer_first:nr]
         self.outer_first = first[-1]
 
-        self.action_texts: dict[int, str] = {}  # filled lazily by FidchellPosition
+        self.action_texts = _ActionTexts(self.names)
+        self.stone_lists: dict[bytes, str] = {}  # filled by stone_list
+        # Tables of the fast generators, built here: an attribute added later would slow every lookup
+        # of the others (the instance dict stops sharing its keys), and make reads several per call.
+        self.sorted_placements = self._sorted_placements()
+        self.slide_codes = self._slide_codes() if self.full_ring_rays else []
+        self.slide_texts = self._slide_texts()
+        self.challenge_texts = self._challenge_texts()
         rng = random.Random(0xF1DC)
         self.zobrist = [[0] * (nr + 1), [rng.getrandbits(64) for _ in range(nr + 1)],
                         [rng.getrandbits(64) for _ in range(nr + 1)]]
@@ -222,6 +235,61 @@ class Geometry:
     def node(self, name: str) -> int | None:
         p = self.index.get(name)
         return None if p is None or p == self.centre else p
+
+    def stone_list(self, cells: bytes, side: int) -> str:
+        """The W or B field of the state line: the side's nodes, ``cells`` being the board as bytes."""
+        stones = cells.translate(STONES_OF[side])
+        text = self.stone_lists.get(stones)
+        if text is None:  # one side's stones stay as they were while the other side acts
+            if len(self.stone_lists) >= 4096:
+                self.stone_lists.clear()
+            text = self.stone_lists[stones] = ",".join(compress(self.names, stones)) or "-"
+        return text
+
+    def _sorted_placements(self) -> tuple[itemgetter, tuple[str, ...]]:
+        """The placements' texts in sorted order, and a getter picking the nodes' cells in that order."""
+        texts = sorted((self.action_texts[PLACE | p], p) for p in range(self.nr))
+        return itemgetter(*(p for _, p in texts)), tuple(text for text, _ in texts)
+
+    # The slide tables (full ring rays only): per ring node, its cw ray, its ccw ray, its two radial
+    # rays (either may be empty) and a row naming the slide to each node it reaches, as a code or a text.
+
+    def _slide_codes(self) -> list[tuple]:
+        table = []
+        for p in range(self.nr):
+            radial_rays = self.radial_rays[p] + ((), ())
+            row = [MOVE | p << 8 | t for t in range(self.nr)]
+            table.append((*self.ring_rays[p], radial_rays[0], radial_rays[1], row))
+        return table
+
+    def _slide_texts(self) -> list[tuple]:
+        table = []
+        for *rays, codes in self.slide_codes:
+            row = [None] * self.nr
+            for t in chain(*rays):
+                row[t] = self.action_texts[codes[t]]
+            table.append((*rays, row))
+        return table
+
+    def _challenge_texts(self) -> dict[str, str]:
+        """F2: each slide's text -> the text of the same slide as a challenge."""
+        texts = self.action_texts
+        return {text: texts[texts.codes[text] ^ MOVE ^ CHALLENGE_MOVE]
+                for *_, row in self.slide_texts for text in row if text is not None}
+
+
+class _ActionTexts(dict):
+    """Action code -> canonical text, each made on first use; ``codes`` maps the texts made back."""
+
+    def __init__(self, names: list[str]):
+        super().__init__()
+        self.names = names
+        self.codes: dict[str, int] = {}
+
+    def __missing__(self, a: int) -> str:
+        text = self[a] = _action_text(a, self.names)
+        self.codes[text] = a
+        return text
 
 
 @lru_cache(maxsize=16)
@@ -241,8 +309,8 @@ class _Board:
         "end", "reps", "path_sides", "strength_rule", "owed", "forbid",
     )
 
-    def __init__(self, variant, settings, geometry, board, hands, turn, king, ch, ply, capfree, reps,
-                 owed=0, forbid=(-1, -1), z=None):
+    def __init__(self, variant, settings, geometry, board, hands, turn, king, ch):
+        """A state with no history: the initial position or a parsed one."""
         self.variant = variant
         self.st = settings
         self.g = geometry
@@ -252,27 +320,49 @@ class _Board:
         self.turn = turn
         self.king = king  # F1: 0 dead, 1 live; F2: 0 white, 1 both
         self.ch = ch  # F2 challenge: 0 none, 1..window pending, -1 remove owed
-        self.ply = ply
-        self.capfree = capfree
-        if z is None:
-            zw, zb = geometry.zobrist[W_STONE], geometry.zobrist[B_STONE]
-            z = 0
-            for p, v in enumerate(self.b):
-                if v == W_STONE:
-                    z ^= zw[p]
-                elif v == B_STONE:
-                    z ^= zb[p]
+        self.ply = 0
+        self.capfree = 0
+        zw, zb = geometry.zobrist[W_STONE], geometry.zobrist[B_STONE]
+        z = 0
+        for p, v in enumerate(self.b):
+            if v == W_STONE:
+                z ^= zw[p]
+            elif v == B_STONE:
+                z ^= zb[p]
         self.z = z  # Zobrist hash of the stones, for the repetition key
         self.end = None  # (winner code 0/1/2, reason) for wins decided by an action
-        self.reps = dict(reps)
         if variant == 1:
             self.path_sides = (W_STONE, B_STONE)
         else:
             self.path_sides = (W_STONE, B_STONE) if settings.black_path_wins else (W_STONE,)
         self.strength_rule = variant == 2
         # History the state line cannot hold, used only under non-default settings:
-        self.owed = owed  # D8 per stone: further actions owed to the side to act after this one
-        self.forbid = [-1, forbid[0], forbid[1]]  # D5: the move code each side may not play next
+        self.owed = 0  # D8 per stone: further actions owed to the side to act after this one
+        self.forbid = [-1, -1, -1]  # D5: the move code each side may not play next
+        self.reps = {self.key(): 1}  # repetition key -> times seen since the last irreversible action
+
+    def copy(self) -> _Board:
+        """A copy to make actions on; it shares the reps dict, which play replaces and perft copies."""
+        new = _Board.__new__(_Board)
+        new.variant = self.variant
+        new.st = self.st
+        new.g = self.g
+        new.b = self.b[:]
+        new.hand = self.hand[:]
+        new.count = self.count[:]
+        new.turn = self.turn
+        new.king = self.king
+        new.ch = self.ch
+        new.ply = self.ply
+        new.capfree = self.capfree
+        new.z = self.z
+        new.end = self.end
+        new.reps = self.reps
+        new.path_sides = self.path_sides
+        new.strength_rule = self.strength_rule
+        new.owed = self.owed
+        new.forbid = self.forbid[:]
+        return new
 
     def key(self):
         return (self.z, self.turn, self.hand[1], self.hand[2], self.king, self.ch, self.owed,
@@ -282,48 +372,67 @@ class _Board:
 
     def gen(self) -> list[int]:
         s = self.turn
-        b = self.b
         g = self.g
         if self.ch == -1:
             return self._removals()
         if self.hand[s] > 0:
-            acts = [p for p in range(g.nr) if not b[p]]
+            acts = list(compress(range(g.nr), bytes(self.b).translate(EMPTY_CELLS)))
             if not self.st.may_move_with_stones_in_hand:
                 return acts
         else:
             acts = []
-        append = acts.append
-        ring_rays, radial_rays = g.ring_rays, g.radial_rays
         if g.full_ring_rays and not self.st.slide_to_obstruction:
-            for f in range(g.nr):
-                if b[f] != s:
-                    continue
-                base = MOVE | f << 8
-                cw_ray, ccw_ray = ring_rays[f]
-                open_all_round = True
-                for t in cw_ray:
-                    if b[t]:
-                        open_all_round = False
-                        break
-                    append(base | t)
-                if not open_all_round:
-                    for t in ccw_ray:
-                        if b[t]:
-                            break
-                        append(base | t)
-                for ray in radial_rays[f]:
-                    for t in ray:
-                        if b[t]:
-                            break
-                        append(base | t)
+            self.slides(acts.append, g.slide_codes, bytes(self.b))
         else:
             self._slides_general(acts)
         forbidden = self.forbid[s]
         if forbidden >= 0 and forbidden in acts:
             acts.remove(forbidden)
-        if self.variant == 2 and s == B_STONE and self.ch == 0 and self.hand[1] == 0 and self.hand[2] == 0:
+        if self.challenge_open():
             acts += [a ^ MOVE ^ CHALLENGE_MOVE for a in acts if a & KIND_MASK == MOVE]
         return acts
+
+    def texts(self, cells: bytes) -> list[str]:
+        """The texts of ``gen``'s actions (``cells`` is ``bytes(self.b)``); common cases make no codes."""
+        s = self.turn
+        g = self.g
+        if self.ch != -1 and self.forbid[s] < 0:
+            if self.hand[s] > 0 and not self.st.may_move_with_stones_in_hand:
+                cells_in_order, texts = g.sorted_placements
+                return list(compress(texts, cells_in_order(cells.translate(EMPTY_CELLS))))
+            if self.hand[s] == 0 and g.full_ring_rays and not self.st.slide_to_obstruction:
+                texts = []
+                self.slides(texts.append, g.slide_texts, cells)
+                if self.challenge_open():
+                    texts += list(map(g.challenge_texts.__getitem__, texts))
+                return texts
+        return list(map(g.action_texts.__getitem__, self.gen()))
+
+    def challenge_open(self) -> bool:
+        """F2: may Black's slides here be challenges too?"""
+        return self.variant == 2 and self.turn == B_STONE and self.ch == 0 and self.hand[1] == self.hand[2] == 0
+
+    def slides(self, append, table: list[tuple], cells: bytes) -> None:
+        """Every slide of the side to act under the default D3/D4, named as ``table`` names them."""
+        b = self.b
+        for f in compress(range(self.g.nr), cells.translate(STONES_OF[self.turn])):
+            cw_ray, ccw_ray, radial_ray, other_radial_ray, row = table[f]
+            for t in cw_ray:
+                if b[t]:
+                    for t in ccw_ray:  # blocked clockwise: only then does the ccw ray reach new nodes
+                        if b[t]:
+                            break
+                        append(row[t])
+                    break
+                append(row[t])
+            for t in radial_ray:
+                if b[t]:
+                    break
+                append(row[t])
+            for t in other_radial_ray:
+                if b[t]:
+                    break
+                append(row[t])
 
     def _slides_general(self, acts: list[int]) -> None:
         """Slides under non-default D3/D4 settings: destinations deduplicated per stone."""
@@ -586,51 +695,30 @@ class FidchellPosition(Position):
     """A Fidchell position; ``play`` returns a new one, this one never changes."""
 
     __slots__ = (
-        "game", "settings", "_variant", "_geo", "_board", "_hands", "_turn", "_king", "_ch",
-        "_ply", "_capfree", "_reps", "_captured", "_end", "_legal", "_text", "_owed", "_forbid", "_z",
+        "game", "settings", "_state", "_cells", "_captured", "_end", "_moves", "_legal", "_text", "_placed",
     )
 
-    def __init__(self, variant, settings, board, hands, turn, king, ch, ply=0, capfree=0, reps=None,
-                 captured=(), end=None, owed=0, forbid=(-1, -1), z=None):
-        self.game = FIDCHELL_1 if variant == 1 else FIDCHELL_2
-        self.settings = settings
-        self._variant = variant
-        self._geo = _geometry(settings.ring_sizes, settings.circles_are_lines, settings.ring_slide_max_steps)
-        self._board = tuple(board)
-        self._hands = tuple(hands)
-        self._turn = turn
-        self._king = king
-        self._ch = ch
-        self._ply = ply
-        self._capfree = capfree
+    def __init__(self, state: _Board, captured: tuple[str, ...] = (), end: Outcome | None = None):
+        self.game = FIDCHELL_1 if state.variant == 1 else FIDCHELL_2
+        self.settings = state.st
+        self._state = state  # never changed: play and perft work on copies
+        self._cells = bytes(state.b)  # the board as bytes, for bytes.translate
         self._captured = captured
         self._end = end
-        self._legal = None
+        self._moves = None  # the legal actions' texts, sorted, once asked for
+        self._legal = None  # those texts -> action codes, once asked for
         self._text = None
-        self._owed = owed
-        self._forbid = forbid
-        self._z = z
-        self._reps = {} if reps is None else reps
-        if z is None or reps is None:  # a parsed or initial position: one core hashes it and keys it
-            core = self._core()
-            self._z = core.z
-            if reps is None:
-                self._reps = {core.key(): 1}
-
-    def _core(self) -> _Board:
-        return _Board(self._variant, self.settings, self._geo, self._board, self._hands, self._turn,
-                      self._king, self._ch, self._ply, self._capfree, self._reps, self._owed, self._forbid,
-                      self._z)
+        self._placed = None  # after a placement: (the placements before it, the one made)
 
     # -- the Position interface ---------------------------------------------------------------
 
     @property
     def turn(self) -> str:
-        return SIDE_NAME[self._turn]
+        return SIDE_NAME[self._state.turn]
 
     @property
     def ply(self) -> int:
-        return self._ply
+        return self._state.ply
 
     @property
     def captured(self) -> tuple[str, ...]:
@@ -638,99 +726,114 @@ class FidchellPosition(Position):
 
     @property
     def phase(self) -> str:
-        if self._ch == -1:
+        state = self._state
+        if state.ch == -1:
             return "remove"
-        return "place" if self._hands[self._turn - 1] > 0 else "move"
+        return "place" if state.hand[state.turn] > 0 else "move"
 
     @property
     def hands(self) -> tuple[int, int]:
         """Stones in hand: (white, black)."""
-        return self._hands
+        return self._state.hand[W_STONE], self._state.hand[B_STONE]
 
     @property
     def king_state(self) -> str:
-        return KING_WORDS[self._variant][self._king]
+        return KING_WORDS[self._state.variant][self._state.king]
 
     @property
     def challenge(self) -> str:
-        return _ch_text(self._ch)
+        return _ch_text(self._state.ch)
 
     def stones(self, side: str) -> tuple[str, ...]:
         code = W_STONE if side == WHITE else B_STONE
-        return tuple(self._geo.names[p] for p, v in enumerate(self._board) if v == code)
+        return tuple(compress(self._state.g.names, self._cells.translate(STONES_OF[code])))
 
-    def _actions(self) -> dict[str, int]:
-        if self._legal is None:
-            core = self._core()
-            if self._end is not None or core.draw_reason() is not None:
-                self._legal = {}
+    def _sorted_moves(self) -> list[str]:
+        if self._moves is None:
+            state = self._state
+            if self._end is not None or state.draw_reason() is not None:
+                self._moves = []
+            elif self._placed is not None and state.hand[state.turn] > 0:
+                self._moves = self._placements_left()
             else:
-                texts = self._geo.action_texts
-                legal = {}
-                for a in core.gen():
-                    text = texts.get(a)
-                    if text is None:
-                        text = texts[a] = _action_text(a, self._geo.names)
-                    legal[text] = a
-                self._legal = legal
-        return self._legal
+                self._moves = state.texts(self._cells)
+                self._moves.sort()
+        return self._moves
+
+    def _placements_left(self) -> list[str]:
+        """The placements after a placement: those before it less the one made, plus any a capture freed."""
+        before, placed = self._placed
+        moves = before.copy()
+        del moves[bisect_left(moves, placed)]
+        if self._captured:
+            moves += ["@" + node for node in self._captured]
+            moves.sort()
+        return moves
 
     def legal_moves(self) -> list[str]:
-        return sorted(self._actions())
+        return self._sorted_moves().copy()
 
     def outcome(self) -> Outcome | None:
         if self._end is not None:
             return self._end
-        if self._actions():
+        if self._sorted_moves():
             return None
-        core = self._core()
-        draw = core.draw_reason()
-        if draw is not None and core.gen():  # §6 order: having no legal action comes first
+        state = self._state
+        draw = state.draw_reason()
+        if draw is not None and state.gen():  # §6 order: having no legal action comes first
             return Outcome(NONE, draw)
         if not self.settings.no_legal_move_loses:
             return Outcome(NONE, "no-legal-move")  # D20 = pass: only reachable when both are stuck
-        return Outcome(SIDE_NAME[3 - self._turn], "no-legal-move")
+        return Outcome(SIDE_NAME[3 - state.turn], "no-legal-move")
 
     def _legal_actions(self) -> dict[str, int]:
-        return self._actions()
+        if self._legal is None:
+            codes = self._state.g.action_texts.codes
+            self._legal = {text: codes[text] for text in self._sorted_moves()}
+        return self._legal
 
     def play(self, action: str) -> FidchellPosition:
-        code = self._actions()[self.canonical_action(action)]
-        core = self._core()
-        undo = core.make(code)
-        caps = undo[-1]
-        irreversible = code & KIND_MASK in (PLACE, REMOVE) or bool(caps) or core.king != self._king
-        key = core.key()
-        reps = {} if irreversible else dict(self._reps)
-        reps[key] = reps.get(key, 0) + 1
-        core.reps = reps
-        end = None
-        if core.end is not None:
-            end = Outcome(WINNER_NAME[core.end[0]], core.end[1])
-        names = self._geo.names
-        return FidchellPosition(
-            self._variant, self.settings, core.b, (core.hand[1], core.hand[2]), core.turn, core.king,
-            core.ch, core.ply, core.capfree, reps, tuple(names[q] for q in sorted(caps)), end,
-            core.owed, (core.forbid[1], core.forbid[2]), core.z,
-        )
+        state = self._state
+        texts = state.g.action_texts
+        moves = self._sorted_moves()
+        i = bisect_left(moves, action) if type(action) is str else len(moves)
+        if i < len(moves) and moves[i] == action:  # a legal action's exact text
+            code = texts.codes[action]
+        else:
+            code = self._legal_actions()[self.canonical_action(action)]
+        new = state.copy()
+        caps = new.make(code)[-1]
+        irreversible = code & KIND_MASK in (PLACE, REMOVE) or bool(caps) or new.king != state.king
+        key = new.key()
+        if irreversible:
+            new.reps = {key: 1}
+        else:
+            new.reps = reps = dict(state.reps)
+            reps[key] = reps.get(key, 0) + 1
+        end = None if new.end is None else Outcome(WINNER_NAME[new.end[0]], new.end[1])
+        captured = tuple(map(texts.names.__getitem__, sorted(caps))) if caps else ()
+        position = FidchellPosition(new, captured, end)
+        if code & KIND_MASK == PLACE and not self.settings.may_move_with_stones_in_hand:
+            position._placed = (moves, texts[code])  # this side could only place: moves were the empty nodes
+        return position
 
     def _why_illegal(self, wanted: str) -> str:
         """A short reason for the IllegalAction message (only computed on failure, game not over)."""
         shape = ACTION_SHAPE.fullmatch(wanted)
         if shape is None:
             return "not an action (@rRsK, rRsK-rRsK, rRsK-rRsK! or x:rRsK,rRsK)"
-        geo = self._geo
+        state = self._state
         nodes = [token for token in shape.groups() if token and token != "!"]
         for token in nodes:
-            if token not in geo.index:
+            if token not in state.g.index:
                 return f"no node {token!r} on this board"
-        side = SIDE_NAME[self._turn]
-        hand = self._hands[self._turn - 1]
+        side = SIDE_NAME[state.turn]
+        hand = state.hand[state.turn]
         if wanted.startswith("x:"):
-            if self._ch != -1:
+            if state.ch != -1:
                 return "no removal is owed here"
             return "name Black stones in ring-then-index order, as many as the rule asks"
-        if self._ch == -1:
+        if state.ch == -1:
             return "white must first remove black stones (x:...)"
         if wanted.startswith("@"):
             if hand == 0:
@@ -739,30 +842,30 @@ class FidchellPosition(Position):
         if hand > 0 and not self.settings.may_move_with_stones_in_hand:
             return f"{side} must place while stones remain in hand"
         if wanted.endswith("!"):
-            if self._variant == 1 or self._turn != B_STONE:
+            if state.variant == 1 or state.turn != B_STONE:
                 return "only black may challenge, in fidchell-2"
-            if self._ch != 0:
+            if state.ch != 0:
                 return "a challenge is already pending"
-            if any(self._hands):
+            if any(self.hands):
                 return "a challenge needs both hands empty"
         return "no such slide (blocked, not along one line, or not the mover's stone)"
 
     def _perft(self, depth: int) -> int:
-        return self._core().perft(depth)
+        state = self._state.copy()
+        state.reps = dict(state.reps)  # perft counts and uncounts in it; this position's stays as it is
+        return state.perft(depth)
 
     def text(self) -> str:
         if self._text is None:
-            names = self._geo.names
-            white = ",".join(names[p] for p, v in enumerate(self._board) if v == W_STONE) or "-"
-            black = ",".join(names[p] for p, v in enumerate(self._board) if v == B_STONE) or "-"
-            fields = [
-                f"V={VARIANT_TAG[self._variant]}", f"W={white}", f"B={black}",
-                f"H={self._hands[0]}/{self._hands[1]}", f"T={SIDE_LETTER[self._turn]}",
-                f"K={KING_WORDS[self._variant][self._king]}",
-            ]
-            if self._variant == 2:
-                fields.append(f"CH={_ch_text(self._ch)}")
-            self._text = "; ".join(fields)
+            state = self._state
+            hand, variant = state.hand, state.variant
+            white = state.g.stone_list(self._cells, W_STONE)
+            black = state.g.stone_list(self._cells, B_STONE)
+            ch = f"; CH={_ch_text(state.ch)}" if variant == 2 else ""
+            self._text = (
+                f"V={VARIANT_TAG[variant]}; W={white}; B={black}; H={hand[W_STONE]}/{hand[B_STONE]}; "
+                f"T={SIDE_LETTER[state.turn]}; K={KING_WORDS[variant][state.king]}{ch}"
+            )
         return self._text
 
 
@@ -838,9 +941,7 @@ def _parse(variant: int, text: str, settings: Settings) -> FidchellPosition:
                 raise BadPosition("CH: a challenge follows a Black movement, so K must be both")
         if ch == -1 and (turn != W_STONE or board.count(B_STONE) == 0):
             raise BadPosition("CH=R: White owes a removal, so T must be W and Black must have stones")
-    position = FidchellPosition(variant, settings, board, hands, turn, king, ch)
-    position._end = _static_outcome(position)
-    return position
+    return _new_position(variant, settings, geo, board, hands, turn, king, ch)
 
 
 def _parse_nodes(field: str, value: str, geo: Geometry) -> list[int]:
@@ -879,10 +980,14 @@ def _parse_ch(value: str, settings: Settings) -> int:
     raise BadPosition(f"CH={value!r}: expected -, R or 1..{settings.challenge_window}")
 
 
-def _static_outcome(position: FidchellPosition) -> Outcome | None:
+def _new_position(variant, settings, geo, board, hands, turn, king, ch) -> FidchellPosition:
+    state = _Board(variant, settings, geo, board, hands, turn, king, ch)
+    return FidchellPosition(state, end=_static_outcome(state))
+
+
+def _static_outcome(core: _Board) -> Outcome | None:
     """Wins visible in a parsed position (its history is unknown)."""
-    core = position._core()
-    movers = [position._turn ^ 3, position._turn]  # the side that acted last is checked first
+    movers = [core.turn ^ 3, core.turn]  # the side that acted last is checked first
     for side in movers:
         if side in core.path_sides and core.has_path(side):
             return Outcome(SIDE_NAME[side], "path")
@@ -917,9 +1022,7 @@ def _initial(variant: int, settings: Settings) -> FidchellPosition:
                 raise BadSettings("setting opening_layout plus fidchell2_hand exceed 27 stones a side")
         hands = (settings.fidchell2_hand, settings.fidchell2_hand)
         turn = W_STONE
-    position = FidchellPosition(variant, settings, board, hands, turn, 0, 0)
-    position._end = _static_outcome(position)
-    return position
+    return _new_position(variant, settings, geo, board, hands, turn, 0, 0)
 
 
 def _game(variant: int) -> Game:
