@@ -151,18 +151,22 @@ def referee_per_action_us(record: dict) -> float:
     return (stamps[last] - stamps[first]) * 1000 / record["plies"]
 
 
-def overhead(game_ids: list[str]) -> None:
-    print("1. Per-action cost, referee + protocol vs a raw pipe round trip (same bot, same bytes; best of 5)")
+def overhead(game_ids: list[str], rounds: int) -> None:
+    print(f"1. Per-action cost, referee + protocol vs a raw pipe round trip (same bot, same bytes; best of {rounds}, "
+          "the three measured in turn so that each round sees the machine in the same state)")
     sandbox = trusted()
     bot = load_bot(FIRST_BOT)
     for game_id in game_ids:
-        runs = [play_game(game_id, bot, bot, sandbox=sandbox, tc="move:5000", seed=1) for _ in range(5)]
-        record = runs[0]
-        referee = min(referee_per_action_us(r) for r in runs)
+        record = play_game(game_id, bot, bot, sandbox=sandbox, tc="move:5000", seed=1)
         blocks = game_lines(game_id, record["actions"])
-        raw = raw_round_trip_us(blocks)
+        blocks_two = game_lines_two_bots(game_id, record["actions"])
+        referee = raw = raw_two = float("inf")
+        for _ in range(rounds):
+            game = play_game(game_id, bot, bot, sandbox=sandbox, tc="move:5000", seed=1)
+            referee = min(referee, referee_per_action_us(game))
+            raw = min(raw, raw_round_trip_us(blocks, rounds=1))
+            raw_two = min(raw_two, raw_two_bots_us(blocks_two, rounds=1))
         rules = rules_cost_us(game_id, record["actions"])
-        raw_two = raw_two_bots_us(game_lines_two_bots(game_id, record["actions"]))
         print(f"   {game_id:<11} {record['plies']:>4} plies: referee {referee:7.0f} us/action, raw pipe {raw:6.0f} us, "
               f"ratio {referee / raw:4.2f}x; rules alone {rules:6.0f} us, "
               f"runner without rules {(referee - rules) / raw:4.2f}x; "
@@ -189,7 +193,8 @@ def suspension() -> None:
 
 
 def startup(runs: int) -> None:
-    print(f"3. Sandboxed bot start (spawn to handshake reply) vs bare bwrap (median of {runs})")
+    print(f"3. Sandboxed bot start (spawn to handshake reply) vs bare bwrap (median of {runs}, the four measured in "
+          "turn so that each sees the machine in the same state)")
     try:
         sandbox = open_sandbox()
     except SandboxError as error:
@@ -199,49 +204,52 @@ def startup(runs: int) -> None:
     bare = [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib",
             "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev",
             "--tmpfs", "/tmp"]
-
-    def median_ms(action) -> float:
-        action()
-        samples = []
-        for _ in range(runs):
-            start = time.perf_counter()
-            action()
-            samples.append((time.perf_counter() - start) * 1000)
-        return statistics.median(samples)
-
-    true_ms = median_ms(lambda: subprocess.run(bare + ["/usr/bin/true"], check=True))
-    python_ms = median_ms(lambda: subprocess.run(bare + ["/usr/bin/python3", "-c", "pass"], check=True))
     limits = Limits()
+
+    def run_bare(command: list[str]) -> dict[str, float]:
+        start = time.perf_counter()
+        subprocess.run(bare + command, check=True)
+        return {"run": (time.perf_counter() - start) * 1000}
+
+    def start_bot(bot) -> dict[str, float]:
+        t0 = time.perf_counter()
+        workdir = sandbox.prepare(bot, limits)
+        t1 = time.perf_counter()
+        process = sandbox.spawn(workdir, bot, limits, {})
+        try:
+            os.write(process.stdin.fileno(), b"bgtp 1\n")
+            process.stdout.readline()
+            t2 = time.perf_counter()
+        finally:
+            process.kill()
+        return {"prepare": (t1 - t0) * 1000, "spawn to reply": (t2 - t1) * 1000,
+                "kill": (time.perf_counter() - t2) * 1000}
+
     with tempfile.TemporaryDirectory() as tmp:
         sh_dir = Path(tmp) / "shbot"
         sh_dir.mkdir()
         (sh_dir / "bot.sh").write_text(SH_BOT)
         (sh_dir / "bot.toml").write_text('run = "/bin/sh bot.sh"\n')
-        for label, bot, base in (("shell bot", load_bot(sh_dir), true_ms),
-                                 ("python bot", load_bot(FIRST_BOT), python_ms)):
-            phases = {"prepare": [], "spawn to reply": [], "kill": []}
-
-            def start_bot():
-                t0 = time.perf_counter()
-                workdir = sandbox.prepare(bot, limits)
-                t1 = time.perf_counter()
-                process = sandbox.spawn(workdir, bot, limits, {})
-                try:
-                    os.write(process.stdin.fileno(), b"bgtp 1\n")
-                    process.stdout.readline()
-                    t2 = time.perf_counter()
-                finally:
-                    process.kill()
-                phases["prepare"].append((t1 - t0) * 1000)
-                phases["spawn to reply"].append((t2 - t1) * 1000)
-                phases["kill"].append((time.perf_counter() - t2) * 1000)
-            ms = median_ms(start_bot)
-            medians = ", ".join(f"{name} {statistics.median(v):.1f} ms" for name, v in phases.items())
-            print(f"   {label:<10}: {medians}")
-            ms = statistics.median(phases["spawn to reply"])
-            print(f"   {label:<10}: spawn to reply {ms:6.1f} ms; bare bwrap true {true_ms:5.1f} ms "
-                  f"({ms / true_ms:4.2f}x)" + (f", bare bwrap python3 -c pass {base:5.1f} ms ({ms / base:4.2f}x)"
-                                               if base is not true_ms else ""))
+        shell_bot, python_bot = load_bot(sh_dir), load_bot(FIRST_BOT)
+        kinds = {"bare true": lambda: run_bare(["/usr/bin/true"]),
+                 "bare python": lambda: run_bare(["/usr/bin/python3", "-c", "pass"]),
+                 "shell bot": lambda: start_bot(shell_bot), "python bot": lambda: start_bot(python_bot)}
+        samples: dict[str, dict[str, list[float]]] = {kind: {} for kind in kinds}
+        for round_number in range(runs + 1):
+            for kind, action in kinds.items():
+                phases = action()
+                if round_number:  # the first round only warms up
+                    for phase, ms in phases.items():
+                        samples[kind].setdefault(phase, []).append(ms)
+    median = {kind: {phase: statistics.median(v) for phase, v in phases.items()} for kind, phases in samples.items()}
+    true_ms, python_ms = median["bare true"]["run"], median["bare python"]["run"]
+    for label, base_label, base in (("shell bot", "bare bwrap true", true_ms),
+                                    ("python bot", "bare bwrap python3 -c pass", python_ms)):
+        phases = median[label]
+        print(f"   {label:<10}: " + ", ".join(f"{phase} {ms:.1f} ms" for phase, ms in phases.items()))
+        ms = phases["spawn to reply"]
+        print(f"   {label:<10}: spawn to reply {ms:6.1f} ms; bare bwrap true {true_ms:5.1f} ms ({ms / true_ms:4.2f}x)"
+              + (f", {base_label} {base:5.1f} ms ({ms / base:4.2f}x)" if base is not true_ms else ""))
 
 
 def games_per_minute(game_ids: list[str], games: int) -> None:
@@ -272,10 +280,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10, help="games per game id for games/minute")
     parser.add_argument("--starts", type=int, default=20, help="runs for the start-up medians")
+    parser.add_argument("--rounds", type=int, default=10, help="rounds of the per-action comparison")
     parser.add_argument("--game", action="append", choices=GAME_IDS, help="only these game ids")
     args = parser.parse_args()
     game_ids = args.game or list(GAME_IDS)
-    overhead(game_ids)
+    overhead(game_ids, args.rounds)
     suspension()
     startup(args.starts)
     games_per_minute(game_ids, args.games)
