@@ -20,7 +20,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
-from itertools import compress
+from itertools import chain, compress, cycle
 from operator import itemgetter
 
 from .core import (
@@ -169,8 +169,17 @@ def _reach(t: int, sq: int):
 
 
 REACH = {t: tuple(_reach(t, sq) for sq in range(98)) for t in (K, Q, R, B, P)}
+# The cells of each side's own fortress and gate (with a few off-board ones between), and of its half.
+FG_SLICES = (slice(_sq("c1"), _sq("d4") + 1), slice(_sq("d11"), _sq("e14") + 1))
+HALF_SLICES = (slice(_sq("a5"), _sq("g7") + 1), slice(_sq("a8"), _sq("g10") + 1))
+# Everything outside each side's own fortress and gate (the other side's rank 14 is the last square).
+FIELD_SLICES = (slice(_sq("a5"), 98), slice(0, _sq("g10") + 1))
+FIELD_RANGES = tuple(range(98)[cells] for cells in FIELD_SLICES)
 ENEMY_TOWERS = ((_sq("a10"), _sq("g10")), (_sq("a5"), _sq("g5")))  # A25 (Shatrabase), off by default
 BIT = tuple(1 << sq for sq in range(98))
+
+
+LABEL = itemgetter(6)  # a move tuple's label
 
 
 def _numeric_names() -> tuple[str, ...]:
@@ -348,6 +357,11 @@ class _Rules:
         self.max_plies = s.max_plies
         self.drop_rows: dict[int, list] = {}  # s << 4 | p -> drops_from(s, p)
         self.step_rows: dict[int, list] = {}  # s << 4 | p -> steps_from(s, p)
+        self.fg_by_name = tuple(tuple(sq for sq in self.squares_by_name if IN_FG[c][sq]) for c in (0, 1))
+        self.drop_cells = tuple(itemgetter(*squares) for squares in self.drop_squares)  # see drop_mask
+        self.quiet_labels: dict[str, tuple[int, int, str]] = {}  # bounded: label -> quiet_squares(label)
+        self.move_rows = _MoveRows(self)
+        self.label_rows = _LabelRows(self)
 
     def steps_from(self, s: int, p: int) -> list:
         """The quiet moves of the piece p on s without promotion, indexed by landing square (each built once)."""
@@ -360,19 +374,37 @@ class _Rules:
                 row[land] = (s, land, p, (), "", 0, labels[land])
         return row
 
-    def drops_from(self, s: int, p: int) -> list:
-        """The drops of the piece p on s, indexed by landing square: each move tuple is built once.
+    def drops_from(self, s: int, p: int) -> tuple:
+        """The drops of the piece p on s, one per drop square of the half next to s (see ``drop_mask``).
 
-        s is in a fortress or gate; its pieces (reserves or intruders) drop onto the half next to it.
+        s is in a fortress or gate; its pieces (reserves or intruders) drop onto that half. Each is built once.
         """
         key = s << 4 | p
         row = self.drop_rows.get(key)
         if row is None:
             labels = self.drop_labels[s]
-            row = self.drop_rows[key] = [None] * 98
-            for land in (HALF[0] if IN_FG[0][s] else HALF[1]):
-                row[land] = (s, land, p, (), "", 1, labels[land])
+            row = self.drop_rows[key] = tuple((s, land, p, (), "", 1, labels[land]) for land in self.drops_next_to(s))
         return row
+
+    def quiet_squares(self, label: str) -> tuple[int, int, str]:
+        """(from, to, promotion letter or "") of a quiet move's or drop's label."""
+        found = self.quiet_labels.get(label)
+        if found is None:
+            squares, _, letter = label.partition("=")
+            frm, _, to = squares.replace("*", "-").partition("-")
+            found = _bounded(self.quiet_labels)[label] = self.square_of[frm], self.square_of[to], letter
+        return found
+
+    def drops_next_to(self, s: int) -> tuple[int, ...]:
+        """The drop squares of the half next to the fortress or gate square s."""
+        return self.drop_squares[0 if IN_FG[0][s] else 1]
+
+    def drop_mask(self, c: int, cells: bytes) -> tuple[int, ...]:
+        """1 for each empty drop square of side c's half, 0 for the others, in the order of ``drop_squares[c]``.
+
+        A row of drops (as ``drops_from``) and this mask give the possible drops: ``compress(row, mask)``.
+        """
+        return self.drop_cells[c](cells.translate(EMPTY_CELLS))
 
     def _names_with(self, sep: str) -> tuple[tuple[str, ...], ...]:
         names = self.names
@@ -397,6 +429,104 @@ class _Rules:
         return self.step_labels if self.drop_sep == "-" else self._names_with(self.drop_sep)
 
 
+class _QuietRows:
+    """How quiet-move generation writes a move: it picks them from prebuilt rows (a piece's steps indexed by landing
+    square, its drops in the order of ``_Rules.drop_squares``).
+
+    ``_MoveRows`` gives move tuples (for make/unmake), ``_LabelRows`` just their labels: that is all the public
+    position lists, and its play rebuilds the one move it needs from the label.
+    """
+
+    def __init__(self, rules: _Rules):
+        self.rules = rules
+        self.reserves: tuple[dict, dict] = ({}, {})  # per side, bounded: its fortress and gate's cells -> reserve()
+
+    def reserve(self, c: int, cells: bytes) -> tuple[tuple, tuple[int, ...]]:
+        """(their rows of drops one after the other, the squares of great-road pieces) for the pieces side c has
+        in its own fortress and gate (its initial reserve while its temdek is on), in name order.
+
+        Those squares change far more rarely than the rest of the board: only when a piece leaves or enters them.
+        """
+        key = cells[FG_SLICES[c]]
+        found = self.reserves[c].get(key)
+        if found is None:
+            rules = self.rules
+            own = [sq for sq in rules.fg_by_name[c] if cells[sq] and cells[sq] >> 3 == c]
+            drops = tuple(chain.from_iterable(self.drops(sq, cells[sq]) for sq in own))
+            roads = ()
+            if rules.settings.great_road:
+                roads = tuple(sq for sq in own if FILE_OF[sq] == 3 and cells[sq] & 7 in (Q, R))
+            found = _bounded(self.reserves[c])[key] = drops, roads
+        return found
+
+    @cached_property
+    def field_shatra(self) -> tuple:
+        """[colour][square]: a shatra's quiet moves from a square outside both fortresses and gates, each as
+        (square that must be empty, landing that must be empty, the move); None elsewhere (or on a tower, A25)."""
+        table = self.rules.field_shatra_steps
+        return tuple(
+            tuple(
+                None if IN_FG[0][sq] or IN_FG[1][sq] or table[c][sq] is None
+                else tuple((empty, land, self.steps(sq, P | c << 3)[land]) for empty, land in table[c][sq])
+                for sq in range(98)
+            )
+            for c in (0, 1)
+        )
+
+
+class _MoveRows(_QuietRows):
+    """Quiet moves as move tuples (``steps(s, p)``, ``drops(s, p)``: the rows of ``_Rules``), for make/unmake."""
+
+    label = staticmethod(LABEL)
+
+    def __init__(self, rules: _Rules):
+        super().__init__(rules)
+        self.steps = rules.steps_from
+        self.drops = rules.drops_from
+
+    def move(self, s: int, land: int, piece: int, letter: str):
+        """A shatra's step from s to land, promoting to ``letter`` if not ""."""
+        label = self.rules.step_labels[s][land]
+        return (s, land, piece, (), letter, 0, label + "=" + letter if letter else label)
+
+
+class _LabelRows(_QuietRows):
+    """Quiet moves as their labels only, for the public position."""
+
+    def steps(self, s: int, p: int) -> tuple[str, ...]:
+        return self.rules.step_labels[s]
+
+    def drops(self, s: int, p: int) -> tuple[str, ...]:
+        return self.drop_rows[s]
+
+    @cached_property
+    def drop_rows(self) -> tuple[tuple[str, ...], ...]:
+        """[square]: the labels of the drops from a fortress or gate square (as ``_Rules.drops_from``)."""
+        rules = self.rules
+        return tuple(
+            tuple(rules.drop_labels[s][land] for land in rules.drops_next_to(s)) if IN_FG[0][s] or IN_FG[1][s] else ()
+            for s in range(98)
+        )
+
+    def move(self, s: int, land: int, piece: int, letter: str) -> str:
+        label = self.rules.step_labels[s][land]
+        return label + "=" + letter if letter else label
+
+    @staticmethod
+    def label(label: str) -> str:
+        return label
+
+
+CACHE_SIZE = 4096
+
+
+def _bounded(cache: dict) -> dict:
+    """The cache, emptied first if it is full."""
+    if len(cache) >= CACHE_SIZE:
+        cache.clear()
+    return cache
+
+
 @lru_cache(maxsize=64)
 def _rules_cached(settings: Settings) -> _Rules:
     return _Rules(settings)
@@ -412,18 +542,13 @@ def _rules(settings: Settings, check_start: bool = True) -> _Rules:
 FG_SQUARES = tuple(tuple(sq for sq in SQUARES if IN_FG[c][sq]) for c in (0, 1))
 
 
-def _picker(indices):
-    """seq -> tuple of seq[i] for i in indices (itemgetter alone gives a bare value for one index, fails for none)."""
-    if not indices:
-        return lambda seq: ()
-    if len(indices) == 1:
-        (index,) = indices
-        return lambda seq: (seq[index],)
-    return itemgetter(*indices)
-
-
+EMPTY_CELLS = bytes(p == 0 for p in range(256))  # translate tables
 OWN_PIECES = tuple(bytes(p != 0 and p >> 3 == c for p in range(256)) for c in (0, 1))  # translate tables
 ENEMY_PIECES = (OWN_PIECES[1], OWN_PIECES[0])
+# Per side to move, a piece's role in the capture pre-test: 1 own biy or shatra, 2 own slider, 4 enemy piece.
+ROLES = tuple(
+    bytes(0 if not p else 4 if p >> 3 != c else 1 if p & 7 in (K, P) else 2 for p in range(256)) for c in (0, 1)
+)
 
 
 def _piece_counts(b) -> tuple[tuple[int, int], int]:
@@ -486,11 +611,16 @@ class _Board:
         """The draw reason of D1-D4 for the current position (whose key is hist[-1]), if any."""
         return _draw_reason(self.rules, self.hist, self.np, self.total, self.bare, self.ply)
 
-    def own_squares(self, cells=None):
-        """The squares of the side to move's pieces in name order; ``cells`` is ``bytes(self.b)`` if known."""
+    def own_squares(self, cells):
+        """The squares of the side to move's pieces in name order; ``cells`` is ``bytes(self.b)``."""
         rules = self.rules
-        own = (cells or bytes(self.b)).translate(OWN_PIECES[self.side])
+        own = cells.translate(OWN_PIECES[self.side])
         return compress(rules.squares_by_name, rules.pieces_by_name(own))
+
+    def field_squares(self, cells):
+        """The squares of the side to move's pieces outside its own fortress and gate."""
+        c = self.side
+        return compress(FIELD_RANGES[c], cells[FIELD_SLICES[c]].translate(OWN_PIECES[c]))
 
     # ------------------------------------------------------------ captures
 
@@ -554,22 +684,25 @@ class _Board:
         A jump needs an enemy piece with an empty square behind it along the jump's direction (its "prey" on
         that direction); a biy or shatra must stand right before the prey, a slider must see it along its ray.
         """
-        b, c = self.b, self.side
-        x = int.from_bytes(cells, "little")
-        occupied = (x | x >> 1 | x >> 2) & ON_BOARD  # every piece type has one of its three low bits set
-        black = x >> 3 & ON_BOARD
-        theirs = black if c == 0 else occupied ^ black
-        mine = occupied ^ theirs
-        steppers = mine & x & ~(x >> 1)  # biy (type 1) and shatras (5): type bit 0 set, bit 1 clear
-        sliders = mine ^ steppers
+        b = self.b
+        x = int.from_bytes(cells.translate(ROLES[self.side]), "little")
+        steppers = x & ON_BOARD
+        sliders = x >> 1 & ON_BOARD
+        theirs = x >> 2 & ON_BOARD
+        occupied = steppers | sliders | theirs
         empty = ON_BOARD ^ occupied
-        candidates = steppers if self.ep >= 0 else 0  # en passant jumps over an empty square: no pre-test
         prey = [0] * 8
+        before_prey = 0  # the squares right before a prey, along its direction
         for d, back, k, jumpable in AXES:
             exposed = theirs & jumpable
             prey[d] = ahead = exposed & empty >> k  # jumped along d, landing k bits higher
             prey[back] = behind = exposed & empty << k
-            candidates |= steppers & (ahead >> k | behind << k)
+            before_prey |= ahead >> k | behind << k
+        candidates = steppers if self.ep >= 0 else steppers & before_prey  # en passant jumps over an empty square
+        if sliders:  # those boxed in by their own pieces (as in an untouched fortress) cannot jump
+            free = empty | theirs
+            free |= free >> 8 | free << 8  # a square or a neighbour along its rank is free
+            sliders &= free | free >> 56 | free << 56  # ... or along its file or diagonals
         while sliders:
             low = sliders & -sliders
             sliders ^= low
@@ -672,21 +805,21 @@ class _Board:
 
     # ------------------------------------------------------------ quiet moves
 
-    def _great_road(self, s, p, out):
+    def _great_road(self, s, p, out, rows):
         """The initial-reserve batyr or tura on the d-file slides on beyond its own half (A17)."""
         b, c = self.b, self.side
         rel = REL[c]
-        row = self.rules.steps_from(s, p)
+        row = rows.steps(s, p)
         for land in RAY[s][FORWARD[c]]:
             if b[land]:
                 break
             if rel[land] >= 8:
                 out.append(row[land])
 
-    def _quiet_piece(self, s, p, out, drops_onto):
+    def _quiet_piece(self, s, p, out, rows, cells):
         """Quiet moves and drops of the piece p on s (book §5.3-5.5), appended to out; for reserves and intruders.
 
-        ``drops_onto(side)`` picks from a row of ``_Rules.drops_from`` the drops onto that side's empty half.
+        ``cells`` is ``bytes(self.b)``.
         """
         c, rules = self.side, self.rules
         st = rules.settings
@@ -696,39 +829,36 @@ class _Board:
         intruder = IN_FG[1 - c][s]
         before = len(out)
         if own and tem:  # initial reserve
-            out += drops_onto(c)(rules.drops_from(s, p))
+            out += compress(rows.drops(s, p), rules.drop_mask(c, cells))
             if FILE_OF[s] == 3 and (t == Q or t == R) and st.great_road:
-                self._great_road(s, p, out)
+                self._great_road(s, p, out, rows)
             if not st.reserve_ordinary_moves:
                 return
         elif own:  # secondary reserve
             if st.secondary_reserve_drops:
-                out += drops_onto(c)(rules.drops_from(s, p))
+                out += compress(rows.drops(s, p), rules.drop_mask(c, cells))
         elif intruder:
             if (t != P or st.intruder_shatra_drops) and (s != GATE[1 - c] or st.gate_intruders_drop):
-                out += drops_onto(1 - c)(rules.drops_from(s, p))
-        drops = len(out) > before
-        if drops and not rules.drops_distinct:
-            seen = {m[1] for m in out[before:]}
-            sink = []
+                out += compress(rows.drops(s, p), rules.drop_mask(1 - c, cells))
+        if len(out) > before and not rules.drops_distinct:  # a drop and a move with the same label are one move
+            seen = set(map(rows.label, out[before:]))
+            ordinary = []
+            self._ordinary(s, p, t, tem, ordinary, rows)
+            out.extend(m for m in ordinary if rows.label(m) not in seen)
         else:
-            seen = ()
-            sink = out
-        self._ordinary(s, p, t, tem, sink)
-        if sink is not out:
-            out.extend(m for m in sink if m[1] not in seen or m[2] != p)
+            self._ordinary(s, p, t, tem, out, rows)
 
-    def _ordinary(self, s, p, t, tem, out):
+    def _ordinary(self, s, p, t, tem, out, rows):
         b, c, rules = self.b, self.side, self.rules
         myfg = IN_FG[c]
-        row = rules.steps_from(s, p)
+        row = rows.steps(s, p)
         if t == P:
             rel = REL[c]
             rr = rel[s]
             for land in rules.pawn_lands[c][s]:
                 if not b[land] and not (tem and myfg[land]):
                     if rel[land] == 14 and rr != 14:
-                        self._pawn_arrival(s, land, p, rr, out)
+                        self._pawn_arrival(s, land, p, rr, out, rows)
                     else:
                         out.append(row[land])
             double = rules.double_steps[c][s]
@@ -737,7 +867,7 @@ class _Board:
             if rules.settings.tower_squares and s in ENEMY_TOWERS[c]:
                 for land in FORTRESS[1 - c]:
                     if not b[land]:
-                        self._pawn_arrival(s, land, p, rr, out)
+                        self._pawn_arrival(s, land, p, rr, out, rows)
         elif t == K:
             allow_gate = rules.settings.biy_may_step_onto_gate
             for land in NEIGHBOURS[s]:
@@ -751,89 +881,83 @@ class _Board:
                     if not (tem and myfg[land]):
                         out.append(row[land])
 
-    def _pawn_arrival(self, s, land, p, rr, out):
+    def _pawn_arrival(self, s, land, p, rr, out, rows):
         c = self.side
-        label = self.rules.step_labels[s][land]
         if REL[c][land] == 14 and rr != 14:
             types = self.available(c)
             if types:
                 for nt in types:
-                    letter = LETTERS[nt].upper()
-                    out.append((s, land, nt | c << 3, (), letter, 0, label + "=" + letter))
+                    out.append(rows.move(s, land, nt | c << 3, LETTERS[nt].upper()))
                 return
-        out.append((s, land, p, (), "", 0, label))
+        out.append(rows.move(s, land, p, ""))
 
-    def quiet(self, squares=None, cells=None):
-        """The quiet moves and drops of the pieces on ``squares`` (own pieces, all of them by default)."""
+    def quiet(self, rows, squares=None, cells=None):
+        """The quiet moves and drops of the pieces on ``squares`` (own pieces, all of them by default).
+
+        ``rows`` (a ``_QuietRows``) says how a move is written; ``cells`` is ``bytes(self.b)`` if the caller has it.
+        """
         b, c, rules = self.b, self.side, self.rules
+        cells = cells or bytes(b)
         tem = self.tem[c]
+        out = []
+        if squares is None:
+            if tem and not rules.settings.reserve_ordinary_moves:  # the initial reserve only drops
+                drops, great_road = rows.reserve(c, cells)
+                out += compress(drops, cycle(rules.drop_mask(c, cells)))
+                ahead = STEP_FORWARD[c]
+                for s in great_road:
+                    if not b[ahead[s]]:
+                        self._great_road(s, b[s], out, rows)
+                squares = self.field_squares(cells)
+            else:
+                squares = self.own_squares(cells)
         in_fg = IN_FG[c]
         in_enemy_fg = IN_FG[1 - c]
-        pickers = {}
-        drop_squares = rules.drop_squares
-
-        def drops_onto(side):
-            if side not in pickers:
-                pickers[side] = _picker([sq for sq in drop_squares[side] if not b[sq]])
-            return pickers[side]
-
-        drops_only = tem and not rules.settings.reserve_ordinary_moves  # the initial reserve only drops
-        own_drops = drops_onto(c) if drops_only else None
-        drop_rows = rules.drop_rows
-        great_road = rules.settings.great_road
-        ahead = STEP_FORWARD[c]
-        field_steps = rules.field_shatra_steps[c]
-        step_rows = rules.step_rows
-        out = []
-        # The two commonest cases, initial-reserve pieces and shatras on the field, are written out here.
-        for s in self.own_squares(cells) if squares is None else squares:
+        field_shatra = rows.field_shatra[c]
+        for s in squares:
             p = b[s]
-            if in_fg[s] or in_enemy_fg[s]:
-                if drops_only and in_fg[s]:
-                    out += own_drops(drop_rows.get(s << 4 | p) or rules.drops_from(s, p))
-                    if FILE_OF[s] == 3 and (p & 7 == Q or p & 7 == R) and great_road and not b[ahead[s]]:
-                        self._great_road(s, p, out)
-                else:
-                    self._quiet_piece(s, p, out, drops_onto)
-            elif p & 7 == P and (steps := field_steps[s]) is not None:
-                row = step_rows.get(s << 4 | p) or rules.steps_from(s, p)
-                for empty, land in steps:
+            if p & 7 == P and (steps := field_shatra[s]) is not None:  # the commonest piece, written out here
+                for empty, land, move in steps:
                     if not b[empty] and not b[land]:
-                        out.append(row[land])
+                        out.append(move)
+            elif in_fg[s] or in_enemy_fg[s]:
+                self._quiet_piece(s, p, out, rows, cells)
             else:
-                self._ordinary(s, p, p & 7, tem, out)
+                self._ordinary(s, p, p & 7, tem, out, rows)
         return out
 
-    def urgent_drops(self):
+    def urgent_drops(self, rows):
         urg = self.urg
         if not urg:
             return []
         b, c = self.b, self.side
         out = []
-        drops_onto = _picker([sq for sq in self.rules.drop_squares[c] if not b[sq]])
+        mask = self.rules.drop_mask(c, bytes(b))
         for s in FORTRESS[c] + (GATE[c],):
             if urg & BIT[s] and b[s] and b[s] >> 3 == c:
-                out += drops_onto(self.rules.drops_from(s, b[s]))
+                out += compress(rows.drops(s, b[s]), mask)
         return out
+
+    def legal_parts(self, cells, rows):
+        """The legal move set of book §5.12 but for the biy-safety filter (A22), ignoring whether the game is over:
+        (capture series as move tuples, quiet moves and drops as ``rows`` writes them); ``cells`` is ``bytes(self.b)``.
+        """
+        caps, compulsory, optional_squares = self.captures(cells)
+        if compulsory:
+            return caps, []
+        st = self.rules.settings
+        urgent = self.urgent_drops(rows)
+        if caps:
+            if urgent and st.urgent_drop_overrides_decline:
+                return caps, urgent
+            if st.decliner_must_move_itself:
+                return caps, self.quiet(rows, optional_squares, cells)
+        return caps, urgent or self.quiet(rows, None, cells)
 
     def legal(self, cells=None):
         """The legal move set of book §5.12, ignoring whether the game is over; ``cells`` is ``bytes(self.b)``."""
-        cells = cells or bytes(self.b)
-        caps, compulsory, optional_squares = self.captures(cells)
-        if compulsory:
-            moves = caps
-        else:
-            st = self.rules.settings
-            urgent = self.urgent_drops()
-            if caps:
-                if urgent and st.urgent_drop_overrides_decline:
-                    moves = caps + urgent
-                elif st.decliner_must_move_itself:
-                    moves = caps + self.quiet(optional_squares)
-                else:
-                    moves = caps + (urgent or self.quiet(None, cells))
-            else:
-                moves = urgent or self.quiet(None, cells)
+        caps, quiet = self.legal_parts(cells or bytes(self.b), self.rules.move_rows)
+        moves = caps + quiet
         if not self.rules.settings.may_leave_biy_capturable:
             moves = [m for m in moves if not self._leaves_biy_capturable(m)]
         return moves
@@ -1133,6 +1257,7 @@ def _read_fen(text: str, rules: _Rules):
 _RANK_SLICES = tuple(slice(RANK_SQUARES[rank][0], RANK_SQUARES[rank][-1] + 1) for rank in range(14, 0, -1))
 _RANKS = itemgetter(*_RANK_SLICES)
 _CELL_TEXT = bytes(ord(LETTER_OF_PIECE.get(p, "1")) for p in range(256))  # a piece's letter, "1" if empty
+TEMDEK_TEXT = {(False, False): "-", (True, False): "T", (False, True): "t", (True, True): "Tt"}
 _EMPTY_RUNS = tuple(("1" * n, str(n)) for n in range(7, 1, -1))
 
 
@@ -1194,29 +1319,37 @@ def _rank_text(pieces, urgent_marks=()) -> str:
 # ---------------------------------------------------------------- the public position
 
 
-LABEL = itemgetter(6)
+class _SortedLabels:
+    """A sorted list of move labels seen as a collection whose ``in`` bisects rather than compares every label."""
 
+    __slots__ = ("labels",)
 
-class _Labels(list):
-    """Sorted move labels: ``in`` bisects rather than compares every label."""
-
-    __slots__ = ()
+    def __init__(self, labels: list[str]):
+        self.labels = labels
 
     def __contains__(self, label) -> bool:
-        i = bisect_left(self, label)
-        return i < len(self) and self[i] == label
+        labels = self.labels
+        i = bisect_left(labels, label)
+        return i < len(labels) and labels[i] == label
+
+    def __iter__(self):
+        return iter(self.labels)
+
+    def __len__(self) -> int:
+        return len(self.labels)
 
 
 class ShatraPosition(Position):
     """An immutable Altai Shatra position; ``play`` returns a new one."""
 
     __slots__ = ("settings", "_rules", "_b", "_side", "_tem", "_ep", "_np", "_ply", "_urg", "_winner",
-                 "_bare", "_history", "_captured", "_moves", "_move_labels", "_labels", "_outcome", "_text", "_groups",
-                 "_earlier", "_counts")
+                 "_bare", "_history", "_known", "_first", "_captured", "_moves", "_labels", "_outcome", "_text",
+                 "_groups", "_earlier", "_counts")
 
     def __init__(self, settings, rules, board, side, tem, ep, noprogress, ply, urgent, winner, bare, history,
-                 captured, counts):
-        """``board`` is bytes, ``tem`` a pair, ``history`` the earlier keys, ``counts`` as ``_piece_counts``."""
+                 known, captured, counts):
+        """``board`` is bytes, ``tem`` a pair, ``history`` the earlier keys, ``known`` the (labels, moves) of each
+        (as ``_legal`` leaves them), ``counts`` as ``_piece_counts``."""
         self.settings = settings
         self._rules = rules
         self._b = board
@@ -1229,9 +1362,10 @@ class ShatraPosition(Position):
         self._winner = winner
         self._bare = bare
         self._history = history + ((board, side, tem[0], tem[1], ep, urgent),)
+        self._known = known
+        self._first = None  # where the current key first comes in the history, once _legal looked
         self._captured = captured
         self._moves = None
-        self._move_labels = None
         self._labels = None
         self._outcome = False
         self._text = None
@@ -1255,16 +1389,28 @@ class ShatraPosition(Position):
     def captured(self) -> tuple[str, ...]:
         return self._captured
 
-    def _legal(self) -> _Labels:
+    def _legal(self) -> list[str]:
         """The labels of the legal moves (game over or not), sorted.
 
-        ``_moves`` holds the moves as generated and ``_move_labels`` their labels in that order.
+        Quiet moves are generated as labels only (play rebuilds the one it needs); ``_moves`` keeps the capture
+        series (and, under the biy-safety filter, every move).
         """
         if self._labels is None:
-            self._moves = self._board().legal(self._b)
-            self._move_labels = list(map(LABEL, self._moves))
-            self._labels = _Labels(self._move_labels)
-            self._labels.sort()
+            hist = self._history
+            self._first = hist.index(hist[-1])
+            if self._first < len(hist) - 1:  # a repeated position: its legal moves are those it had before
+                self._labels, self._moves = self._known[self._first]
+                return self._labels
+            rules = self._rules
+            if rules.settings.may_leave_biy_capturable:
+                self._moves, labels = self._board().legal_parts(self._b, rules.label_rows)
+                if self._moves:
+                    labels += map(LABEL, self._moves)
+            else:
+                self._moves = self._board().legal(self._b)
+                labels = list(map(LABEL, self._moves))
+            labels.sort()
+            self._labels = labels
         return self._labels
 
     def outcome(self) -> Outcome | None:
@@ -1279,7 +1425,8 @@ class ShatraPosition(Position):
             if not self.settings.no_legal_move_loses:
                 return Outcome(NONE, "no-legal-move")
             return Outcome(BLACK if self._side == 0 else WHITE, "no-legal-move")
-        reason = _draw_reason(self._rules, self._history, self._np, self._counts[1], self._bare, self._ply)
+        hist = self._history[self._first:]  # the earlier keys cannot be the current one
+        reason = _draw_reason(self._rules, hist, self._np, self._counts[1], self._bare, self._ply)
         return Outcome(NONE, reason) if reason else None
 
     def legal_moves(self) -> list[str]:
@@ -1287,8 +1434,16 @@ class ShatraPosition(Position):
             return []
         return self._legal()[:]
 
-    def _legal_actions(self) -> _Labels:
-        return self._legal() if self.outcome() is None else _Labels()
+    def canonical_action(self, action: str) -> str:
+        labels = self._labels
+        if self._outcome is None and labels is not None and type(action) is str:  # a legal action, the usual case
+            i = bisect_left(labels, action)
+            if i < len(labels) and labels[i] == action:
+                return action
+        return super().canonical_action(action)
+
+    def _legal_actions(self) -> _SortedLabels:
+        return _SortedLabels(self._legal() if self.outcome() is None else [])
 
     def _why_illegal(self, wanted: str) -> str:
         """A short reason for an action that is not legal, where one is cheap to find."""
@@ -1309,18 +1464,28 @@ class ShatraPosition(Position):
             return f"the piece on {parts[0]} has no legal move here"
         return f"not a legal move of the piece on {parts[0]}"
 
+    def _move(self, label: str) -> tuple:
+        """The move tuple of a legal action's label: a capture series as generated, a quiet move or drop rebuilt from
+        its squares (its label names it fully)."""
+        if "x" in label:
+            return next(m for m in self._moves if m[6] == label)
+        frm, to, letter = self._rules.quiet_labels.get(label) or self._rules.quiet_squares(label)
+        piece = TYPE_OF_PROMOTION[letter] | self._side << 3 if letter else self._b[frm]
+        return (frm, to, piece, (), letter, 0, label)
+
     def play(self, action: str) -> ShatraPosition:
         label = self.canonical_action(action)
-        m = self._moves[self._move_labels.index(label)]
+        m = self._move(label)
         board = self._board()
         board.make(m)
         caps = m[3]
         names = self._rules.names
         # A capture removes a piece for good, so no earlier position can come back: repetition can forget them.
         history = () if caps else self._history
+        known = () if caps else self._known + ((self._labels, self._moves),)
         after = ShatraPosition(
             self.settings, self._rules, bytes(board.b), board.side, (board.tem[0], board.tem[1]), board.ep,
-            board.np, board.ply, board.urg, board.winner, board.bare, history,
+            board.np, board.ply, board.urg, board.winner, board.bare, history, known,
             tuple([names[v] for v in caps]) if caps else (), (tuple(board.fg), board.total),
         )
         if self._groups is not None:
@@ -1331,7 +1496,7 @@ class ShatraPosition(Position):
 
     def text(self) -> str:
         if self._text is None:
-            tem = ("T" if self._tem[0] else "") + ("t" if self._tem[1] else "") or "-"
+            tem = TEMDEK_TEXT[self._tem]
             ep = self._rules.names[self._ep] if self._ep >= 0 else "-"
             moveno = self._ply // 2 + 1
             if self._urg:
@@ -1352,7 +1517,7 @@ def _parse(text: str, settings: Settings) -> ShatraPosition:
     board, side, tem, ep, noprogress, ply, urgent, winner = _read_fen(text, rules)
     # README: from a FEN, the bare-biys count (D3) is taken from the no-progress field.
     return ShatraPosition(settings, rules, bytes(board), side, tuple(tem), ep, noprogress, ply, urgent, winner,
-                          noprogress, (), (), _piece_counts(board))
+                          noprogress, (), (), (), _piece_counts(board))
 
 
 def _initial(settings: Settings) -> ShatraPosition:
