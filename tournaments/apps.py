@@ -8,6 +8,7 @@ class TournamentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        from tournaments import checks  # noqa: F401  (registers the deployment checks)
         from tournaments.api import public
         from tournaments.models import Bot
 

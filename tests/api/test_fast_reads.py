@@ -309,3 +309,13 @@ def test_pages_are_built_as_asked_for_when_the_cache_is_down(anon, played, caplo
             assert anon.get(url).status_code == 200, url
         assert anon.get(f"/api/bots/{a.bot_id}/").json()["name"] == "alpha"
     assert "the cache does not answer" in caplog.text
+
+
+def test_the_deploy_check_asks_for_a_shared_cache(settings):
+    from tournaments.checks import shared_cache
+
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    assert [w.id for w in shared_cache(None)] == ["arena.W001"]
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": "redis://127.0.0.1:6379/13"}}
+    assert shared_cache(None) == []
