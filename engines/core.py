@@ -57,6 +57,31 @@ class Outcome:
         return f"winner={self.winner} reason={self.reason}"
 
 
+class BoundedCache(dict):
+    """What positions work out again and again (a line's moves, a rank's text), emptied whenever it reaches
+    ``size`` entries: bounded memory, and no bookkeeping on a hit."""
+
+    def __init__(self, size: int):
+        super().__init__()
+        self.size = size
+
+    def keep(self, key, value):
+        if len(self) >= self.size:
+            self.clear()
+        self[key] = value
+        return value
+
+
+_EMPTY_RUNS = tuple(("1" * n, str(n)) for n in range(19, 1, -1))  # longest first
+
+
+def digits_for_empty_runs(text: str, longest: int) -> str:
+    """FEN style: every run of "1"s (empty squares, at most ``longest``) becomes its length: "11b111" -> "2b3"."""
+    for run, digits in _EMPTY_RUNS[19 - longest:]:
+        text = text.replace(run, digits)
+    return text
+
+
 class Position:
     """One position of one game. Subclasses implement the abstract methods."""
 

@@ -28,6 +28,7 @@ from .core import (
     WHITE,
     BadPosition,
     BadSettings,
+    BoundedCache,
     Game,
     Outcome,
     Position,
@@ -167,7 +168,6 @@ class Geometry:
                 out.append(at(r + 1, angle) if r + 1 < len(sizes) else None)
                 inward.append(centre if r == 0 else at(r - 1, angle))
         cw.append(None), ccw.append(None), out.append(None), inward.append(None)
-        self.ring_steps = (cw, ccw)
         self.radial_steps = (out, inward)
 
         # Path adjacency (§3.5): ring and radial edges between ring nodes.
@@ -221,7 +221,7 @@ class Geometry:
         self.outer_first = first[-1]
 
         self.action_texts = _ActionTexts(self.names)
-        self.stone_lists: dict[bytes, str] = {}  # filled by stone_list
+        self.stone_lists = BoundedCache(4096)  # filled by stone_list
         # Tables of the fast generators, built here: an attribute added later would slow every lookup
         # of the others (the instance dict stops sharing its keys), and make reads several per call.
         self.sorted_placements = self._sorted_placements()
@@ -241,9 +241,7 @@ class Geometry:
         stones = cells.translate(STONES_OF[side])
         text = self.stone_lists.get(stones)
         if text is None:  # one side's stones stay as they were while the other side acts
-            if len(self.stone_lists) >= 4096:
-                self.stone_lists.clear()
-            text = self.stone_lists[stones] = ",".join(compress(self.names, stones)) or "-"
+            text = self.stone_lists.keep(stones, ",".join(compress(self.names, stones)) or "-")
         return text
 
     def _sorted_placements(self) -> tuple[itemgetter, tuple[str, ...]]:

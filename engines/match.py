@@ -335,7 +335,6 @@ class Pipes:
         self.on_wait: tuple[float, Any] | None = None  # (monotonic time, callable) while waiting on a bot
         self._poller = select.poll()
         self._registered: dict[int, int] = {}  # fd -> events now registered with _poller
-        self._interest: dict[int, tuple[Channel, str]] = {}
 
     def _watch(self, reader: Channel | None) -> dict[int, tuple[Channel, str]]:
         """What to wait on now; the poller is kept across calls and only changed fds are re-registered."""

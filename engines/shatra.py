@@ -28,9 +28,11 @@ from .core import (
     NONE,
     WHITE,
     BadPosition,
+    BoundedCache,
     Game,
     Outcome,
     Position,
+    digits_for_empty_runs,
 )
 
 RULESET = "shatra/2026.1"
@@ -169,9 +171,8 @@ def _reach(t: int, sq: int):
 
 
 REACH = {t: tuple(_reach(t, sq) for sq in range(98)) for t in (K, Q, R, B, P)}
-# The cells of each side's own fortress and gate (with a few off-board ones between), and of its half.
+# The cells of each side's own fortress and gate (with a few off-board ones between).
 FG_SLICES = (slice(_sq("c1"), _sq("d4") + 1), slice(_sq("d11"), _sq("e14") + 1))
-HALF_SLICES = (slice(_sq("a5"), _sq("g7") + 1), slice(_sq("a8"), _sq("g10") + 1))
 # Everything outside each side's own fortress and gate (the other side's rank 14 is the last square).
 FIELD_SLICES = (slice(_sq("a5"), 98), slice(0, _sq("g10") + 1))
 FIELD_RANGES = tuple(range(98)[cells] for cells in FIELD_SLICES)
@@ -359,7 +360,7 @@ class _Rules:
         self.step_rows: dict[int, list] = {}  # s << 4 | p -> steps_from(s, p)
         self.fg_by_name = tuple(tuple(sq for sq in self.squares_by_name if IN_FG[c][sq]) for c in (0, 1))
         self.drop_cells = tuple(itemgetter(*squares) for squares in self.drop_squares)  # see drop_mask
-        self.quiet_labels: dict[str, tuple[int, int, str]] = {}  # bounded: label -> quiet_squares(label)
+        self.quiet_labels = BoundedCache(CACHE_SIZE)  # label -> quiet_squares(label)
         self.move_rows = _MoveRows(self)
         self.label_rows = _LabelRows(self)
 
@@ -392,7 +393,7 @@ class _Rules:
         if found is None:
             squares, _, letter = label.partition("=")
             frm, _, to = squares.replace("*", "-").partition("-")
-            found = _bounded(self.quiet_labels)[label] = self.square_of[frm], self.square_of[to], letter
+            found = self.quiet_labels.keep(label, (self.square_of[frm], self.square_of[to], letter))
         return found
 
     def drops_next_to(self, s: int) -> tuple[int, ...]:
@@ -439,7 +440,8 @@ class _QuietRows:
 
     def __init__(self, rules: _Rules):
         self.rules = rules
-        self.reserves: tuple[dict, dict] = ({}, {})  # per side, bounded: its fortress and gate's cells -> reserve()
+        # per side: its fortress and gate's cells -> reserve()
+        self.reserves = (BoundedCache(CACHE_SIZE), BoundedCache(CACHE_SIZE))
 
     def reserve(self, c: int, cells: bytes) -> tuple[tuple, tuple[int, ...]]:
         """(their rows of drops one after the other, the squares of great-road pieces) for the pieces side c has
@@ -456,7 +458,7 @@ class _QuietRows:
             roads = ()
             if rules.settings.great_road:
                 roads = tuple(sq for sq in own if FILE_OF[sq] == 3 and cells[sq] & 7 in (Q, R))
-            found = _bounded(self.reserves[c])[key] = drops, roads
+            found = self.reserves[c].keep(key, (drops, roads))
         return found
 
     @cached_property
@@ -517,14 +519,7 @@ class _LabelRows(_QuietRows):
         return label
 
 
-CACHE_SIZE = 4096
-
-
-def _bounded(cache: dict) -> dict:
-    """The cache, emptied first if it is full."""
-    if len(cache) >= CACHE_SIZE:
-        cache.clear()
-    return cache
+CACHE_SIZE = 4096  # entries in each of the rules' caches
 
 
 @lru_cache(maxsize=64)
@@ -1258,23 +1253,16 @@ _RANK_SLICES = tuple(slice(RANK_SQUARES[rank][0], RANK_SQUARES[rank][-1] + 1) fo
 _RANKS = itemgetter(*_RANK_SLICES)
 _CELL_TEXT = bytes(ord(LETTER_OF_PIECE.get(p, "1")) for p in range(256))  # a piece's letter, "1" if empty
 TEMDEK_TEXT = {(False, False): "-", (True, False): "T", (False, True): "t", (True, True): "Tt"}
-_EMPTY_RUNS = tuple(("1" * n, str(n)) for n in range(7, 1, -1))
 
 
-class _RankTexts(dict):
+class _RankTexts(BoundedCache):
     """The pieces of one rank (a slice of the board) -> its FEN group without urgent marks, written once."""
 
     def __missing__(self, pieces: bytes) -> str:
-        if len(self) > 100_000:
-            self.clear()
-        text = pieces.translate(_CELL_TEXT).decode()
-        for run, count in _EMPTY_RUNS:
-            text = text.replace(run, count)
-        self[pieces] = text
-        return text
+        return self.keep(pieces, digits_for_empty_runs(pieces.translate(_CELL_TEXT).decode(), 7))
 
 
-_RANK_TEXT = _RankTexts()
+_RANK_TEXT = _RankTexts(100_000)
 
 
 def _rank_groups(board: bytes, earlier=None) -> list[str]:

@@ -20,10 +20,12 @@ from .core import (
     NONE,
     WHITE,
     BadPosition,
+    BoundedCache,
     Game,
     IllegalAction,
     Outcome,
     Position,
+    digits_for_empty_runs,
 )
 
 RULESET = "tafl9/2026.1"
@@ -40,10 +42,8 @@ STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))  # E, W, N, S: the order captures are
 _EMPTY, _BLACK, _WHITE, _KING, _KING_THRONE, _THRONE, _CORNER, _EXIT = range(8)
 # TFEN text: cell value -> letter, every empty square (plain or special) a "1" until runs are counted.
 _LETTERS = bytes.maketrans(bytes(range(8)), b"1bwkk111")
-_RUNS = tuple((b"1" * n, str(n).encode()) for n in range(9, 1, -1))  # longest first
 _TOP_DOWN = tuple(slice(rank * 9, rank * 9 + 9) for rank in range(8, -1, -1))  # TFEN lists rank 9 first
-_RANK_TEXTS: dict[bytes, str] = {}  # a rank's 9 cell values -> its TFEN text
-_RANK_TEXTS_SIZE = 8192  # the cache starts afresh when full
+_RANK_TEXTS = BoundedCache(8192)  # a rank's 9 cell values -> its TFEN text
 
 # Results of one move (before the draw rules).
 _GOES_ON, _KING_CAPTURED, _ESCAPED = 0, 1, 2
@@ -150,7 +150,7 @@ IS_ESCAPE = bytes(1 if sq in ESCAPES else 0 for sq in range(81))
 # The 9 ranks and 9 files: their squares in order, and the slice of the board's bytes that reads them.
 LINES = tuple(tuple(range(r * 9, r * 9 + 9)) for r in range(9)) + tuple(tuple(range(f, 81, 9)) for f in range(9))
 LINE_SLICES = tuple(slice(r * 9, r * 9 + 9) for r in range(9)) + tuple(slice(f, 81, 9) for f in range(9))
-LINE_CACHE_SIZE = 2048  # line contents remembered per line and side; the cache starts afresh when full
+LINE_CACHE_SIZE = 2048  # line contents remembered per line and side
 
 
 class _Rules:
@@ -203,7 +203,8 @@ class _Rules:
         self.king_capture_resets = s.king_capture_resets_counter
         self.fast_perft = not (s.passing_allowed or s.captures_mandatory or s.repetition_draw_count)
         self._code_moves()
-        self.known_lines = ([{} for _ in LINES], [{} for _ in LINES])  # [white_to_move][line]: {cells: codes}
+        # [white_to_move][line]: {cells: codes}
+        self.known_lines = tuple([BoundedCache(LINE_CACHE_SIZE) for _ in LINES] for _ in (0, 1))
 
     def _code_moves(self) -> None:
         """Number every conceivable move by the rank of its name, so that sorting codes sorts names."""
@@ -545,9 +546,7 @@ class TaflPosition(Position):
             line = cells[part]
             found = known.get(line)
             if found is None:
-                if len(known) >= LINE_CACHE_SIZE:
-                    known.clear()
-                found = known[line] = rules.line_moves(rays, line, white)
+                found = known.keep(line, rules.line_moves(rays, line, white))
             codes += found
         return codes
 
@@ -693,13 +692,7 @@ class TaflPosition(Position):
 
 def _rank_text(cells: bytes) -> str:
     """The TFEN text of a rank ("3bbb3") from its 9 cell values, remembered in ``_RANK_TEXTS``."""
-    text = cells.translate(_LETTERS)
-    for run, digit in _RUNS:
-        text = text.replace(run, digit)
-    if len(_RANK_TEXTS) >= _RANK_TEXTS_SIZE:
-        _RANK_TEXTS.clear()
-    _RANK_TEXTS[cells] = text = text.decode()
-    return text
+    return _RANK_TEXTS.keep(cells, digits_for_empty_runs(cells.translate(_LETTERS).decode(), 9))
 
 
 def _parse(text: str, settings: Settings) -> TaflPosition:
