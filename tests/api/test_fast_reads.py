@@ -246,12 +246,19 @@ def test_the_browsable_api_and_indented_json_are_rendered_each_time(anon, played
     assert anon.get(url, HTTP_ACCEPT="application/json; indent=2").content == indented.content
 
 
-def test_errors_are_not_kept(anon, played):
+def test_errors_are_not_kept(anon, played, player):
+    from tournaments.models import Bot
+
     assert anon.get("/api/bots/999999/").status_code == 404
     a, _ = played
     assert anon.get("/api/matches/?game=chess").status_code == 400
     assert anon.get("/api/matches/?game=chess").status_code == 400
     assert anon.get(f"/api/bots/{a.bot_id}/").status_code == 200
+    hidden = make_bot(player, "hidden", is_public=False)
+    url = f"/api/bots/{hidden.pk}/"
+    assert anon.get(url).status_code == 404
+    Bot.objects.filter(pk=hidden.pk).update(is_public=True)  # no signal: no new generation either
+    assert anon.get(url).status_code == 200  # so the 404 was not kept
 
 
 @pytest.fixture

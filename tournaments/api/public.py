@@ -16,7 +16,7 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.core.cache import cache
 from django.db import transaction
@@ -36,17 +36,10 @@ CACHE_DOWN = (RedisError, OSError)
 
 @dataclass(frozen=True)
 class Page:
-    body: bytes
-    owner_id: int | None = None  # for OUTSIDERS: whose bot the page shows
-    etag: str = ""
-    cache_control: str = ""
+    """What a view builds on a miss: its data (once kept, the data rendered as JSON bytes), whether every reader
+    of the audience may share it, and for OUTSIDERS whose bot it shows."""
 
-
-@dataclass
-class Fresh:
-    """What a view builds on a miss: the data, and whether every reader of the audience may share it."""
-
-    data: object
+    content: object
     shareable: bool = True
     owner_id: int | None = None
     etag: str = ""
@@ -56,23 +49,22 @@ class Fresh:
 _seen = {"generation": None}  # this process's last generation: a hit costs one cache round trip
 
 
-def serve(request, name: str, audience: str, seconds: int, build: Callable[[], Fresh]) -> HttpResponse:
+def serve(request, name: str, audience: str, seconds: int, build: Callable[[], Page]) -> HttpResponse:
     """The page ``name`` (unique per URL and audience) from the cache, or built, rendered and kept."""
     if not _may_share(request, audience):
-        return _response(request, build())
+        return _answer(request, build())
     try:
         generation, page = _lookup(name)
     except CACHE_DOWN as error:  # a cache is a speed-up: without it, every page is built as it is asked for
         log.warning("public pages: the cache does not answer (%s); building %s", error, name)
-        return _response(request, build())
+        return _answer(request, build())
     if page is not None and not (audience == OUTSIDERS and _is_insider(request.user, page.owner_id)):
         return _answer(request, page)
-    fresh = build()
-    if not fresh.shareable or (audience == OUTSIDERS and _is_insider(request.user, fresh.owner_id)):
-        return _response(request, fresh)
-    renderer = request.accepted_renderer
-    page = Page(renderer.render(fresh.data, request.accepted_media_type, {"request": request}),
-                fresh.owner_id, fresh.etag, fresh.cache_control)
+    page = build()
+    if not page.shareable or (audience == OUTSIDERS and _is_insider(request.user, page.owner_id)):
+        return _answer(request, page)
+    rendered = request.accepted_renderer.render(page.content, request.accepted_media_type, {"request": request})
+    page = replace(page, content=rendered)
     try:
         cache.set(_key(name, generation), page, seconds)
     except CACHE_DOWN as error:
@@ -122,25 +114,15 @@ def _lookup(name: str) -> tuple[int, Page | None]:
 
 
 def _answer(request, page: Page) -> HttpResponse:
+    """A kept page as its bytes; a page just built (or not to be kept) through DRF's renderers."""
     if page.etag and page.etag in request.headers.get("If-None-Match", ""):
         response = HttpResponseNotModified()
+    elif isinstance(page.content, bytes):
+        response = HttpResponse(page.content, content_type="application/json")
     else:
-        response = HttpResponse(page.body, content_type="application/json")
-    _headers(response, page.etag, page.cache_control)
+        response = Response(page.content)
+    if page.etag:
+        response["ETag"] = page.etag
+    if page.cache_control:
+        response["Cache-Control"] = page.cache_control
     return response
-
-
-def _response(request, fresh: Fresh) -> Response:
-    if fresh.etag and fresh.etag in request.headers.get("If-None-Match", ""):
-        response = Response(status=304)
-    else:
-        response = Response(fresh.data)
-    _headers(response, fresh.etag, fresh.cache_control)
-    return response
-
-
-def _headers(response, etag: str, cache_control: str) -> None:
-    if etag:
-        response["ETag"] = etag
-    if cache_control:
-        response["Cache-Control"] = cache_control

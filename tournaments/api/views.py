@@ -145,7 +145,7 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
     def retrieve(self, request, pk=None):
         def build():
             bot = self.get_object()
-            return public.Fresh(rows.bot_detail(bot, request.user), shareable=bot.is_public, owner_id=bot.owner_id)
+            return public.Page(rows.bot_detail(bot, request.user), shareable=bot.is_public, owner_id=bot.owner_id)
 
         return public.serve(request, f"bot:{int(pk)}", public.OUTSIDERS, public.LIVE_SECONDS, build)
 
@@ -201,7 +201,7 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
             bot = self.get_object()
             page = self.paginate_queryset(selectors.rating_history(bot).values(*rows.RATING_CHANGE_COLUMNS))
             body = self.get_paginated_response([rows.rating_change_row(row) for row in page]).data
-            return public.Fresh(body, shareable=bot.is_public)
+            return public.Page(body, shareable=bot.is_public)
 
         name = public.url_name(request, "rating-history")
         return public.serve(request, name, public.EVERYONE, public.LIVE_SECONDS, build)
@@ -249,7 +249,7 @@ class MatchViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
         # Same filters, ordering and cursor as the generic list; rows instead of model instances.
         def build():
             page = self.paginate_queryset(self.filter_queryset(self.get_queryset()).values(*rows.MATCH_COLUMNS))
-            return public.Fresh(self.get_paginated_response([rows.match_row(row) for row in page]).data)
+            return public.Page(self.get_paginated_response([rows.match_row(row) for row in page]).data)
 
         return public.serve(request, public.url_name(request, "matches"), public.ANONYMOUS, public.LIVE_SECONDS,
                             build)
@@ -282,7 +282,7 @@ class GameViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
     def list(self, request, *args, **kwargs):
         def build():
             page = self.paginate_queryset(self.filter_queryset(self.get_queryset()).values(*rows.GAME_COLUMNS))
-            return public.Fresh(self.get_paginated_response([rows.game_row(row) for row in page]).data)
+            return public.Page(self.get_paginated_response([rows.game_row(row) for row in page]).data)
 
         return public.serve(request, public.url_name(request, "games"), public.ANONYMOUS, public.LIVE_SECONDS,
                             build)
@@ -295,7 +295,7 @@ class GameViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
             data = self.get_serializer(game).data
             shared = game.white.bot.is_public and game.black.bot.is_public
             names = f"{data['white']['bot_name']}\0{data['black']['bot_name']}".encode()
-            return public.Fresh(data, shareable=shared,
+            return public.Page(data, shareable=shared,
                                 etag=f'"game-{data["id"]}-{hashlib.blake2b(names, digest_size=8).hexdigest()}"',
                                 cache_control=f"public, max-age={GAME_RECORD_MAX_AGE}" if shared
                                 else "private, no-cache")
@@ -464,7 +464,7 @@ class LeaderboardView(ListAPIView):
             first_rank = (self.paginator.page.number - 1) * self.paginator.page.paginator.per_page + 1
             body = self.get_paginated_response(
                 [rows.leaderboard_row(row, first_rank + i) for i, row in enumerate(page)]).data
-            return public.Fresh(body, cache_control=f"public, max-age={public.LIVE_SECONDS}")
+            return public.Page(body, cache_control=f"public, max-age={public.LIVE_SECONDS}")
 
         return public.serve(request, public.url_name(request, "leaderboard"), public.EVERYONE, public.LIVE_SECONDS,
                             build)
