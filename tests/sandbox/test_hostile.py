@@ -11,6 +11,7 @@ game plays normally.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,7 @@ EXPECTED = {
     "fork_bomb": "resign",
     "memory_hog": "resign",
     "disk_filler": "resign",
+    "dev_filler": "resign",
     "detach_linger": "resign",
     "cpu_spin": "timeout",
     "sleep_forever": "timeout",
@@ -117,3 +119,14 @@ def test_hostile_bot_really_attacked(name, sandbox, hostile, opponent):
                        startup_ms=3000)
     assert ATTACKS_THAT_MUST_REPORT[name] in record["stderr"]["white"], record["stderr"]["white"]
     assert processes_with(marker) == []
+
+
+def test_dev_and_dev_shm_are_capped(sandbox, hostile, opponent):
+    # /dev/shm is a tmpfs of the /tmp size, /dev itself is read-only: neither can fill the host's memory
+    bot, _ = hostile("dev_filler")
+    record = play_game("tafl9", bot, opponent[0], tc="move:8000", sandbox=sandbox, limits=LIMITS, startup_ms=3000)
+    stderr = record["stderr"]["white"]
+    shm = re.search(r"ATTACK dev-shm-fill BLOCKED errno=28 after (\d+) MiB", stderr)
+    assert shm and int(shm.group(1)) <= LIMITS.tmp_bytes >> 20, stderr
+    assert "ATTACK dev-fill BLOCKED errno=30 after 0 MiB" in stderr, stderr
+
