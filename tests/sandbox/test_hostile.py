@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,7 @@ EXPECTED = {
     "memory_hog": "resign",
     "disk_filler": "resign",
     "dev_filler": "resign",
+    "quit_flood": "resign",
     "detach_linger": "resign",
     "cpu_spin": "timeout",
     "sleep_forever": "timeout",
@@ -130,3 +132,18 @@ def test_dev_and_dev_shm_are_capped(sandbox, hostile, opponent):
     assert shm and int(shm.group(1)) <= LIMITS.tmp_bytes >> 20, stderr
     assert "ATTACK dev-fill BLOCKED errno=30 after 0 MiB" in stderr, stderr
 
+
+@pytest.mark.parametrize("name", ["quit_flood", "flood_stdout"])
+def test_what_a_done_bot_keeps_writing_is_not_kept(name, sandbox, hostile, opponent):
+    # quit_flood writes up to 256 MiB without a newline after quit: the runner stops reading a bot once
+    # it is told gameover (or broke a cap), so what it held at any time stays small
+    bot, marker = hostile(name)
+    tracemalloc.start()
+    try:
+        record = play_game("tafl9", bot, opponent[0], sandbox=sandbox, limits=LIMITS, startup_ms=3000)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert (record["winner"], record["reason"]) == ("black", EXPECTED[name])
+    assert peak < 8 << 20, f"the runner held {peak >> 20} MiB at its peak"
+    assert processes_with(marker) == []
