@@ -34,7 +34,7 @@ from typing import Any
 
 from .bots import Bot, sanitise_name
 from .core import BLACK, NONE, SIDES, WHITE, BadSettings, Outcome, other
-from .record import make_record
+from .record import make_record, safe_text
 from .registry import get_game
 
 LINE_CAP = 1024  # bytes per line from the bot, protocol §2
@@ -724,11 +724,12 @@ def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, set
         outcome, detail = _run(referee, names, startup_ms, match_id, seed, build_failures)
         referee.finish(outcome, detail)
         _collect_stderr(channels)
+        # everything a bot wrote enters the record here, made safe to store (actions are legal ones)
         record = make_record(
             referee.initial, referee.actions, outcome, final=referee.position, times=referee.times,
-            white=names[WHITE], black=names[BLACK], tc=time_control.text(), detail=detail,
-            stderr={side: channels[side].stderr_text() if side in channels else "" for side in SIDES},
-            log=log.export(),
+            white=names[WHITE], black=names[BLACK], tc=time_control.text(), detail=safe_text(detail),
+            stderr={side: safe_text(channels[side].stderr_text()) if side in channels else "" for side in SIDES},
+            log=[safe_text(line) for line in log.export()],
         )
         return record
     finally:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from engines.match import play_game
+from engines.record import UNSAFE_CHARS, verify_record
 from engines.sandbox import Limits
 
 from .conftest import PROJECT, processes_with, tree_digest, zombie_children
@@ -52,6 +53,7 @@ EXPECTED = {
     "silent": "init-failed",
     "garbage": "init-failed",
     "illegal_action": "illegal-move",
+    "nul_writer": "illegal-move",
     "crash_at_start": "init-failed",
 }
 
@@ -131,6 +133,19 @@ def test_dev_and_dev_shm_are_capped(sandbox, hostile, opponent):
     shm = re.search(r"ATTACK dev-shm-fill BLOCKED errno=28 after (\d+) MiB", stderr)
     assert shm and int(shm.group(1)) <= LIMITS.tmp_bytes >> 20, stderr
     assert "ATTACK dev-fill BLOCKED errno=30 after 0 MiB" in stderr, stderr
+
+
+def test_control_bytes_from_a_bot_are_stored_escaped(sandbox, hostile, opponent):
+    # NUL on stderr, in an info line and in its action: the record keeps them as \x00 text, so any
+    # database stores it, and still replays
+    bot, _ = hostile("nul_writer")
+    record = play_game("tafl9", bot, opponent[0], sandbox=sandbox, limits=LIMITS, startup_ms=3000)
+    assert (record["winner"], record["reason"], record["detail"]) == ("black", "illegal-move", "a1\\x00-a2")
+    assert "before\\x00after \\x1b[31mred\\x07\n" in record["stderr"]["white"]
+    assert any(line.endswith("w< info nul\\x00here \\x01\\x7f") for line in record["log"]), record["log"]
+    texts = [record["detail"], *record["stderr"].values(), *record["log"]]
+    assert [text for text in texts if UNSAFE_CHARS.search(text)] == []
+    verify_record(record)
 
 
 @pytest.mark.parametrize("name", ["quit_flood", "flood_stdout"])
