@@ -20,6 +20,7 @@ from django.db import connection
 from ratings.models import Rating, RatingChange
 from tournaments.models import BotVersion, Game
 from tournaments.services import create_match, play_match_now, smoke_test_version, upload_version
+from tournaments.services.matches import claim_match, finish_match
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,3 +103,22 @@ def test_a_smoke_test_reason_with_a_nul_is_stored(make_bot):
     assert version.status == "rejected"
     assert "init-failed: error bad\\x00byte" in version.reject_reason
 
+
+@on_postgresql
+def test_a_record_the_database_refuses_is_stored_without_the_bot_texts(make_bot):
+    # as if a runner had not made its texts safe: PostgreSQL refuses the NUL, the games are stored
+    # without what the bots wrote, and the match is scored and rated once
+    plain = (ROOT / "tests" / "bots" / "random_bot.py").read_text()
+    one, two = upload(make_bot, "one", plain), upload(make_bot, "two", plain + "# two\n")
+    match = create_match(one, two, games=2)
+    token = claim_match(match.pk, "test")
+    raw = {"game": "tafl9", "winner": "white", "reason": "resign", "plies": 0, "actions": [],
+           "detail": "a\x00b", "stderr": {"white": "nul\x00", "black": ""}, "log": ["w< info \x00"]}
+    assert finish_match(match.pk, token, [raw, {**raw, "winner": "black"}])
+    match.refresh_from_db()
+    assert (match.status, match.score_a, match.score_b) == ("finished", 2.0, 0.0)
+    for game in Game.objects.filter(match=match):
+        assert not {"detail", "stderr", "log"} & set(game.record)
+        assert "not stored" in game.record["dropped"]
+        assert game.reason == "resign"
+    rated_once(match, 2)
