@@ -34,12 +34,13 @@ from typing import Any
 
 from .bots import Bot, sanitise_name
 from .core import BLACK, NONE, SIDES, WHITE, BadSettings, Outcome, other
-from .record import make_record
+from .record import make_record, safe_text
 from .registry import get_game
 
 LINE_CAP = 1024  # bytes per line from the bot, protocol §2
 OUTPUT_CAP = 1 << 20  # bytes of stdout per bot per game, protocol §4
 STDERR_TAIL = 8 * 1024  # bytes of stderr kept per bot in the record
+STDERR_READS = 16  # reads (of up to 64 KiB) of what is left on a bot's stderr once it is done
 LOG_CAP = 5000  # log lines kept per game
 LOG_TEXT_CAP = 240  # characters of one logged line
 QUIT_GRACE_S = 2.0
@@ -207,6 +208,7 @@ class Channel:
         self.stderr_tail = bytearray()
         self.stdin_broken = False
         self.violation: str | None = None  # output-limit detail, once broken
+        self.told_gameover = False  # from then on its stdout is not read (it waits in the pipe)
         self.suspended = False
         self.last_position: str | None = None
         self.who = side[0]
@@ -252,7 +254,14 @@ class Channel:
     # reading
 
     def pump_in(self) -> None:
-        """Read what stdout has now; complete lines go to ``lines``; caps set ``violation``."""
+        """Read what stdout has now; complete lines go to ``lines``; caps set ``violation``.
+
+        A bot that broke a cap or was told ``gameover`` is done: its stdout is no longer read, and a
+        partial line never holds more than one line's worth, so what a bot keeps writing stays in
+        its pipe (where it blocks) and never in the runner's memory.
+        """
+        if self.violation or self.told_gameover:
+            return
         chunk = _read_now(self.out_fd)
         if chunk is None:
             return
@@ -261,19 +270,21 @@ class Channel:
             self.eof = True
             return
         self.stdout_bytes += len(chunk)
-        if self.stdout_bytes > OUTPUT_CAP and self.violation is None:
+        if self.stdout_bytes > OUTPUT_CAP:
             self.violation = f"more than {OUTPUT_CAP} bytes on stdout"
+            return
         start = 0
         while True:
             end = chunk.find(b"\n", start)
+            stop = len(chunk) if end < 0 else end
+            if len(self.partial) + stop - start > LINE_CAP + 1:  # + 1: the CR of a CRLF
+                self.violation = f"a line longer than {LINE_CAP} bytes"
+                return
+            self.partial += chunk[start:stop]
             if end < 0:
-                self.partial += chunk[start:]
-                break
-            self.partial += chunk[start:end]
+                return
             self._line_done(now)
             start = end + 1
-        if len(self.partial) > LINE_CAP + 1 and self.violation is None:
-            self.violation = f"a line longer than {LINE_CAP} bytes"
 
     def _line_done(self, now: float) -> None:
         raw = bytes(self.partial)
@@ -625,6 +636,7 @@ class Referee:
         for channel in self.channels.values():
             channel.resume()
             channel.send(line, "quit")
+            channel.told_gameover = True
         self._wait_exit(QUIT_GRACE_S)
         running = [c for c in self.channels.values() if c.process.poll() is None]
         for channel in running:
@@ -637,6 +649,7 @@ class Referee:
             self._wait_exit(TERM_GRACE_S)
 
     def _wait_exit(self, seconds: float) -> None:
+        """Wait for the bots to exit, keeping the tail of their stderr (stdout is no longer read)."""
         deadline = time.monotonic() + seconds
         for channel in self.channels.values():
             channel.outbox and self.pipes.settle(0)
@@ -644,15 +657,12 @@ class Referee:
             waiting = [c for c in self.channels.values() if c.process.poll() is None]
             if not waiting:
                 return
-            readable = [c.out_fd for c in waiting if not c.eof] + [c.err_fd for c in waiting if c.err_open]
+            readable = [c.err_fd for c in waiting if c.err_open]
             for channel in waiting:
                 channel.pump_out()
             if readable:
                 ready, _, _ = select.select(readable, [], [], min(0.05, max(0.0, deadline - time.monotonic())))
                 for channel in waiting:
-                    if channel.out_fd in ready:
-                        channel.pump_in()
-                        channel.lines.clear()
                     if channel.err_open and channel.err_fd in ready:
                         channel.pump_err()
             else:
@@ -660,8 +670,12 @@ class Referee:
 
 
 def _collect_stderr(channels: dict[str, Channel]) -> None:
+    """What the bots wrote to stderr and was not read yet: a pipe's worth at most, so a bot that is
+    still writing cannot keep the runner here."""
     for channel in channels.values():
-        while channel.err_open and select.select([channel.err_fd], [], [], 0)[0]:
+        for _ in range(STDERR_READS):
+            if not (channel.err_open and select.select([channel.err_fd], [], [], 0)[0]):
+                break
             channel.pump_err()
 
 
@@ -710,11 +724,12 @@ def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, set
         outcome, detail = _run(referee, names, startup_ms, match_id, seed, build_failures)
         referee.finish(outcome, detail)
         _collect_stderr(channels)
+        # everything a bot wrote enters the record here, made safe to store (actions are legal ones)
         record = make_record(
             referee.initial, referee.actions, outcome, final=referee.position, times=referee.times,
-            white=names[WHITE], black=names[BLACK], tc=time_control.text(), detail=detail,
-            stderr={side: channels[side].stderr_text() if side in channels else "" for side in SIDES},
-            log=log.export(),
+            white=names[WHITE], black=names[BLACK], tc=time_control.text(), detail=safe_text(detail),
+            stderr={side: safe_text(channels[side].stderr_text()) if side in channels else "" for side in SIDES},
+            log=[safe_text(line) for line in log.export()],
         )
         return record
     finally:

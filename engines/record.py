@@ -7,6 +7,7 @@ and says where it first goes wrong.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -19,6 +20,21 @@ REQUIRED_KEYS = ("game", "ruleset", "settings", "initial", "actions", "winner", 
 RUNNER_REASONS = frozenset(
     {"timeout", "crash", "illegal-move", "init-failed", "resign", "bot-error", "output-limit", "max-plies", "void"}
 )
+
+# Control characters but newline and tab, and lone surrogates: PostgreSQL refuses NUL in text and in
+# jsonb, no database encodes a surrogate, and the rest only garbles logs and pages. Escaped rather than
+# dropped, so the reader still sees what was sent.
+UNSAFE_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _escaped(char: re.Match) -> str:
+    code = ord(char.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe_text(text: str) -> str:
+    """``text`` from a bot (stderr, a logged line, a detail, a reason) made safe to store in any database."""
+    return UNSAFE_CHARS.sub(_escaped, text)
 
 
 def make_record(

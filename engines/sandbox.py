@@ -82,7 +82,7 @@ class Limits:
     cpu_seconds: int = 3600  # CPU time over the bot's whole life (RLIMIT_CPU)
     processes: int = 64  # cgroup pids limit (and RLIMIT_NPROC with a dedicated uid)
     disk_bytes: int = 256 << 20  # size of the writable working directory
-    tmp_bytes: int = 64 << 20  # size of /tmp
+    tmp_bytes: int = 64 << 20  # size of /tmp, and of /dev/shm
     open_files: int = 256
     file_size_bytes: int = 256 << 20
     build_timeout_s: float = 300.0
@@ -823,7 +823,11 @@ class BubblewrapSandbox(Sandbox):
         for key, value in {**base_env, **env}.items():
             args += ["--setenv", key, value]
         args += self._system_binds()
+        # /dev is a tmpfs of bwrap's as big as half the RAM: read-only once /dev/shm (POSIX shared
+        # memory, semaphores) is a tmpfs of the /tmp size on it; the device nodes are bind mounts
+        # and stay writable
         args += ["--proc", "/proc", "--dev", "/dev",
+                 "--size", str(limits.tmp_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
                  "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
                  "--size", str(limits.disk_bytes), "--tmpfs", BOT_DIR,
                  "--ro-bind", str(workdir.path), BOT_SOURCE,

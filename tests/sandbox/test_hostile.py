@@ -11,11 +11,14 @@ game plays normally.
 from __future__ import annotations
 
 import json
+import re
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from engines.match import play_game
+from engines.record import UNSAFE_CHARS, verify_record
 from engines.sandbox import Limits
 
 from .conftest import PROJECT, processes_with, tree_digest, zombie_children
@@ -41,6 +44,8 @@ EXPECTED = {
     "fork_bomb": "resign",
     "memory_hog": "resign",
     "disk_filler": "resign",
+    "dev_filler": "resign",
+    "quit_flood": "resign",
     "detach_linger": "resign",
     "cpu_spin": "timeout",
     "sleep_forever": "timeout",
@@ -48,6 +53,7 @@ EXPECTED = {
     "silent": "init-failed",
     "garbage": "init-failed",
     "illegal_action": "illegal-move",
+    "nul_writer": "illegal-move",
     "crash_at_start": "init-failed",
 }
 
@@ -116,4 +122,43 @@ def test_hostile_bot_really_attacked(name, sandbox, hostile, opponent):
     record = play_game("tafl9", bot, opponent_bot, tc=time_control(name), sandbox=sandbox, limits=LIMITS,
                        startup_ms=3000)
     assert ATTACKS_THAT_MUST_REPORT[name] in record["stderr"]["white"], record["stderr"]["white"]
+    assert processes_with(marker) == []
+
+
+def test_dev_and_dev_shm_are_capped(sandbox, hostile, opponent):
+    # /dev/shm is a tmpfs of the /tmp size, /dev itself is read-only: neither can fill the host's memory
+    bot, _ = hostile("dev_filler")
+    record = play_game("tafl9", bot, opponent[0], tc="move:8000", sandbox=sandbox, limits=LIMITS, startup_ms=3000)
+    stderr = record["stderr"]["white"]
+    shm = re.search(r"ATTACK dev-shm-fill BLOCKED errno=28 after (\d+) MiB", stderr)
+    assert shm and int(shm.group(1)) <= LIMITS.tmp_bytes >> 20, stderr
+    assert "ATTACK dev-fill BLOCKED errno=30 after 0 MiB" in stderr, stderr
+
+
+def test_control_bytes_from_a_bot_are_stored_escaped(sandbox, hostile, opponent):
+    # NUL on stderr, in an info line and in its action: the record keeps them as \x00 text, so any
+    # database stores it, and still replays
+    bot, _ = hostile("nul_writer")
+    record = play_game("tafl9", bot, opponent[0], sandbox=sandbox, limits=LIMITS, startup_ms=3000)
+    assert (record["winner"], record["reason"], record["detail"]) == ("black", "illegal-move", "a1\\x00-a2")
+    assert "before\\x00after \\x1b[31mred\\x07\n" in record["stderr"]["white"]
+    assert any(line.endswith("w< info nul\\x00here \\x01\\x7f") for line in record["log"]), record["log"]
+    texts = [record["detail"], *record["stderr"].values(), *record["log"]]
+    assert [text for text in texts if UNSAFE_CHARS.search(text)] == []
+    verify_record(record)
+
+
+@pytest.mark.parametrize("name", ["quit_flood", "flood_stdout"])
+def test_what_a_done_bot_keeps_writing_is_not_kept(name, sandbox, hostile, opponent):
+    # quit_flood writes up to 256 MiB without a newline after quit: the runner stops reading a bot once
+    # it is told gameover (or broke a cap), so what it held at any time stays small
+    bot, marker = hostile(name)
+    tracemalloc.start()
+    try:
+        record = play_game("tafl9", bot, opponent[0], sandbox=sandbox, limits=LIMITS, startup_ms=3000)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert (record["winner"], record["reason"]) == ("black", EXPECTED[name])
+    assert peak < 8 << 20, f"the runner held {peak >> 20} MiB at its peak"
     assert processes_with(marker) == []

@@ -6,14 +6,16 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from ratings.models import RatingChange
-from tournaments.models import Game
+from tournaments.models import BotVersion, Game, Match
 from tournaments.referee import InfrastructureError
-from tournaments.services import create_match, play_match_now
+from tournaments.services import create_match, play_match_now, upload_version
 
 from .conftest import ready_version
 
@@ -36,6 +38,37 @@ def test_both_bots_failing_before_move_one_is_void_and_requeued(make_bot):
     match = play_match_now(create_match(one, two, games=1).pk)
     assert match.status == "queued" and "void" in match.failure_reason
     assert Game.objects.count() == 0 and RatingChange.objects.count() == 0
+
+
+# the shared random bot, but at quit it writes 256 MiB without a newline, ignoring SIGTERM
+QUIT_FLOOD_BOT = (ROOT / "tests" / "bots" / "random_bot.py").read_text().replace(
+    '    elif words[0] == "quit":\n        break',
+    '    elif words[0] == "quit":\n'
+    '        import signal\n'
+    '        signal.signal(signal.SIGTERM, signal.SIG_IGN)\n'
+    '        for _ in range(256):\n'
+    '            sys.stdout.write("x" * (1 << 20))\n'
+    '            sys.stdout.flush()\n'
+    '        break')
+
+
+def test_a_bot_writing_after_quit_is_scored_and_never_held_in_memory(make_bot, pair):
+    assert "SIG_IGN" in QUIT_FLOOD_BOT
+    flood = upload_version(make_bot("flood"), SimpleUploadedFile("flood.py", QUIT_FLOOD_BOT.encode()))
+    BotVersion.objects.filter(pk=flood.pk).update(status=BotVersion.Status.READY)
+    flood.refresh_from_db()
+    other = create_match(*pair)  # queued: must stay as it is
+    tracemalloc.start()
+    try:
+        match = play_match_now(create_match(flood, pair[0], games=2, time_control="move:2000").pk)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert match.status == "finished" and match.score_a + match.score_b == 2.0, match.failure_reason
+    assert peak < 16 << 20, f"the worker held {peak >> 20} MiB at its peak"
+    assert Game.objects.filter(match=match).count() == 2 and RatingChange.objects.count() == 4
+    assert Match.objects.get(pk=other.pk).status == "queued"
+    assert set(BotVersion.objects.values_list("status", flat=True)) == {"ready"}
 
 
 def test_sandbox_failure_is_requeued_not_scored(pair, monkeypatch):

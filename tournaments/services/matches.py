@@ -15,7 +15,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import DataError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 TIME_CONTROL = re.compile(r"^(move:[1-9][0-9]{0,7}|clock:[0-9]{1,8}\+[0-9]{1,7})$")
 WINNERS = ("white", "black", "none")
 VOID = "void"
+BOT_TEXTS = ("detail", "stderr", "log")  # what a record holds that the bots wrote (engines.record.safe_text)
 
 
 class LeaseLost(RuntimeError):
@@ -190,18 +191,12 @@ def finish_match(match_id: int, lease_token, records) -> Report:
         bot_a, bot_b = match.version_a.bot_id, match.version_b.bot_id
         ratings = lock_ratings(match.game, (bot_a, bot_b)) if match.rated else {}
         score_a = score_b = 0.0
-        for number, record in enumerate(records, start=1):
-            white, black = colours(match, number)
-            played = Game.objects.create(
-                match=match, number=number, white=white, black=black, record=record, winner=record["winner"],
-                reason=record["reason"], plies=int(record.get("plies") or 0),
-                duration=float(record.get("duration") or sum(t or 0 for t in record.get("times") or []) / 1000),
-            )
-            points_a, points_b = _points(record["winner"], white.pk == match.version_a_id)
+        for played in _store_games(match, records):
+            points_a, points_b = _points(played.winner, played.white_id == match.version_a_id)
             score_a += points_a
             score_b += points_b
             if match.rated:
-                apply_rated_game(played, white.bot_id, black.bot_id, ratings)
+                apply_rated_game(played, played.white.bot_id, played.black.bot_id, ratings)
         match.status = Match.Status.FINISHED
         match.score_a, match.score_b = score_a, score_b
         match.finished_at = timezone.now()
@@ -209,6 +204,31 @@ def finish_match(match_id: int, lease_token, records) -> Report:
         if match.tournament_id:
             finish_tournament_if_done(match.tournament_id)
     return Report.FINISHED
+
+
+def _store_games(match: Match, records) -> list[Game]:
+    """The match's games. Should the database refuse a record for its data (bot text it cannot hold,
+    though the runner made it safe), every game is stored without the bots' texts, and the record
+    says so: a bad byte from a bot never leaves its match unscored, nor played again and again."""
+    try:
+        with transaction.atomic():  # a savepoint: only the failed inserts are undone
+            return [_new_game(match, number, record) for number, record in enumerate(records, start=1)]
+    except DataError as error:
+        log.warning("match %s: the database refused a game record (%s); storing it without %s",
+                    match.pk, error, ", ".join(BOT_TEXTS))
+        note = f"{', '.join(BOT_TEXTS)} not stored: the database refused them ({type(error).__name__})"
+        return [_new_game(match, number, {**{key: value for key, value in record.items() if key not in BOT_TEXTS},
+                                          "dropped": note})
+                for number, record in enumerate(records, start=1)]
+
+
+def _new_game(match: Match, number: int, record: dict) -> Game:
+    white, black = colours(match, number)
+    return Game.objects.create(
+        match=match, number=number, white=white, black=black, record=record, winner=record["winner"],
+        reason=record["reason"], plies=int(record.get("plies") or 0),
+        duration=float(record.get("duration") or sum(t or 0 for t in record.get("times") or []) / 1000),
+    )
 
 
 def finish_tournament_if_done(tournament_id: int) -> bool:

@@ -23,6 +23,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from engines.bots import MANIFESTS, NAME_CHARS, BadBot, load_bot
+from engines.record import safe_text
 
 from ..models import Bot, BotVersion
 
@@ -252,7 +253,7 @@ def smoke_test_version(version_id: int) -> BotVersion:
     try:
         smoke_test(version)
     except BotFailure as failure:
-        status, reason = BotVersion.Status.REJECTED, str(failure)[:2000] or "smoke test failed"
+        status, reason = BotVersion.Status.REJECTED, safe_text(str(failure))[:2000] or "smoke test failed"
     else:
         status, reason = BotVersion.Status.READY, ""
     BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.PENDING).update(
