@@ -335,7 +335,7 @@ class _Board:
             self.path_sides = (W_STONE, B_STONE) if settings.black_path_wins else (W_STONE,)
         self.strength_rule = variant == 2
         # History the state line cannot hold, used only under non-default settings:
-        self.owed = 0  # D8 per stone: further actions owed to the side to act after this one
+        self.owed = 0  # D8 per stone: further actions owed to the side to act after its next one (0 by default)
         self.forbid = [-1, -1, -1]  # D5: the move code each side may not play next
         self.reps = {self.key(): 1}  # repetition key -> times seen since the last irreversible action
 
@@ -487,8 +487,7 @@ class _Board:
                     caps.append(q)
             count[e] -= len(caps)
             self.ch = 0
-            self.turn = s  # White now takes the extra turn its capture earned
-            self.owed -= 1
+            self.turn = s  # White now takes the extra turn its capture earned (and took off owed)
             self.z = z
             self.capfree = 0
             self.ply += 1
@@ -554,9 +553,10 @@ class _Board:
         if caps and (kind != PLACE or st.placement_capture_gives_extra_turn):
             owed += 1 if st.extra_turn_per_capturing_action else len(caps)
         if owed:
+            # One extra turn is counted off now, even when a removal comes first (CH=R: the removal hands White
+            # that turn), so that under the default settings owed is 0 wherever a state line is written.
             nxt = s
-            if self.ch != -1:  # a removal owed first does not use up an extra turn
-                owed -= 1
+            owed -= 1
         else:
             nxt = e
         if not st.movement_when_own_hand_empty and hand[nxt] == 0 and hand[3 - nxt] > 0:
