@@ -54,6 +54,21 @@ def test_berger_everyone_meets_once_with_balanced_colours(n):
     assert [[(b, w) for w, b in pairs] for pairs in second] == rounds
 
 
+@pytest.mark.parametrize("n", range(3, 17))
+def test_double_round_never_gives_three_games_running_with_one_colour(n):
+    rounds = berger_rounds(list(range(n)))
+    both = double_round(rounds)
+    # FIDE's Berger tables: the first cycle's last two rounds trade places.
+    assert both[: len(rounds)] == rounds[:-2] + [rounds[-1], rounds[-2]]
+    colours = {p: "" for p in range(n)}
+    for pairs in both:
+        for white, black in pairs:
+            if white is not None and black is not None:
+                colours[white] += "W"
+                colours[black] += "B"
+    assert not [p for p, played in colours.items() if "WWW" in played or "BBB" in played]
+
+
 pytestmark = pytest.mark.django_db
 
 
