@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from engines import GAME_IDS
@@ -226,26 +225,26 @@ def _repair_history(changes, report: RecomputeReport, batch_size: int) -> None:
         len(stale_changes), len(fixed_changes), len(missing))
 
 
-# Where white's result lands in a pair's (wins, draws, losses) counts.
-RESULT_COLUMN = {"white": 0, "none": 1, "black": 2}
+def rated_pair_counts(game_ids) -> dict[str, np.ndarray]:
+    """Per game id, rows of (white bot, black bot, white's wins, draws, losses) over every rated game.
 
-
-def rated_pair_counts(game_ids) -> dict[str, dict[tuple[int, int], list[int]]]:
-    """Per game id, per (white bot, black bot): white's [wins, draws, losses] over every rated game.
-
-    The database groups the games (one row per version pair and result); versions become bots here.
+    The database groups the games by version pair and counts the results; versions become bots here
+    (two versions of one bot give two rows for the pair, which the fit simply adds up).
     """
     from tournaments.models import BotVersion, Game, Match
 
     bot_of = dict(BotVersion.objects.values_list("id", "bot_id"))
     rows = (Game.objects.filter(match__rated=True, match__status=Match.Status.FINISHED, match__game__in=game_ids)
-            .values_list("match__game", "white_id", "black_id", "winner").annotate(count=Count("id")).order_by())
-    counts: dict[str, dict[tuple[int, int], list[int]]] = {game: defaultdict(lambda: [0, 0, 0]) for game in game_ids}
-    for game_id, white, black, winner, count in rows.iterator(chunk_size=50000):
+            .values_list("match__game", "white_id", "black_id")
+            .annotate(wins=Count("id", filter=Q(winner="white")), draws=Count("id", filter=Q(winner="none")),
+                      losses=Count("id", filter=Q(winner="black")))
+            .order_by())
+    tables: dict[str, list[tuple]] = {game: [] for game in game_ids}
+    for game_id, white, black, wins, draws, losses in rows:
         white_bot, black_bot = bot_of[white], bot_of[black]
-        if is_rated_pairing(white_bot, black_bot) and winner in RESULT_COLUMN:
-            counts[game_id][(white_bot, black_bot)][RESULT_COLUMN[winner]] += count
-    return counts
+        if is_rated_pairing(white_bot, black_bot):
+            tables[game_id].append((white_bot, black_bot, wins, draws, losses))
+    return {game: np.array(table, dtype=np.int64).reshape(-1, 5) for game, table in tables.items()}
 
 
 def fit_ratings(game_ids=None, average: float | None = None) -> list[RatingFit]:
@@ -262,13 +261,12 @@ def fit_ratings(game_ids=None, average: float | None = None) -> list[RatingFit]:
     return [_store_fit(game_id, average, *_fit_pairs(counts[game_id], average)) for game_id in game_ids]
 
 
-def _fit_pairs(pairs: dict[tuple[int, int], list[int]], average: float) -> tuple[list[int], fitting.Fit]:
-    bots = sorted({bot for pair in pairs for bot in pair})
-    index = {bot: k for k, bot in enumerate(bots)}
-    table = np.array([(index[w], index[b], *results) for (w, b), results in pairs.items()],
-                     dtype=np.int64).reshape(-1, 5)
-    cells = fitting.Cells(*table.T)
-    return bots, fitting.fit(cells, len(bots), average)
+def _fit_pairs(table: np.ndarray, average: float) -> tuple[list[int], fitting.Fit]:
+    """The fit of one game's (white bot, black bot, wins, draws, losses) rows; the bots in the fit's order."""
+    bots, index = np.unique(table[:, :2], return_inverse=True)
+    index = index.reshape(-1, 2)
+    cells = fitting.Cells(index[:, 0], index[:, 1], table[:, 2], table[:, 3], table[:, 4])
+    return bots.tolist(), fitting.fit(cells, len(bots), average)
 
 
 @transaction.atomic
