@@ -224,6 +224,9 @@ ARENA = {
     "ELO_K_PROVISIONAL": env_int("ARENA_ELO_K_PROVISIONAL", 40),
     "ELO_PROVISIONAL_GAMES": env_int("ARENA_ELO_PROVISIONAL_GAMES", 20),
     "ELO_K": env_int("ARENA_ELO_K", 20),
+    # Fitted ratings (ratings.fit): the pool's average they are anchored to, and how often beat refits.
+    "RATING_FIT_AVERAGE": env_int("ARENA_RATING_FIT_AVERAGE", 1500),
+    "RATING_FIT_SECONDS": env_int("ARENA_RATING_FIT_SECONDS", 3600),
     # Uploads: the stored file, and for archives what they unpack to.
     "UPLOAD_MAX_BYTES": env_int("ARENA_UPLOAD_MAX_BYTES", 5 * 1024 * 1024),
     "UPLOAD_MAX_FILES": env_int("ARENA_UPLOAD_MAX_FILES", 200),

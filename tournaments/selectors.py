@@ -95,25 +95,43 @@ def crosstable(tournament: Tournament) -> Crosstable:
     for me, standing in rows.items():
         # Sonneborn–Berger: each point scored against an opponent, weighted by that opponent's score.
         standing.sonneborn_berger = sum(points[me][opponent] * rows[opponent].score for opponent in points[me])
-    _apply_head_to_head(rows, points)
-    ordered = sorted(rows.values(), key=lambda s: (-s.score, -s.sonneborn_berger, -s.head_to_head, s.entrant.seed))
+    head_to_head = _head_to_head(rows, points)
+    for me, standing in rows.items():
+        standing.head_to_head = head_to_head[me][0] if head_to_head[me] else 0.0
+
+    def ranking(standing):  # best first; entrants equal on all of it share the rank (the seed only orders them)
+        passes = head_to_head[standing.entrant.version_id]
+        return -standing.score, -standing.sonneborn_berger, tuple(-points for points in passes)
+
+    ordered = sorted(rows.values(), key=lambda s: (ranking(s), s.entrant.seed))
     previous = None
     for place, standing in enumerate(ordered, start=1):
-        key = (standing.score, standing.sonneborn_berger, standing.head_to_head)
+        key = ranking(standing)
         standing.rank = previous[1] if previous and previous[0] == key else place
         previous = (key, standing.rank)
     cells = {row: {col: (points[row][col], games[row][col]) for col in points[row]} for row in ids}
     return Crosstable(entrants=entrants, cells=cells, standings=ordered)
 
 
-def _apply_head_to_head(rows: dict[int, Standing], points) -> None:
-    """Among entrants level on score and Sonneborn–Berger: points scored in games between them."""
+def _head_to_head(rows: dict[int, Standing], points) -> dict[int, tuple[float, ...]]:
+    """Head-to-head among entrants level on score and Sonneborn–Berger: points scored in the games between
+    them. A smaller subgroup still level after that is compared again on the games among its own members
+    alone, and so on while the subgroups shrink (FIDE's direct encounter re-applied to the remaining tie).
+    Each entrant gets its scores from every pass, first pass first."""
+    passes: dict[int, tuple[float, ...]] = {vid: () for vid in rows}
     groups = defaultdict(list)
     for vid, standing in rows.items():
         groups[(standing.score, standing.sonneborn_berger)].append(vid)
-    for members in groups.values():
+    pending = [members for members in groups.values() if len(members) > 1]
+    while pending:
+        members = pending.pop()
+        subgroups = defaultdict(list)
         for me in members:
-            rows[me].head_to_head = sum(points[me][other] for other in members if other != me)
+            mine = sum(points[me][other] for other in members if other != me)
+            passes[me] += (mine,)
+            subgroups[mine].append(me)
+        pending += [subgroup for subgroup in subgroups.values() if 1 < len(subgroup) < len(members)]
+    return passes
 
 
 def standings(tournament: Tournament) -> list[Standing]:
