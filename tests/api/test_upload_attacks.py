@@ -127,6 +127,8 @@ ATTACKS = {
     "tar symlink": lambda s: ("bot.tar.gz", tar_gz(BOT, block("lib", kind=tarfile.SYMTYPE, linkname="/etc")),
                               "symbolic link"),
     "tar symlink chain": lambda s: ("bot.tar.gz", tar_gz(BOT, escape_chain(100, 2)), "symbolic link"),
+    "tar link named in bad UTF-8": lambda s: ("bot.tar.gz", tar_gz(BOT, block("\udcff", kind=tarfile.SYMTYPE,
+                                                                              linkname="/etc")), "symbolic link"),
     "tar hard link": lambda s: ("bot.tar.gz", tar_gz(BOT, block("x", kind=tarfile.LNKTYPE, linkname="main.py")),
                                 "hard link"),
     "tar char device": lambda s: ("bot.tar.gz", tar_gz(BOT, block("tty", kind=tarfile.CHRTYPE)), "device"),
