@@ -232,6 +232,11 @@ ARENA = {
     "UPLOAD_MAX_FILES": env_int("ARENA_UPLOAD_MAX_FILES", 200),
     "UPLOAD_MAX_UNPACKED_BYTES": env_int("ARENA_UPLOAD_MAX_UNPACKED_BYTES", 50 * 1024 * 1024),
     "UPLOAD_MAX_RATIO": env_int("ARENA_UPLOAD_MAX_RATIO", 100),
+    # A single .py bot: its size, and its syntax check (compile() in a child process): CPU seconds and address
+    # space (a 1 MB literal takes ~0.7 s and ~700 MB to compile).
+    "UPLOAD_MAX_PY_BYTES": env_int("ARENA_UPLOAD_MAX_PY_BYTES", 1024 * 1024),
+    "UPLOAD_PY_CHECK_CPU_SECONDS": env_int("ARENA_UPLOAD_PY_CHECK_CPU_SECONDS", 5),
+    "UPLOAD_PY_CHECK_MEMORY_BYTES": env_int("ARENA_UPLOAD_PY_CHECK_MEMORY_BYTES", 1024 * 1024 * 1024),
     # Matches.
     "DEFAULT_TIME_CONTROL": os.environ.get("ARENA_DEFAULT_TIME_CONTROL", "move:1000"),
     "DEFAULT_GAMES_PER_MATCH": env_int("ARENA_DEFAULT_GAMES_PER_MATCH", 2),
