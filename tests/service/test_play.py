@@ -41,7 +41,7 @@ def test_both_bots_failing_before_move_one_is_void_and_requeued(make_bot):
 def test_sandbox_failure_is_requeued_not_scored(pair, monkeypatch):
     from engines import sandbox
 
-    def broken(trusted=False):
+    def broken(trusted=False, builds=None):
         raise sandbox.SandboxError("bubblewrap: cannot create namespace")
 
     monkeypatch.setattr(sandbox, "open_sandbox", broken)
