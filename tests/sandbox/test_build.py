@@ -165,16 +165,14 @@ def test_a_local_match_builds_each_bot_once(tmp_path, make_bot):
     records = tmp_path / "records.jsonl"
     result = run_match(["--records", str(records), str(bot.directory), str(PROJECT / "tests/bots/first_bot.py")])
     assert result.returncode == 0, result.stderr
-    stamps = {json.loads(line)["stderr"][side] for line in records.read_text().splitlines()
-              for side in ("white", "black") if json.loads(line)[side] == bot.name}
-    assert len(stamps) == 1 and re.fullmatch(r"[0-9a-f]{16}", stamps.pop().strip())
+    games = [json.loads(line) for line in records.read_text().splitlines()]
+    stamps = {game["stderr"][side] for game in games for side in ("white", "black") if game[side] == bot.name}
+    assert len(games) == 4 and len(stamps) == 1 and re.fullmatch(r"[0-9a-f]{16}", stamps.pop().strip())
 
 
-def run_match(args: list[str], user: list[str] = (), python: str = sys.executable,
-              env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*user, python, "-m", "engines", "match", "--game", "tafl9", "--games", "4",
-                           "--tc", "move:1000", *args],
-                          cwd=PROJECT, env={**os.environ, "PYTHONPATH": str(PROJECT), **(env or {})},
+def run_match(args: list[str]) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "engines", "match", "--game", "tafl9", "--games", "4",
+                           "--tc", "move:1000", *args], cwd=PROJECT, env={**os.environ, "PYTHONPATH": str(PROJECT)},
                           capture_output=True, text=True, timeout=120)
 
 
@@ -219,10 +217,13 @@ def test_a_build_that_runs_forever_is_killed_at_its_time_limit(which, sandbox, t
     assert_host_as_before(bot, marker, outside, before)
 
 
-def test_trusted_builds_flooding_their_log_keep_only_the_tail(trusted, make_bot, outside):
+@pytest.mark.parametrize("which", ["bubblewrap", "trusted"])
+def test_a_build_flooding_its_log_forever_is_killed_with_only_the_tail_kept(which, sandbox, trusted, make_bot,
+                                                                           outside):
     bot, marker = make_bot("yes {marker}")
     before = tree_digest(outside, bot.directory)
-    message, seconds, peak = refused(trusted, bot, replace(LIMITS, build_timeout_s=2, build_log_bytes=500))
+    chosen = sandbox if which == "bubblewrap" else trusted
+    message, seconds, peak = refused(chosen, bot, replace(LIMITS, build_timeout_s=2, build_log_bytes=500))
     assert "timed out after 2 s" in message and marker in message and len(log_tail(message)) <= 500
     assert 2 <= seconds < 6 and peak < 1 << 20
     assert_host_as_before(bot, marker, outside, before)
