@@ -248,7 +248,7 @@ ARENA = {
     # The bare-subprocess sandbox runs bots unconfined: only for trusted bots on a developer machine.
     "SANDBOX_TRUSTED": env_bool("ARENA_SANDBOX_TRUSTED", False),
     "BOT_MEMORY_BYTES": env_int("ARENA_BOT_MEMORY_BYTES", 1 << 30),
-    # Where unpacked bots are kept for the sandbox.
+    # Where unpacked bots are kept for the sandbox, and (under builds/) each version's build result.
     "BOT_CACHE_DIR": Path(os.environ.get("ARENA_BOT_CACHE_DIR", VAR_DIR / "bots")),
 }
 

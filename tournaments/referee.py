@@ -38,7 +38,9 @@ def _sandbox_module():
 def open_sandbox():
     sandbox = _sandbox_module()
     try:
-        return sandbox.open_sandbox(trusted=settings.ARENA["SANDBOX_TRUSTED"])
+        # each version's build runs once on this machine: its result is kept next to its files
+        return sandbox.open_sandbox(trusted=settings.ARENA["SANDBOX_TRUSTED"],
+                                    builds=Path(settings.ARENA["BOT_CACHE_DIR"]) / "builds")
     except sandbox.SandboxError as error:
         raise InfrastructureError(f"sandbox unavailable: {error}") from error
 
