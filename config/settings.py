@@ -8,6 +8,7 @@ SECRET_KEY and ALLOWED_HOSTS must be given.
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -58,6 +59,23 @@ if not DEBUG and (not ALLOWED_HOSTS or "*" in ALLOWED_HOSTS):
     raise ImproperlyConfigured("ALLOWED_HOSTS must list the served host names explicitly when DEBUG is off")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
+# How many reverse proxies of ours stand in front of the web process. Throttles and the login lockout count
+# by the client address each request came from: REMOTE_ADDR with none (X-Forwarded-For is then the client's
+# to invent, and ignored), else the X-Forwarded-For entry that the outermost of our proxies appended.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+if TRUSTED_PROXY_COUNT < 0:
+    raise ImproperlyConfigured(f"TRUSTED_PROXY_COUNT must be 0 or more, got {TRUSTED_PROXY_COUNT}")
+
+# HTTPS. With DEBUG off every default is the one `manage.py check --deploy` asks for; a TLS proxy in front
+# must then say X-Forwarded-Proto (trusted only from our proxies, so only with TRUSTED_PROXY_COUNT > 0).
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 365 * 24 * 3600)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
+if TRUSTED_PROXY_COUNT:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -70,6 +88,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI and ReDoc served by us: the docs work offline
+    "axes",
     "tournaments",
     "ratings",
     "workers",
@@ -84,6 +103,13 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # a locked-out /admin/login/ answers 429
+]
+
+# Every authenticate(request, ...) goes through the lockout first: the admin login and POST /api/auth/token/.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -193,6 +219,7 @@ REST_FRAMEWORK = {
         "auth": os.environ.get("THROTTLE_AUTH", "60/hour"),
     },
     "EXCEPTION_HANDLER": "tournaments.exceptions.json_exception_handler",
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,  # None (DRF's default) would count by the whole X-Forwarded-For
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 
@@ -251,6 +278,19 @@ ARENA = {
     # Where unpacked bots are kept for the sandbox, and (under builds/) each version's build result.
     "BOT_CACHE_DIR": Path(os.environ.get("ARENA_BOT_CACHE_DIR", VAR_DIR / "bots")),
 }
+
+# --- Failed logins (django-axes) ----------------------------------------------------------------
+# LOGIN_FAILURE_LIMIT failed logins lock an account, and separately a client address, for LOGIN_LOCKOUT_MINUTES
+# (a failure during the lockout starts it again); the right password is refused meanwhile.
+# `manage.py axes_reset_username NAME` lifts an account's lockout early.
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the limit locks
+AXES_CLIENT_IP_CALLABLE = "tournaments.api.throttles.client_address"  # the throttles' address, one rule
+# A success must not wipe the counts: it would clear every count of its address, the victim's included.
+AXES_RESET_ON_SUCCESS = False
+AXES_DISABLE_ACCESS_LOG = True  # keep failures only, not a row per successful login
+AXES_HTTP_RESPONSE_CODE = 429
 
 LOGGING = {
     "version": 1,

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model, password_validation
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from rest_framework.exceptions import Throttled
 
 from tournaments.models import BotVersion, Match
 from tournaments.services.matches import create_match, requeue_match
@@ -27,8 +29,18 @@ def register_player(username: str, password: str, email: str = ""):
     return create_player(username=username, password=password, email=email)
 
 
-def obtain_token(username: str, password: str) -> tuple[str, object]:
-    user = authenticate(username=username, password=password)
+def obtain_token(request, username: str, password: str) -> tuple[str, object]:
+    """The player's API token for the right user name and password.
+
+    ``request`` lets the login lockout (django-axes) count this attempt per account and per client
+    address; once either is locked, even the right password is refused with a 429 until the lockout ends.
+    """
+    user = authenticate(request, username=username, password=password)
+    if getattr(request, "axes_locked_out", False):
+        minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
+        raise Throttled(wait=settings.AXES_COOLOFF_TIME.total_seconds(),
+                        detail=f"too many failed logins for this account or from this address; "
+                               f"logins are refused for {minutes} minutes after the last failure")
     if user is None or not user.is_active:
         raise ValidationError({"password": ["no active player has this user name and password"]})
     return api_token(user), user

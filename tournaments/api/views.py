@@ -76,7 +76,7 @@ class TokenView(ArenaViewMixin, APIView):
     def post(self, request):
         data = serializers.TokenRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        token, user = api_services.obtain_token(**data.validated_data)
+        token, user = api_services.obtain_token(request, **data.validated_data)
         return Response(serializers.TokenSerializer({"token": token, "player": user}).data)
 
 
