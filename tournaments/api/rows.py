@@ -80,7 +80,8 @@ def bot_detail(bot, user) -> dict:
     insider = user is not None and user.is_authenticated and (user.is_staff or bot.owner_id == user.pk)
     rating = next((r for r in bot.ratings.all() if r.game == bot.game), None)
     return {"id": bot.id, "name": bot.name, "game": bot.game, "description": bot.description,
-            "is_public": bot.is_public, "owner": bot.owner.username, "owner_id": bot.owner_id,
+            "is_public": bot.is_public, "open_to_tournaments": bot.open_to_tournaments,
+            "owner": bot.owner.username, "owner_id": bot.owner_id,
             "created_at": when(bot.created_at),
             "versions": [{"id": v.id, "bot": v.bot_id, "number": v.number, "filename": v.filename, "kind": v.kind,
                           "sha256": v.sha256, "size": v.size, "uploaded_at": when(v.uploaded_at),

@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from engines import GAME_IDS
 from ratings.models import Rating, RatingChange
-from tournaments.models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
+from tournaments.models import BOT_NAME_RULE, Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 
 from .filters import MAX_ID
 
@@ -92,7 +92,8 @@ class BotSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Bot
-        fields = ["id", "name", "game", "description", "is_public", "owner", "owner_id", "created_at"]
+        fields = ["id", "name", "game", "description", "is_public", "open_to_tournaments", "owner", "owner_id",
+                  "created_at"]
         read_only_fields = ["id", "owner", "owner_id", "created_at"]
 
 
@@ -116,17 +117,24 @@ class BotDetailSerializer(BotSerializer):
         return None
 
 
+BOT_NAME_HELP = f"The bot's name: {BOT_NAME_RULE}."
+CONSENT_HELP = ("Whether other players may enter this bot in their tournaments (rated or not); off by default. "
+                "Your own tournaments never need it.")
+
+
 class BotCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=64)
+    name = serializers.CharField(max_length=64, help_text=BOT_NAME_HELP)
     game = serializers.ChoiceField(choices=GAME_IDS)
     description = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
     is_public = serializers.BooleanField(required=False, default=True)
+    open_to_tournaments = serializers.BooleanField(required=False, default=False, help_text=CONSENT_HELP)
 
 
 class BotUpdateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=64, required=False)
+    name = serializers.CharField(max_length=64, required=False, help_text=BOT_NAME_HELP)
     description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
     is_public = serializers.BooleanField(required=False)
+    open_to_tournaments = serializers.BooleanField(required=False, help_text=CONSENT_HELP)
 
 
 # --- matches and games ------------------------------------------------------------------------
@@ -184,7 +192,9 @@ class MatchRequestSerializer(serializers.Serializer):
         min_value=1, max_value=MAX_ID, help_text="Id of a ready version you own (or any, for admins).")
     version_b = serializers.IntegerField(
         min_value=1, max_value=MAX_ID, help_text="Id of a ready version of the same game.")
-    rated = serializers.BooleanField(default=False, help_text="Ranked (true) or casual (false).")
+    rated = serializers.BooleanField(
+        default=False, help_text="Always false: a challenge is unrated (true is refused with a 400); rated games "
+                                 "come from the ranked ladder and rated tournaments.")
     games_per_match = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
     time_control = serializers.CharField(max_length=40, required=False)
 
