@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from django.utils import timezone
 
+from tournaments.selectors import is_insider
+
 
 def when(value) -> str | None:
     """What DRF's DateTimeField answers for a stored (aware) datetime: ISO 8601 in the current time zone,
@@ -77,7 +79,7 @@ def rating_change_row(row: dict) -> dict:
 def bot_detail(bot, user) -> dict:
     """The BotDetailSerializer shape, from a bot with its versions and ratings prefetched; the rejection
     reasons are shown to the owner and staff only, decided once for the bot rather than per version."""
-    insider = user is not None and user.is_authenticated and (user.is_staff or bot.owner_id == user.pk)
+    insider = is_insider(user, bot.owner_id)
     rating = next((r for r in bot.ratings.all() if r.game == bot.game), None)
     return {"id": bot.id, "name": bot.name, "game": bot.game, "description": bot.description,
             "is_public": bot.is_public, "open_to_tournaments": bot.open_to_tournaments,

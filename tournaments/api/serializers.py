@@ -10,6 +10,7 @@ from rest_framework import serializers
 from engines import GAME_IDS
 from ratings.models import Rating, RatingChange
 from tournaments.models import BOT_NAME_RULE, Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
+from tournaments.selectors import is_insider, record_seen_by
 
 from .filters import MAX_ID
 
@@ -161,9 +162,18 @@ class GameBriefSerializer(serializers.ModelSerializer):
 
 
 class GameSerializer(GameBriefSerializer):
+    record = serializers.SerializerMethodField()
+
     class Meta(GameBriefSerializer.Meta):
         fields = GameBriefSerializer.Meta.fields + ["record"]
         read_only_fields = fields
+
+    @extend_schema_field(serializers.DictField())
+    def get_record(self, game) -> dict:
+        """The public record (actions, times, result, reason); a bot's stderr and protocol log only for its
+        owner and staff."""
+        request = self.context.get("request")
+        return record_seen_by(game, getattr(request, "user", None))
 
 
 class MatchSerializer(serializers.ModelSerializer):
@@ -201,8 +211,26 @@ class MatchRequestSerializer(serializers.Serializer):
 
 # --- tournaments -----------------------------------------------------------------------------
 
+PRIVATE_BOT = "private bot"
+
+
+class EntrantVersionSerializer(VersionBriefSerializer):
+    """An entrant's version on a tournament page: a private bot is named (with its ids) only to its owner and
+    staff; anyone else reads ``bot_name`` "private bot" and null ids, its results still in place."""
+
+    id = serializers.IntegerField(read_only=True, allow_null=True)
+    bot_id = serializers.IntegerField(read_only=True, allow_null=True)
+    number = serializers.IntegerField(read_only=True, allow_null=True)
+
+    def to_representation(self, version):
+        request = self.context.get("request")
+        if version.bot.is_public or is_insider(getattr(request, "user", None), version.bot.owner_id):
+            return super().to_representation(version)
+        return {"id": None, "bot_id": None, "bot_name": PRIVATE_BOT, "number": None}
+
+
 class EntrantSerializer(serializers.ModelSerializer):
-    version = VersionBriefSerializer(read_only=True)
+    version = EntrantVersionSerializer(read_only=True)
 
     class Meta:
         model = TournamentEntrant
@@ -246,7 +274,7 @@ class EntrantRequestSerializer(serializers.Serializer):
 class StandingSerializer(serializers.Serializer):
     rank = serializers.IntegerField()
     seed = serializers.IntegerField(source="entrant.seed")
-    version = VersionBriefSerializer(source="entrant.version")
+    version = EntrantVersionSerializer(source="entrant.version")
     score = serializers.FloatField()
     games = serializers.IntegerField()
     wins = serializers.IntegerField()
@@ -264,7 +292,7 @@ class CrosstableCellSerializer(serializers.Serializer):
 
 class CrosstableRowSerializer(serializers.Serializer):
     seed = serializers.IntegerField()
-    version = VersionBriefSerializer()
+    version = EntrantVersionSerializer()
     cells = CrosstableCellSerializer(many=True)
     score = serializers.FloatField()
     rank = serializers.IntegerField()
