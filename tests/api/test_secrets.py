@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
+from tournaments.api import public
 from tournaments.models import Game, Match
 
 from .conftest import client_for, finished_match, make_bot, ready_version
@@ -51,8 +52,20 @@ def test_the_public_record_carries_no_stderr_or_log(anon, grace, secret_game):
         assert response["Cache-Control"].startswith("public")
     record, body, _ = record_of(client_for(None), secret_game)
     assert_public(record, body, secret_game)
+    kept = public._lookup(f"record:{secret_game.pk}")[1]  # what the cache keeps for the public
+    assert kept is not None and b'"actions"' in kept.content and b"SECRET" not in kept.content
     response = anon.get(f"/api/games/{secret_game.pk}/record.txt")
     assert response.status_code == 200 and b"SECRET" not in response.content
+
+
+def test_a_record_page_kept_before_the_secrets_were_left_out_is_never_served(anon, secret_game):
+    from django.core.cache import cache
+
+    generation, _ = public._lookup("warm-up")
+    old = public.Page(b'{"record": {"stderr": {"white": "OLD-SECRET"}}}')
+    cache.set(public._key(f"game:{secret_game.pk}", generation), old, 60)  # the former name of the page
+    record, body, _ = record_of(anon, secret_game)
+    assert_public(record, body, secret_game)
 
 
 def test_each_owner_sees_their_own_bots_secrets_only(anon, ada, grace, root, secret_game):

@@ -304,7 +304,8 @@ class GameViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
                                 cache_control=f"public, max-age={GAME_RECORD_MAX_AGE}" if shared
                                 else "private, no-cache")
 
-        return public.serve(request, f"game:{int(pk)}", public.OUTSIDERS, public.RECORD_SECONDS, build)
+        # "record:", not the former "game:": a page kept before the secrets were left out is never served.
+        return public.serve(request, f"record:{int(pk)}", public.OUTSIDERS, public.RECORD_SECONDS, build)
 
 
 GAME_RECORD_MAX_AGE = 60  # what a browser or proxy may reuse without asking (bounds a rename's staleness)
