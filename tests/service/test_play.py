@@ -21,9 +21,9 @@ pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_a_crashing_bot_loses_and_the_loss_is_rated(make_bot):
+def test_a_crashing_bot_loses_and_the_loss_is_rated(make_bot, other_player):
     good = ready_version(make_bot("good"))
-    bad = ready_version(make_bot("bad"), "illegal_bot.py")
+    bad = ready_version(make_bot("bad", owner=other_player), "illegal_bot.py")  # rated: two owners
     match = play_match_now(create_match(good, bad, games=2, time_control="move:2000").pk)
     assert (match.status, match.score_a, match.score_b) == ("finished", 2.0, 0.0)
     assert set(Game.objects.values_list("reason", flat=True)) == {"illegal-move"}
