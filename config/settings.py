@@ -268,6 +268,15 @@ ARENA = {
     "DEFAULT_TIME_CONTROL": os.environ.get("ARENA_DEFAULT_TIME_CONTROL", "move:1000"),
     "DEFAULT_GAMES_PER_MATCH": env_int("ARENA_DEFAULT_GAMES_PER_MATCH", 2),
     "MAX_GAMES_PER_MATCH": env_int("ARENA_MAX_GAMES_PER_MATCH", 100),
+    # Bounds on the time controls anyone may ask for (the default above must lie inside them).
+    "TIME_CONTROL_MOVE_MIN_MS": env_int("ARENA_TIME_CONTROL_MOVE_MIN_MS", 50),
+    "TIME_CONTROL_MOVE_MAX_MS": env_int("ARENA_TIME_CONTROL_MOVE_MAX_MS", 10_000),
+    "TIME_CONTROL_CLOCK_BASE_MAX_MS": env_int("ARENA_TIME_CONTROL_CLOCK_BASE_MAX_MS", 15 * 60_000),
+    "TIME_CONTROL_CLOCK_INCREMENT_MAX_MS": env_int("ARENA_TIME_CONTROL_CLOCK_INCREMENT_MAX_MS", 10_000),
+    # What one player (not staff) may have going at once; and the largest round robin anyone may start.
+    "MAX_QUEUED_MATCHES_PER_PLAYER": env_int("ARENA_MAX_QUEUED_MATCHES_PER_PLAYER", 10),
+    "MAX_RUNNING_TOURNAMENTS_PER_PLAYER": env_int("ARENA_MAX_RUNNING_TOURNAMENTS_PER_PLAYER", 2),
+    "MAX_TOURNAMENT_ENTRANTS": env_int("ARENA_MAX_TOURNAMENT_ENTRANTS", 32),
     "MATCH_LEASE_SECONDS": env_int("ARENA_MATCH_LEASE_SECONDS", 120),
     "MATCH_MAX_ATTEMPTS": env_int("ARENA_MATCH_MAX_ATTEMPTS", 3),
     "SMOKE_TEST_STARTUP_SECONDS": env_int("ARENA_SMOKE_TEST_STARTUP_SECONDS", 10),
@@ -291,6 +300,16 @@ AXES_CLIENT_IP_CALLABLE = "tournaments.api.throttles.client_address"  # the thro
 AXES_RESET_ON_SUCCESS = False
 AXES_DISABLE_ACCESS_LOG = True  # keep failures only, not a row per successful login
 AXES_HTTP_RESPONSE_CODE = 429
+
+def _check_match_bounds() -> None:
+    from tournaments.bounds import settings_problems  # Django-free: safe while the settings load
+
+    problems = settings_problems(ARENA)
+    if problems:
+        raise ImproperlyConfigured("; ".join(problems))
+
+
+_check_match_bounds()
 
 LOGGING = {
     "version": 1,

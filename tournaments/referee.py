@@ -15,7 +15,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from engines.bots import BadBot, Bot, load_bot
+from engines.bots import BadBot, Bot, load_bot, sanitise_name
 from engines.bundle import BadFiles, unpack, write_tree
 
 from .services.uploads import file_limits
@@ -88,7 +88,9 @@ def load_version(version) -> Bot:
     directory = bot_directory(version)
     path = directory / version.filename if version.kind == "py" else directory
     bot = load_bot(path)
-    return Bot(name=f"{version.bot.name}-v{version.number}"[:32], directory=bot.directory, run=bot.run,
+    # The sandbox names the bot's work directory after it: never a player's raw name (an old row may predate
+    # the name rule), always the protocol's safe characters.
+    return Bot(name=sanitise_name(f"{version.bot.name}-v{version.number}"), directory=bot.directory, run=bot.run,
                build=bot.build, single_file=bot.single_file)
 
 

@@ -27,9 +27,10 @@ def play(a, b, winners, rated=True):
 
 
 @pytest.fixture
-def league(make_bot):
-    """ann > bob > cid, all three trading results; dan only ever won; eve only ever lost."""
-    ann, bob, cid, dan, eve = (ready_version(make_bot(name)) for name in ("ann", "bob", "cid", "dan", "eve"))
+def league(make_bot, rivals):
+    """ann > bob > cid, all three trading results; dan only ever won; eve only ever lost. Five owners (ann is
+    ada's): two bots of one owner never play rated."""
+    ann, (bob, cid, dan, eve) = ready_version(make_bot("ann")), rivals("bob", "cid", "dan", "eve")
     play(ann, bob, ["white", "black", "white", "white", "none", "black"])
     play(bob, cid, ["white", "none", "black", "white"])
     play(cid, ann, ["white", "white", "black", "none"])
@@ -86,10 +87,10 @@ def test_a_game_without_rated_games_has_a_fit_that_says_so(league):
     assert (empty.games, empty.note, empty.advantage, empty.ratings.count()) == (0, "no rated games", None, 0)
 
 
-def test_two_versions_of_one_bot_are_one_bot_and_do_not_rate_each_other(make_bot):
+def test_two_versions_of_one_bot_are_one_bot_and_do_not_rate_each_other(make_bot, rivals):
     first = ready_version(make_bot("ann"))
     second = ready_version(first.bot)
-    bob = ready_version(make_bot("bob"))
+    [bob] = rivals("bob")
     play(first, second, ["white", "white"])
     play(first, bob, ["white", "black"])
     play(bob, second, ["white", "black"])

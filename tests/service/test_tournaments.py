@@ -198,7 +198,8 @@ def test_crosstable_and_match_list_query_counts(player, entrants, django_assert_
             _ = (match.version_a.bot.owner.username, match.version_b.bot.name, match.tournament.name)
 
 
-def test_cancel_keeps_results_and_resume_requeues(player, entrants):
+def test_cancel_keeps_results_and_resume_requeues(player, rivals):
+    entrants = rivals("ann", "bob", "cid", "dee")  # rated: bots of four owners
     tournament = make_tournament(player, entrants, double_round=False, games_per_pairing=1, rated=True)
     matches = start_tournament(tournament)
     settle(matches[0], ["white"])
@@ -213,8 +214,8 @@ def test_cancel_keeps_results_and_resume_requeues(player, entrants):
         resume_tournament(tournament)
 
 
-def test_a_tournament_played_to_the_end_with_real_bots(player, make_bot):
-    versions = [ready_version(make_bot(name)) for name in ("ann", "bob", "cid")]
+def test_a_tournament_played_to_the_end_with_real_bots(player, rivals):
+    versions = rivals("ann", "bob", "cid")  # rated: bots of three owners
     tournament = create_tournament(player, name="Live", game="tafl9", games_per_pairing=2, double_round=False,
                                    time_control="move:2000", rated=True)
     for version in versions:
