@@ -136,3 +136,23 @@ def test_opponents_take_the_same_queries_for_few_and_many(size, player, other_pl
     with django_assert_max_num_queries(4):
         response = client.get(f"/api/bots/{mine.bot_id}/opponents/")
     assert response.status_code == 200 and len(response.json()) == size
+
+
+@pytest.mark.parametrize("size", [2, 8])
+@pytest.mark.parametrize("url", ["/api/bots/{bot}/", "/api/bots/{bot}/versions/", "/api/versions/",
+                                 "/api/bots/{bot}/sprt/"])
+def test_versions_show_their_tests_without_a_query_each(url, size, player, django_assert_max_num_queries):
+    from tournaments.services import request_version_test
+
+    bot = make_bot(player, "many")
+    ready_version(bot)
+    for _ in range(size - 1):
+        ready_version(bot)
+        request_version_test(bot)  # the newest version against the one before
+    client = client_for(player)
+    with django_assert_max_num_queries(5):
+        response = client.get(url.format(bot=bot.pk))
+    assert response.status_code == 200, response.content
+    body = response.json()
+    rows = body if isinstance(body, list) else body.get("versions", body.get("results"))
+    assert len(rows) == size - url.endswith("sprt/")  # the oldest version has no test
