@@ -156,3 +156,12 @@ def test_versions_show_their_tests_without_a_query_each(url, size, player, djang
     body = response.json()
     rows = body if isinstance(body, list) else body.get("versions", body.get("results"))
     assert len(rows) == size - url.endswith("sprt/")  # the oldest version has no test
+
+
+def test_operators_see_the_tests_in_the_admin(client, admin_user, ada, two_versions):
+    old, new = two_versions
+    test = ada.post(f"/api/bots/{new.bot_id}/sprt/", {}, format="json").json()
+    client.force_login(admin_user)
+    listing = client.get("/admin/ratings/versiontest/")
+    assert listing.status_code == 200 and b"running" in listing.content
+    assert client.get(f"/admin/ratings/versiontest/{test['id']}/change/").status_code == 200

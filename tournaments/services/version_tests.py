@@ -158,6 +158,7 @@ def match_ended_unscored(match: Match) -> None:
         _queue_matches(test)
 
 
+@transaction.atomic
 def stop_tests_of(version: BotVersion, reason: str) -> int:
     """Stop the running tests a version plays in (it was disabled): nothing is left to decide them."""
     tests = VersionTest.objects.select_for_update().filter(
