@@ -254,6 +254,10 @@ ARENA = {
     # Fitted ratings (ratings.fit): the pool's average they are anchored to, and how often beat refits.
     "RATING_FIT_AVERAGE": env_int("ARENA_RATING_FIT_AVERAGE", 1500),
     "RATING_FIT_SECONDS": env_int("ARENA_RATING_FIT_SECONDS", 3600),
+    # SPRT of a new version against the previous one: its matches queued or running at once, and the
+    # colour-swapped pairs after which a test without a verdict stops.
+    "SPRT_OPEN_MATCHES": env_int("ARENA_SPRT_OPEN_MATCHES", 4),
+    "SPRT_MAX_PAIRS": env_int("ARENA_SPRT_MAX_PAIRS", 5000),
     # Uploads: the stored file, and for archives what they unpack to.
     "UPLOAD_MAX_BYTES": env_int("ARENA_UPLOAD_MAX_BYTES", 5 * 1024 * 1024),
     "UPLOAD_MAX_FILES": env_int("ARENA_UPLOAD_MAX_FILES", 200),

@@ -19,6 +19,7 @@ from django.db.models import Count, Q
 
 from engines import GAME_IDS
 from ratings.models import Rating
+from ratings.selectors import held_back
 from tournaments.models import BotVersion, Match
 from tournaments.services import create_match
 
@@ -68,9 +69,14 @@ def choose_pairings(pool: list[Entrant], wanted: int, busy: set[int], owner_load
 
 
 def ladder_pool(game_id: str) -> list[Entrant]:
-    """The newest ready, enabled version of every public bot of the game, with its bot's rating."""
+    """The newest ready, enabled version of every public bot of the game, with its bot's rating.
+
+    A version its owner put behind an SPRT gate plays only once that test has passed; until then the
+    version before it keeps the bot's place.
+    """
     versions = (BotVersion.objects.filter(bot__game=game_id, bot__is_public=True, status=BotVersion.Status.READY,
                                           is_disabled=False)
+                .exclude(held_back())
                 .order_by("bot_id", "-number").select_related("bot"))
     newest: dict[int, BotVersion] = {}
     for version in versions:

@@ -8,7 +8,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from engines import GAME_IDS
-from ratings.models import Rating, RatingChange
+from ratings import sprt
+from ratings.models import Rating, RatingChange, VersionTest
 from tournaments.models import BOT_NAME_RULE, Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 from tournaments.selectors import is_insider, record_seen_by
 
@@ -51,15 +52,83 @@ class TokenSerializer(serializers.Serializer):
 
 # --- bots and versions ----------------------------------------------------------------------
 
+def finite(value: float) -> float | None:
+    """JSON has no infinity: an Elo a one-sided result leaves unbounded is null."""
+    return value if value == value and abs(value) != float("inf") else None
+
+
+class VersionTestSerializer(serializers.ModelSerializer):
+    """An SPRT of ``candidate`` (the new version) against ``baseline``: bounds in logistic Elo, the LLR with
+    the bounds it stops at, the pairs by the candidate's score 0, ½, 1, 1½, 2, and the candidate's Elo
+    difference with its 95% interval from those pairs (null before any pair, or while unbounded)."""
+
+    candidate = serializers.IntegerField(source="candidate_id", read_only=True)
+    baseline = serializers.IntegerField(source="baseline_id", read_only=True)
+    lower_bound = serializers.SerializerMethodField()
+    upper_bound = serializers.SerializerMethodField()
+    pentanomial = serializers.ListField(child=serializers.IntegerField(), read_only=True)
+    games = serializers.SerializerMethodField()
+    elo = serializers.SerializerMethodField()
+    elo_margin = serializers.SerializerMethodField()
+    los = serializers.SerializerMethodField()
+
+    class Meta:
+        model = VersionTest
+        fields = ["id", "candidate", "baseline", "elo0", "elo1", "alpha", "beta", "gate", "state", "llr",
+                  "lower_bound", "upper_bound", "pentanomial", "games", "wins", "draws", "losses", "elo",
+                  "elo_margin", "los", "note", "created_at", "finished_at"]
+        read_only_fields = fields
+
+    @staticmethod
+    def _hypotheses(test) -> sprt.Hypotheses:
+        return sprt.Hypotheses(test.elo0, test.elo1, test.alpha, test.beta)
+
+    def get_lower_bound(self, test) -> float:
+        return self._hypotheses(test).lower
+
+    def get_upper_bound(self, test) -> float:
+        return self._hypotheses(test).upper
+
+    def get_games(self, test) -> int:
+        return test.wins + test.draws + test.losses
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_elo(self, test):
+        estimate = sprt.elo_estimate(test.pentanomial)
+        return None if estimate is None else finite(estimate.elo)
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_elo_margin(self, test):
+        estimate = sprt.elo_estimate(test.pentanomial)
+        return None if estimate is None else finite(estimate.margin)
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_los(self, test):
+        estimate = sprt.elo_estimate(test.pentanomial)
+        return None if estimate is None else estimate.los
+
+
+def latest_test(version):
+    """The version's newest SPRT as the new version, from its prefetched ``sprt_tests``; None if it has none."""
+    return max(version.sprt_tests.all(), key=lambda test: (test.created_at, test.id), default=None)
+
+
 class BotVersionSerializer(serializers.ModelSerializer):
     bot = serializers.PrimaryKeyRelatedField(read_only=True)
     reject_reason = serializers.SerializerMethodField()
+    sprt = serializers.SerializerMethodField()
 
     class Meta:
         model = BotVersion
         fields = ["id", "bot", "number", "filename", "kind", "sha256", "size", "uploaded_at", "status",
-                  "reject_reason", "checked_at", "is_disabled"]
+                  "reject_reason", "checked_at", "is_disabled", "sprt"]
         read_only_fields = fields
+
+    @extend_schema_field(VersionTestSerializer(allow_null=True))
+    def get_sprt(self, version):
+        """The version's latest SPRT against the version before it (null if none was asked for)."""
+        test = latest_test(version)
+        return None if test is None else VersionTestSerializer(test).data
 
     @extend_schema_field(serializers.CharField(allow_blank=True))
     def get_reject_reason(self, version) -> str:
@@ -136,6 +205,41 @@ class BotUpdateSerializer(serializers.Serializer):
     description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
     is_public = serializers.BooleanField(required=False)
     open_to_tournaments = serializers.BooleanField(required=False, help_text=CONSENT_HELP)
+
+
+class VersionTestRequestSerializer(serializers.Serializer):
+    version = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False,
+                                       help_text="The new version to test (default: the bot's newest ready one).")
+    elo0 = serializers.FloatField(default=0.0, help_text="H0, logistic Elo of the new version over the old.")
+    elo1 = serializers.FloatField(default=10.0, help_text="H1, logistic Elo; above elo0.")
+    alpha = serializers.FloatField(default=0.05, help_text="The chance of passing a version that is elo0 better.")
+    beta = serializers.FloatField(default=0.05, help_text="The chance of failing a version that is elo1 better.")
+    gate = serializers.BooleanField(default=False, help_text="Put the new version on the ladder only if it passes.")
+
+
+class OpponentSerializer(serializers.Serializer):
+    """A bot's games against one opponent: W/D/L from the bot's side, its score (0..1) and the Elo difference
+    (bot minus opponent) with the half-width of its 95% interval; Elo is null when one side won every game."""
+
+    opponent = serializers.IntegerField(source="bot_id")
+    name = serializers.CharField()
+    owner = serializers.CharField()
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    score = serializers.FloatField(source="estimate.score")
+    elo = serializers.SerializerMethodField()
+    elo_margin = serializers.SerializerMethodField()
+    los = serializers.FloatField(source="estimate.los")
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_elo(self, result):
+        return finite(result.estimate.elo)
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_elo_margin(self, result):
+        return finite(result.estimate.margin)
 
 
 # --- matches and games ------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from .tournaments import (
     start_tournament,
 )
 from .uploads import set_version_disabled, smoke_test_version, upload_version, validate_upload
+from .version_tests import previous_version, request_version_test
 
 __all__ = [
     "LeaseLost", "Report", "add_entrant", "api_token", "cancel_match", "cancel_queued_matches_of", "cancel_tournament",
@@ -36,3 +37,4 @@ __all__ = [
     "set_version_disabled", "smoke_test_version", "start_tournament", "update_bot", "upload_version",
     "validate_upload",
 ]
+__all__ += ["previous_version", "request_version_test"]

@@ -25,6 +25,7 @@ from ratings.services import apply_rated_game, lock_ratings
 
 from ..bounds import games_problem, time_control_problem
 from ..models import BotVersion, Game, Match, Tournament, same_owner
+from . import version_tests  # an SPRT's match counts in its test, in the transaction that stores it
 
 log = logging.getLogger(__name__)
 
@@ -192,7 +193,8 @@ def finish_match(match_id: int, lease_token, records) -> Report:
         bot_a, bot_b = match.version_a.bot_id, match.version_b.bot_id
         ratings = lock_ratings(match.game, (bot_a, bot_b)) if match.rated else {}
         score_a = score_b = 0.0
-        for played in _store_games(match, records):
+        games = _store_games(match, records)
+        for played in games:
             points_a, points_b = _points(played.winner, played.white_id == match.version_a_id)
             score_a += points_a
             score_b += points_b
@@ -204,6 +206,7 @@ def finish_match(match_id: int, lease_token, records) -> Report:
         match.save(update_fields=["status", "score_a", "score_b", "finished_at"])
         if match.tournament_id:
             finish_tournament_if_done(match.tournament_id)
+        version_tests.record_test_match(match, games)
     return Report.FINISHED
 
 
@@ -257,6 +260,8 @@ def _requeue(match: Match, reason: str) -> None:
                               "worker_id"])
     if match.status == Match.Status.FAILED and match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
+    if match.status == Match.Status.FAILED:
+        version_tests.match_ended_unscored(match)
 
 
 def requeue_match(match_id: int, lease_token=None, reason: str = "requeued") -> bool:
@@ -296,6 +301,7 @@ def fail_match(match_id: int, reason: str, lease_token=None) -> bool:
         match.save(update_fields=["status", "failure_reason", "finished_at"])
         if match.tournament_id:
             finish_tournament_if_done(match.tournament_id)
+        version_tests.match_ended_unscored(match)
     return True
 
 
@@ -306,6 +312,7 @@ def cancel_match(match_id: int) -> bool:
 
 
 def cancel_queued_matches_of(version: BotVersion) -> int:
+    version_tests.stop_tests_of(version, f"{version} was disabled")
     return Match.objects.filter(Q(version_a=version) | Q(version_b=version), status=Match.Status.QUEUED).update(
         status=Match.Status.CANCELLED, finished_at=timezone.now(), failure_reason=f"{version} was disabled")
 
