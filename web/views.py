@@ -1,0 +1,237 @@
+"""The site's pages. Thin: a selector reads, a service writes (through a form that only shapes the input),
+a template shows. Anything missing, or private to someone else, is the site's own 404 page."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+
+from engines import GAME_IDS
+from tournaments import live
+from tournaments import selectors as app_selectors
+from tournaments import services as app_services
+from tournaments.api import services as api_services
+from tournaments.models import Match, Tournament
+
+from . import charts, forms, selectors, starters, viewer
+
+
+def not_found(request, exception=None, what: str = "page"):
+    return render(request, "web/404.html", {"what": what}, status=404)
+
+
+def home(request):
+    return render(request, "web/home.html", selectors.home(request.user))
+
+
+@require_GET
+def leaderboard(request, game_id: str):
+    if game_id not in GAME_IDS:
+        return not_found(request, what="game")
+    sort = request.GET.get("sort", "rating")
+    if sort not in selectors.LEADERBOARD_SORTS:
+        sort = "rating"
+    board = selectors.leaderboard(game_id, sort, request.GET.get("page"))
+    return render(request, "web/leaderboard.html", {
+        "game_id": game_id, "game_name": selectors.GAME_NAMES[game_id], "sort": sort, "games": GAME_IDS,
+        "game_names": selectors.GAME_NAMES, **board})
+
+
+def bot(request, bot_id: int):
+    found = selectors.bot(request.user, bot_id)
+    if found is None:
+        return not_found(request, what="bot")
+    owner = request.user.is_authenticated and (request.user.pk == found.owner_id or request.user.is_staff)
+    form = forms.UploadForm()
+    if request.method == "POST":
+        if not owner:
+            return not_found(request, what="bot")
+        form = forms.UploadForm(request.POST, request.FILES)
+        if form.is_valid() and forms.run_service(form, lambda: _upload(found, form.cleaned_data["file"])):
+            messages.success(request, "Uploaded: the smoke test runs now; this page shows its verdict.")
+            return redirect("web:bot", bot_id=found.pk)
+    versions = list(found.versions.all())
+    version_ids = [version.pk for version in versions]
+    rating = next((r for r in found.ratings.all() if r.game == found.game), None)
+    return render(request, "web/bot.html", {
+        "bot": found, "is_owner": owner, "versions": versions, "rating": rating, "form": form,
+        "provisional": rating is not None and rating.games < selectors.provisional_games(),
+        "interval": selectors.rating_intervals(found.game, [found.pk]).get(found.pk),
+        "chart": charts.rating_svg(selectors.rating_points(found)),
+        "opponents": selectors.opponents(request.user, found, version_ids),
+        "recent": selectors.recent_games(request.user, version_ids),
+        "game_name": selectors.GAME_NAMES[found.game]}, status=400 if form.errors else 200)
+
+
+def _upload(bot, file):
+    version = app_services.upload_version(bot, file)
+    api_services.after_upload(version)  # the smoke test, once the upload is committed
+    return version
+
+
+@login_required
+def bot_create(request):
+    form = forms.BotForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        created = forms.run_service(form, lambda: app_services.create_bot(request.user, **form.cleaned_data))
+        if created is not None:
+            messages.success(request, f"{created.name} is yours: upload its first version below.")
+            return redirect("web:bot", bot_id=created.pk)
+    return render(request, "web/form.html", {"form": form, "title": "New bot", "button": "Create the bot"},
+                  status=400 if form.errors else 200)
+
+
+def game(request, game_id: int):
+    found = selectors.game(request.user, game_id)
+    if found is None:
+        return not_found(request, what="game")
+    record = found.record or {}
+    moves = list(zip(range(1, len(record.get("actions", [])) + 1), record.get("actions", []),
+                     record.get("times") or [None] * len(record.get("actions", []))))
+    return render(request, "web/game.html", {
+        "game": found, "match": found.match, "moves": moves, "game_name": selectors.GAME_NAMES[found.match.game],
+        **viewer.context(found.match.game, record)})
+
+
+def match(request, match_id: int):
+    found = selectors.match(request.user, match_id)
+    if found is None:
+        return not_found(request, what="match")
+    return render(request, "web/match.html", {"match": found, "games": list(found.games.all()),
+                                              "game_name": selectors.GAME_NAMES[found.game]})
+
+
+def match_live(request, match_id: int):
+    """The game a running match is playing, updating as it goes; the match page once it is over."""
+    found = selectors.match(request.user, match_id)
+    if found is None:
+        return not_found(request, what="match")
+    now = live.current(found.pk)
+    if found.status != Match.Status.RUNNING and (found.status != Match.Status.FINISHED or now is None):
+        return redirect("web:match", match_id=found.pk)
+    record = now["record"] if now else {"game": found.game, "actions": [], "times": []}
+    return render(request, "web/live.html", {
+        "match": found, "number": now["number"] if now else 1, "record": record,
+        "game_name": selectors.GAME_NAMES[found.game],
+        **viewer.context(found.game, record, live_url=reverse("web:match-live-json", args=[found.pk]))})
+
+
+def match_live_json(request, match_id: int):
+    """What the live viewer polls: the game so far, and where its replay is once the match is over."""
+    found = selectors.match(request.user, match_id)
+    if found is None:
+        raise Http404("no such match")
+    now = live.current(found.pk)
+    finished = found.status == Match.Status.FINISHED
+    games = {g.number: g.pk for g in found.games.all()} if finished else {}
+    number = now["number"] if now else None
+    body = {"match": found.pk, "status": found.status, "number": number,
+            "over": found.status != Match.Status.RUNNING,
+            "game_url": reverse("web:game", args=[games[number]]) if number in games else None,
+            "replay": viewer.replay(found.game, now["record"]) if now else None}
+    return JsonResponse(body, headers={"Cache-Control": "no-store"})
+
+
+def tournament_list(request):
+    return render(request, "web/tournaments.html", {"tournaments": list(app_selectors.tournament_list()[:100]),
+                                                    "game_names": selectors.GAME_NAMES})
+
+
+def tournament(request, tournament_id: int):
+    found = selectors.tournament(tournament_id)
+    if found is None:
+        return not_found(request, what="tournament")
+    organiser = request.user.is_authenticated and (request.user.pk == found.organiser_id or request.user.is_staff)
+    choices = selectors.entry_choices(request.user, found) if organiser and found.status == "draft" else []
+    form = forms.EntrantForm(choices=choices)
+    if request.method == "POST":
+        if not organiser:
+            return not_found(request, what="tournament")
+        form = _tournament_action(request, found, choices)
+        if form is None:
+            return redirect("web:tournament", tournament_id=found.pk)
+    table = app_selectors.crosstable(found)
+    return render(request, "web/tournament.html", {
+        "tournament": found, "table": table, "rows": _crosstable_rows(table), "is_organiser": organiser,
+        "progress": selectors.tournament_progress(found), "matches": selectors.tournament_matches(found),
+        "form": form, "game_name": selectors.GAME_NAMES[found.game]}, status=400 if form.errors else 200)
+
+
+def _tournament_action(request, found: Tournament, choices):
+    """The organiser's add-entrant or start; the form with its errors, or None when it was done."""
+    form = forms.EntrantForm(request.POST, choices=choices)
+    if request.POST.get("action") == "start":
+        if forms.run_service(form, lambda: app_services.start_tournament(found)) is not None:
+            messages.success(request, "Started: the matches are queued.")
+            return None
+        return form
+    if form.is_valid() and forms.run_service(form, lambda: app_services.add_entrant(
+            found, api_services.entrant_version(request.user, form.cleaned_data["version"]))):
+        return None
+    return form
+
+
+def _crosstable_rows(table) -> list[dict]:
+    ranks = {standing.entrant.version_id: standing for standing in table.standings}
+    return [{"entrant": entrant, "standing": ranks[entrant.version_id],
+             "cells": [None if other.version_id == entrant.version_id
+                       else table.cells[entrant.version_id][other.version_id] for other in table.entrants]}
+            for entrant in table.entrants]
+
+
+@login_required
+def tournament_create(request):
+    form = forms.TournamentForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        created = forms.run_service(form, lambda: app_services.create_tournament(request.user, **form.cleaned_data))
+        if created is not None:
+            messages.success(request, "Created: add the entrants, then start it.")
+            return redirect("web:tournament", tournament_id=created.pk)
+    return render(request, "web/form.html", {"form": form, "title": "New tournament",
+                                             "button": "Create the tournament"},
+                  status=400 if form.errors else 200)
+
+
+def player(request, username: str):
+    found = selectors.player(username)
+    if found is None:
+        return not_found(request, what="player")
+    return render(request, "web/player.html", {
+        "player": found, "bots": selectors.player_bots(request.user, found), "game_names": selectors.GAME_NAMES,
+        "tournaments": list(app_selectors.tournament_list().filter(organiser=found)[:20])})
+
+
+def register(request):
+    form = forms.RegisterForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = forms.run_service(form, lambda: api_services.register_player(**form.cleaned_data))
+        if user is not None:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, f"Welcome, {user.username}. Create your first bot.")
+            return redirect("web:bot-create")
+    return render(request, "web/form.html", {"form": form, "title": "Register", "button": "Register"},
+                  status=400 if form.errors else 200)
+
+
+# --- taking part ------------------------------------------------------------------------------------
+
+def take_part(request):
+    kits = [(game_id, selectors.GAME_NAMES[game_id], starters.kits_of(game_id)) for game_id in GAME_IDS]
+    return render(request, "web/take_part.html", {"kits": kits})
+
+
+def protocol(request):
+    return render(request, "web/protocol.html", {"text": starters.protocol_text()})
+
+
+def starter_kit(request, name: str):
+    archive = starters.kit_zip(name)
+    if archive is None:
+        return not_found(request, what="starter kit")
+    return HttpResponse(archive, content_type="application/zip",
+                        headers={"Content-Disposition": f'attachment; filename="{name}.zip"'})
