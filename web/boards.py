@@ -1,0 +1,458 @@
+"""The replay viewer's boards: SVG for every game id, and the plies of a record as the referee computes them.
+
+Nothing here knows a rule. Every position comes from replaying a record's actions through the referee
+(``engines``), and the pieces are read from each position's text with the game module's own parser, so
+the page can never disagree with the referee. The page's script (``static/web/replay.js``) only shows
+what ``replay`` computed.
+
+Piece codes are a side letter and a kind letter: ``w``/``b`` for White/Black (``n`` for Fidchell's
+King, who belongs to nobody), then tafl9 ``s`` soldier, ``k`` king; Fidchell ``s`` stone, ``k``
+the King (Navel Stone); Shatra ``k`` biy, ``q`` batyr, ``r`` tura, ``b`` yalkyn, ``p`` shatra, with
+a trailing ``!`` on an urgent reserve piece.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from html import escape
+from typing import Any
+
+from engines import BadRecord, Position, RefereeError, fidchell, get_game, shatra, tafl
+
+TITLES = {
+    "tafl9": "Tafl 9x9",
+    "fidchell-1": "Fidchell (Rules One)",
+    "fidchell-2": "Fidchell (Rules 2)",
+    "shatra": "Altai Shatra",
+}
+
+# What the tallies under the board show for a piece (also sent to the page in the replay JSON).
+GLYPHS = {
+    "tafl9": {"ws": "○", "bs": "●", "wk": "♔"},
+    "fidchell": {"ws": "○", "bs": "●", "nk": "◎"},
+    "shatra": {"wk": "♔", "wq": "♕", "wr": "♖", "wb": "♗", "wp": "♙",
+               "bk": "♚", "bq": "♛", "br": "♜", "bb": "♝", "bp": "♟"},
+}
+SIDES = ("white", "black")
+
+
+def _family(game_id: str) -> str:
+    return "fidchell" if game_id.startswith("fidchell") else game_id
+
+
+# ------------------------------------------------------------------ reading positions
+
+
+def cells(position: Position) -> dict[str, str]:
+    """The piece code on every occupied square or point of ``position``, by its name in the game's notation."""
+    family = _family(position.game.id)
+    if family == "tafl9":
+        limit = position.settings.no_capture_limit_plies
+        board = tafl._read_tfen(position.text(), limit)[0]
+        names = tafl._square_names(position.settings.ranks_numbered_from_bottom)
+        codes = {tafl._BLACK: "bs", tafl._WHITE: "ws", tafl._KING: "wk", tafl._KING_THRONE: "wk"}
+        return {names[sq]: codes[value] for sq, value in enumerate(board) if value in codes}
+    if family == "fidchell":
+        found = {"c": "nk"}
+        for side in SIDES:
+            found.update(dict.fromkeys(position.stones(side), side[0] + "s"))
+        return found
+    rules = shatra._rules(position.settings)
+    board, *_, urgent, _winner = shatra._read_fen(position.text(), rules)
+    found = {}
+    for sq in shatra.SQUARES:
+        piece = board[sq]
+        if piece:
+            code = "wb"[piece >> 3] + shatra.LETTERS[piece & 7]
+            found[rules.names[sq]] = code + "!" if urgent & shatra.BIT[sq] else code
+    return found
+
+
+def hands(position: Position) -> list[int] | None:
+    """Stones in hand, [white, black], where the game has a hand (Fidchell); else None."""
+    return list(position.hands) if _family(position.game.id) == "fidchell" else None
+
+
+def _move_squares(game_id: str, action: str, names: frozenset[str]) -> list[str]:
+    """The squares an action names, in order (from, landings, to), for highlighting; none for a removal."""
+    family = _family(game_id)
+    if family == "fidchell" and action.startswith("x:"):
+        return []
+    if family == "tafl9":
+        action = action.split("x")[0]  # a record may append the captures: E2-E3xE4
+    return [token for token in re.split(r"[-x*@!]|=[A-Za-z]", action) if token in names]
+
+
+# ------------------------------------------------------------------ replay
+
+
+def replay(record: dict[str, Any], since: int | None = None) -> dict[str, Any]:
+    """The plies of ``record`` for the viewer, every position computed by the referee.
+
+    ``record`` is an engines record (game, settings, initial, actions, and for a finished game
+    winner/reason); a game in progress is the same without winner and reason. With ``since`` = n,
+    only plies n+1 onwards are listed (what a live page polls for). Raises ``BadRecord`` naming the
+    fault. The shape::
+
+        {"game": "tafl9", "first": 0, "over": true, "outcome": {"winner": "white", "reason": "escape"},
+         "glyphs": {code: character}, "plies": [
+            {"turn": "white", "set": {"E5": "wk", ...}},                        # ply 0: every piece
+            {"action": "E3-H3", "move": ["E3", "H3"], "turn": "black",
+             "set": {"H3": "ws"}, "clear": ["E3"], "captured": [...], "taken": [...]}, ...]}
+
+    ``set``/``clear``/``captured``/``taken`` appear only when not empty; ``captured`` lists the
+    squares the action took pieces from and ``taken`` those pieces' codes, in the same order;
+    ``hands`` ([white, black]: stones in hand, Fidchell) appears on ply 0 and wherever it changes.
+    ``outcome`` is null while the game goes on.
+    """
+    if since is not None and (type(since) is not int or since < 0):
+        raise ValueError(f"since must be a ply number (0 or more), not {since!r}")
+    game_id, position = _start(record)
+    names = point_names(game_id, position.settings)
+    first = 0 if since is None else since + 1
+    plies = []
+    before = cells(position) if first <= 1 else {}
+    if first == 0:
+        plies.append(_ply_entry(position, None, {}, before, None, names))
+    for number, action in enumerate(record["actions"], start=1):
+        try:
+            after = position.play(action)
+        except RefereeError as exc:
+            raise BadRecord(f"action {number} ({action}) is illegal: {exc}") from None
+        if number >= first - 1:
+            now = cells(after)
+            if number >= first:
+                plies.append(_ply_entry(after, position, before, now, action, names))
+            before = now
+        position = after
+    outcome = position.outcome()
+    if outcome is not None:
+        result = {"winner": outcome.winner, "reason": outcome.reason}
+    elif record.get("reason"):  # stopped by the runner (timeout, crash, ...), not by the rules
+        result = {"winner": record.get("winner", "none"), "reason": record["reason"]}
+    else:
+        result = None
+    return {
+        "game": game_id,
+        "first": first,
+        "over": result is not None,
+        "outcome": result,
+        "glyphs": GLYPHS[_family(game_id)],
+        "plies": plies,
+    }
+
+
+def _start(record: Any) -> tuple[str, Position]:
+    if not isinstance(record, dict):
+        raise BadRecord("a record must be a JSON object")
+    missing = [key for key in ("game", "initial", "actions") if key not in record]
+    if missing:
+        raise BadRecord(f"record lacks key(s) {', '.join(missing)}")
+    if not isinstance(record["actions"], list) or not all(isinstance(a, str) for a in record["actions"]):
+        raise BadRecord("actions must be a list of strings")
+    try:
+        game = get_game(record["game"])
+        return game.id, game.parse(record["initial"], record.get("settings"))
+    except RefereeError as exc:
+        raise BadRecord(f"record header: {exc}") from None
+
+
+def _ply_entry(position, previous, before: dict, now: dict, action: str | None, names) -> dict[str, Any]:
+    entry: dict[str, Any] = {}
+    if action is not None:
+        entry["action"] = action
+        entry["move"] = _move_squares(position.game.id, action, names)
+    entry["turn"] = position.turn
+    changed = {name: code for name, code in now.items() if before.get(name) != code}
+    if changed:
+        entry["set"] = changed
+    cleared = [name for name in before if name not in now]
+    if cleared:
+        entry["clear"] = cleared
+    captured = [name for name in position.captured if name in before]
+    if captured:
+        entry["captured"] = captured
+        entry["taken"] = [before[name] for name in captured]
+    in_hand = hands(position)
+    if in_hand is not None and (previous is None or in_hand != hands(previous)):
+        entry["hands"] = in_hand
+    return entry
+
+
+def at_ply(replayed: dict[str, Any], ply: int | None = None) -> dict[str, Any]:
+    """The board state the page shows at ``ply`` (the last by default), from a full ``replay``:
+    ``cells``, the ``move``/``captured``/``taken`` of the action that led there, ``hands`` and the
+    pieces each side has lost so far (``lost``: {side: [codes]})."""
+    plies = replayed["plies"]
+    last = len(plies) - 1 if ply is None else ply
+    board: dict[str, str] = {}
+    lost: dict[str, list[str]] = {"white": [], "black": []}
+    in_hand = None
+    for entry in plies[: last + 1]:
+        in_hand = entry.get("hands", in_hand)
+        for name in entry.get("clear", ()):
+            board.pop(name, None)
+        board.update(entry.get("set", {}))
+        for code in entry.get("taken", ()):
+            lost["black" if code.startswith("b") else "white"].append(code.rstrip("!"))
+    entry = plies[last]
+    return {"cells": board, "move": entry.get("move", []), "captured": entry.get("captured", []),
+            "taken": entry.get("taken", []), "hands": in_hand, "lost": lost}
+
+
+# ------------------------------------------------------------------ drawing
+
+
+@dataclass(frozen=True)
+class Point:
+    name: str
+    x: float  # the centre, in SVG units
+    y: float
+    kind: str  # extra CSS classes: throne, corner, escape, dark, light, fortress, gate, ring
+
+
+@dataclass(frozen=True)
+class Layout:
+    width: float
+    height: float  # of the board, without the tallies
+    half: float  # half the size a piece is drawn at
+    points: tuple[Point, ...]
+    background: str  # lines, zones and labels, under the points
+    square_cells: bool  # a square (tafl, shatra) or a small ring around an intersection (fidchell)
+
+
+def point_names(game_id: str, settings=None) -> frozenset[str]:
+    """Every square or point name of the game's notation, as the board draws them."""
+    return frozenset(point.name for point in _layout(game_id, _settings(game_id, settings)).points)
+
+
+def _settings(game_id: str, settings):
+    return get_game(game_id).settings(settings)
+
+
+def board_svg(game_id: str, settings=None, state: dict[str, Any] | None = None) -> str:
+    """The board of ``game_id`` as inline SVG markup: every square/point a ``<g data-point=NAME
+    data-piece=CODE>``, then the tallies (stones in hand, pieces lost). Empty without ``state``;
+    with ``state`` (from ``at_ply``) the pieces, the last move and its captures are drawn."""
+    settings = _settings(game_id, settings)
+    layout = _layout(game_id, settings)
+    family = _family(game_id)
+    state = state or {}
+    board = state.get("cells", {})
+    marks: dict[str, list[str]] = {}
+    move = state.get("move", [])
+    for i, name in enumerate(move):
+        marks.setdefault(name, []).append("is-from" if i == 0 and len(move) > 1 else
+                                          "is-to" if i == len(move) - 1 else "is-via")
+    ghosts = dict(zip(state.get("captured", []), state.get("taken", [])))
+    for name in ghosts:
+        marks.setdefault(name, []).append("is-captured")
+    h = layout.half
+    title = f"{TITLES[game_id]} board"
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="board board-{family}" data-game="{game_id}" '
+        f'viewBox="0 0 {layout.width:g} {layout.height + 56:g}" role="img" aria-label="{title}">'
+        f"<title>{title}</title><defs>{_symbols(family)}</defs>{layout.background}"
+    ]
+    cell = (f'<rect class="cell" x="{-h:g}" y="{-h:g}" width="{2 * h:g}" height="{2 * h:g}"/>'
+            if layout.square_cells else f'<circle class="cell" r="{h:g}"/><circle class="dot" r="3"/>')
+    q = h / 2
+    cross = f'<path class="deco" d="M{-q:g} {-q:g}L{q:g} {q:g}M{q:g} {-q:g}L{-q:g} {q:g}"/>'
+    deco = {"throne": cross, "corner": cross}  # Tafl: nobody may stop there
+    for point in layout.points:
+        code = board.get(point.name, "")
+        shown = code or ghosts.get(point.name, "")
+        classes = " ".join(["pt", *point.kind.split(), *marks.get(point.name, [])])
+        href = f' href="#{family}-{shown.rstrip("!")}"' if shown else ""
+        out.append(
+            f'<g class="{classes}" data-point="{point.name}" data-piece="{code}" '
+            f'transform="translate({point.x:g} {point.y:g})"><title>{point.name}</title>'
+            f'{cell}{deco.get(point.kind, "")}'
+            f'<use class="piece"{href} x="{-h:g}" y="{-h:g}" width="{2 * h:g}" height="{2 * h:g}"/></g>'
+        )
+    out.append(_tallies(layout, family, state))
+    out.append("</svg>")
+    return "".join(out)
+
+
+def tally_text(family: str, side: str, state: dict[str, Any]) -> str:
+    """One tally line: "White: 19 in hand, lost 2 ●●" (the script writes the same)."""
+    parts = []
+    in_hand = state.get("hands")
+    if in_hand is not None:
+        parts.append(f"{in_hand[SIDES.index(side)]} in hand")
+    lost = state.get("lost", {}).get(side, [])
+    glyphs = GLYPHS[family]
+    parts.append(f"lost {len(lost)} " + "".join(glyphs.get(code, "?") for code in lost))
+    return f"{side.capitalize()}: " + ", ".join(parts).rstrip()
+
+
+def _tallies(layout: Layout, family: str, state: dict[str, Any]) -> str:
+    y = layout.height + 20
+    return "".join(
+        f'<text class="tally" data-tally="{side}" x="12" y="{y + 24 * i:g}">'
+        f"{escape(tally_text(family, side, state))}</text>"
+        for i, side in enumerate(SIDES)
+    )
+
+
+def _symbols(family: str) -> str:
+    """One ``<symbol id="FAMILY-CODE">`` per piece, drawn in a 100x100 box."""
+    def disc(code: str, fill: str, stroke: str, inner: str = "") -> str:
+        return (f'<symbol id="{family}-{code}" viewBox="0 0 100 100"><circle cx="50" cy="50" r="42" '
+                f'fill="{fill}" stroke="{stroke}" stroke-width="6"/>{inner}</symbol>')
+
+    light, dark = "#f7f1e3", "#1d1d1d"
+    if family == "tafl9":
+        crown = ('<path d="M28 66 L24 36 L38 50 L50 28 L62 50 L76 36 L72 66 Z" fill="#b8860b" '
+                 'stroke="#3b2a00" stroke-width="4" stroke-linejoin="round"/>')
+        return disc("ws", light, dark) + disc("bs", dark, "#000", '<circle cx="50" cy="50" r="24" fill="none" '
+                                                'stroke="#666" stroke-width="4"/>') + disc("wk", light, dark, crown)
+    if family == "fidchell":
+        return (disc("ws", light, dark) + disc("bs", dark, "#000")
+                + disc("nk", "#d4a017", "#5a4000", '<circle cx="50" cy="50" r="20" fill="#f5d76e" '
+                       'stroke="#5a4000" stroke-width="5"/>'))
+    out = []
+    for side, fill, stroke, ink in (("w", light, dark, dark), ("b", dark, "#000", light)):
+        for kind, glyph in zip("kqrbp", "♚♛♜♝♟"):
+            out.append(disc(side + kind, fill, stroke,
+                            f'<text x="50" y="53" text-anchor="middle" dominant-baseline="middle" '
+                            f'font-size="62" fill="{ink}">{glyph}</text>'))
+    return "".join(out)
+
+
+@lru_cache(maxsize=32)
+def _layout(game_id: str, settings) -> Layout:
+    family = _family(game_id)
+    if family == "tafl9":
+        return _tafl_layout(settings)
+    if family == "fidchell":
+        return _fidchell_layout(settings)
+    return _shatra_layout(settings)
+
+
+def _label(x: float, y: float, text: str) -> str:
+    return f'<text class="coord" x="{x:g}" y="{y:g}" text-anchor="middle" dominant-baseline="middle">{text}</text>'
+
+
+SQUARE = 44  # the side of a square, in SVG units
+MARGIN = 26  # room for the coordinates
+
+
+def _tafl_layout(settings) -> Layout:
+    names = tafl._square_names(settings.ranks_numbered_from_bottom)
+    points, labels = [], []
+    for sq, name in enumerate(names):
+        file, row = sq % 9, 8 - sq // 9  # row 0 at the top
+        kind = ("throne" if sq == tafl.THRONE else "corner" if sq in tafl.CORNERS
+                else "escape" if sq in tafl.ESCAPES else "")
+        points.append(Point(name, MARGIN + (file + 0.5) * SQUARE, MARGIN / 2 + (row + 0.5) * SQUARE, kind))
+    for file in range(9):
+        labels.append(_label(MARGIN + (file + 0.5) * SQUARE, MARGIN / 2 + 9 * SQUARE + 12, names[file][0]))
+    for row in range(9):
+        labels.append(_label(MARGIN / 2, MARGIN / 2 + (row + 0.5) * SQUARE, names[(8 - row) * 9][1:]))
+    width = MARGIN + 9 * SQUARE + MARGIN / 2
+    frame = (f'<rect class="frame" x="{MARGIN - 4}" y="{MARGIN / 2 - 4}" width="{9 * SQUARE + 8}" '
+             f'height="{9 * SQUARE + 8}"/>')
+    return Layout(width, MARGIN / 2 + 9 * SQUARE + 26, SQUARE / 2, tuple(points), frame + "".join(labels), True)
+
+
+def _fidchell_layout(settings) -> Layout:
+    geometry = fidchell._geometry(settings.ring_sizes, settings.circles_are_lines, settings.ring_slide_max_steps)
+    step = 40  # between rings
+    centre = step * (geometry.rings + 0.75)
+    points, where = [], {}
+    ring_index = 0
+    for ring, size in enumerate(geometry.sizes, start=1):
+        for k in range(size):
+            angle = 2 * math.pi * k / size  # clockwise from north (rule book §2.2)
+            x, y = centre + ring * step * math.sin(angle), centre - ring * step * math.cos(angle)
+            where[ring_index] = (x, y)
+            points.append(Point(geometry.names[ring_index], round(x, 1), round(y, 1), f"ring{ring}"))
+            ring_index += 1
+    where[geometry.centre] = (centre, centre)
+    points.append(Point("c", centre, centre, "centre"))
+    lines = [f'<circle class="line" cx="{centre:g}" cy="{centre:g}" r="{ring * step}"/>'
+             for ring in range(1, geometry.rings + 1)]
+    out, _inward = geometry.radial_steps
+    segments = [(p, q) for p, q in enumerate(out) if q is not None]
+    segments += [(geometry.centre, p) for p in geometry.inner_nodes]
+    path = "".join(f"M{where[p][0]:.1f} {where[p][1]:.1f}L{where[q][0]:.1f} {where[q][1]:.1f}" for p, q in segments)
+    lines.append(f'<path class="line" d="{path}"/>')
+    # Ring numbers up the north quarter-line's left: the names are rRsK, K counted clockwise from north.
+    lines += [f'<text class="coord" x="{centre - 7:g}" y="{centre - ring * step + 20:g}" text-anchor="end">'
+              f"r{ring}</text>" for ring in range(1, geometry.rings + 1)]
+    size = 2 * centre
+    return Layout(size, size, 15, tuple(points), "".join(lines), False)
+
+
+def _shatra_layout(settings) -> Layout:
+    names = shatra._rules(settings).names
+    ditch = 14  # the gap between the halves (ranks 7 and 8)
+    algebraic = settings.coordinates == "algebraic"
+
+    def y_of(rank: int) -> float:
+        return MARGIN / 2 + (14 - rank + 0.5) * SQUARE + (ditch if rank <= 7 else 0)
+
+    points = []
+    for sq in shatra.SQUARES:
+        file, rank = sq % 7, sq // 7 + 1
+        zone = ("fortress" if rank <= 3 or rank >= 12 else "gate" if rank in (4, 11) else "")
+        colour = "dark" if (file + 1 + rank) % 2 == 0 else "light"
+        points.append(Point(names[sq], MARGIN + (file + 0.5) * SQUARE, y_of(rank), f"{colour} {zone}".strip()))
+    x0 = MARGIN
+    parts = [f'<rect class="ditch" x="{x0 - 4}" y="{y_of(8) + SQUARE / 2:g}" width="{7 * SQUARE + 8}" '
+             f'height="{ditch}"/>']
+    for fort_top, gate in ((14, 11), (3, 4)):  # each fortress (c-e, 3 ranks down from fort_top) and its gate
+        x = x0 + 2 * SQUARE
+        fort_y, gate_y = y_of(fort_top) - SQUARE / 2, y_of(gate) - SQUARE / 2
+        parts.append(f'<rect class="fortress-wall" x="{x - 3:g}" y="{fort_y - 3:g}" width="{3 * SQUARE + 6}" '
+                     f'height="{3 * SQUARE + 6}"/>')
+        parts.append(f'<rect class="gate-wall" x="{x + SQUARE - 3:g}" y="{gate_y - 3:g}" width="{SQUARE + 6}" '
+                     f'height="{SQUARE + 6}"/>')
+    parts.append(f'<rect class="frame" x="{x0 - 4}" y="{y_of(10) - SQUARE / 2 - 4:g}" width="{7 * SQUARE + 8}" '
+                 f'height="{y_of(5) - y_of(10) + SQUARE + 8:g}"/>')
+    if algebraic:
+        for file in range(7):
+            parts.append(_label(x0 + (file + 0.5) * SQUARE, y_of(1) + SQUARE / 2 + 12, "abcdefg"[file]))
+        for rank in range(1, 15):
+            parts.append(_label(MARGIN / 2, y_of(rank), str(rank)))
+    width = MARGIN + 7 * SQUARE + MARGIN / 2
+    return Layout(width, y_of(1) + SQUARE / 2 + 26, SQUARE / 2, tuple(points), "".join(parts), True)
+
+
+# ------------------------------------------------------------------ for the page
+
+
+def viewer(record: dict[str, Any], live_url: str | None = None) -> dict[str, Any]:
+    """The context ``web/_replay.html`` expects: the board drawn at the last ply, the replay, the live URL."""
+    replayed = replay(record)
+    state = at_ply(replayed)
+    return {
+        "board_svg": board_svg(replayed["game"], record.get("settings"), state),
+        "replay": replayed,
+        "live_url": None if replayed["over"] else live_url,
+        "status": status_text(replayed),
+    }
+
+
+def status_text(replayed: dict[str, Any], ply: int | None = None) -> str:
+    """The line over the board: "Ply 12 of 80: E3-H3. Black to move." or the result (the script writes the same)."""
+    plies = replayed["plies"]
+    last = replayed["first"] + len(plies) - 1
+    ply = last if ply is None else ply
+    entry = plies[ply - replayed["first"]]
+    text = f"Ply {ply} of {last}"
+    if "action" in entry:
+        text += f": {entry['action']}"
+    text += "."
+    outcome = replayed["outcome"]
+    if ply == last and outcome:
+        winner = outcome["winner"]
+        text += (" Draw" if winner == "none" else f" {winner.capitalize()} wins") + f" ({outcome['reason']})."
+    else:
+        text += f" {entry['turn'].capitalize()} to move."
+    return text
