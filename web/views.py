@@ -6,19 +6,20 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from engines import GAME_IDS
+from engines import GAME_IDS, get_game
 from tournaments import live
 from tournaments import selectors as app_selectors
 from tournaments import services as app_services
 from tournaments.api import services as api_services
-from tournaments.models import Match, Tournament
+from tournaments.models import Game, Match, Tournament
 
-from . import charts, forms, selectors, starters, viewer
+from . import boards, charts, forms, selectors, starters
+from .viewer import viewer
 
 
 def not_found(request, exception=None, what: str = "page"):
@@ -91,11 +92,11 @@ def game(request, game_id: int):
     if found is None:
         return not_found(request, what="game")
     record = found.record or {}
-    moves = list(zip(range(1, len(record.get("actions", [])) + 1), record.get("actions", []),
-                     record.get("times") or [None] * len(record.get("actions", []))))
+    actions = record.get("actions") or []
+    moves = list(zip(range(1, len(actions) + 1), actions, record.get("times") or [None] * len(actions)))
     return render(request, "web/game.html", {
         "game": found, "match": found.match, "moves": moves, "game_name": selectors.GAME_NAMES[found.match.game],
-        **viewer.context(found.match.game, record)})
+        **viewer(record)})
 
 
 def match(request, match_id: int):
@@ -107,33 +108,39 @@ def match(request, match_id: int):
 
 
 def match_live(request, match_id: int):
-    """The game a running match is playing, updating as it goes; the match page once it is over."""
+    """The game a running match is playing, updated as it goes (the viewer polls ``match_live_json``); once the
+    game is over the viewer shows its whole replay. A match not running has its own page."""
     found = selectors.match(request.user, match_id)
     if found is None:
         return not_found(request, what="match")
-    now = live.current(found.pk)
-    if found.status != Match.Status.RUNNING and (found.status != Match.Status.FINISHED or now is None):
+    if found.status != Match.Status.RUNNING:
         return redirect("web:match", match_id=found.pk)
-    record = now["record"] if now else {"game": found.game, "actions": [], "times": []}
+    number = live.current(found.pk) or 1
+    record = live.game(found.pk, number) or {"game": found.game, "initial": get_game(found.game).initial().text(),
+                                             "actions": []}
     return render(request, "web/live.html", {
-        "match": found, "number": now["number"] if now else 1, "record": record,
-        "game_name": selectors.GAME_NAMES[found.game],
-        **viewer.context(found.game, record, live_url=reverse("web:match-live-json", args=[found.pk]))})
+        "match": found, "number": number, "record": record, "game_name": selectors.GAME_NAMES[found.game],
+        **viewer(record, reverse("web:match-live-json", args=[found.pk, number]))})
 
 
-def match_live_json(request, match_id: int):
-    """What the live viewer polls: the game so far, and where its replay is once the match is over."""
+def match_live_json(request, match_id: int, number: int):
+    """What the live viewer polls: ``web.boards.replay`` of game ``number`` so far, the plies after ``?since=``."""
     found = selectors.match(request.user, match_id)
     if found is None:
-        raise Http404("no such match")
-    now = live.current(found.pk)
-    finished = found.status == Match.Status.FINISHED
-    games = {g.number: g.pk for g in found.games.all()} if finished else {}
-    number = now["number"] if now else None
-    body = {"match": found.pk, "status": found.status, "number": number,
-            "over": found.status != Match.Status.RUNNING,
-            "game_url": reverse("web:game", args=[games[number]]) if number in games else None,
-            "replay": viewer.replay(found.game, now["record"]) if now else None}
+        return JsonResponse({"detail": "no such match"}, status=404)
+    record = live.game(found.pk, number)
+    if record is None:
+        stored = next((g for g in found.games.all() if g.number == number), None)
+        if stored is None:
+            return JsonResponse({"detail": f"game {number} of match {found.pk} is not being played"}, status=404)
+        record = Game.objects.only("record").get(pk=stored.pk).record
+    since = request.GET.get("since")
+    if since is not None and not (since.isdigit() and len(since) < 7):
+        return JsonResponse({"detail": "since must be a ply number (0 or more)"}, status=400)
+    try:
+        body = boards.replay(record, None if since is None else int(since))
+    except ValueError as error:
+        return JsonResponse({"detail": str(error)}, status=400)
     return JsonResponse(body, headers={"Cache-Control": "no-store"})
 
 
