@@ -15,10 +15,12 @@ from engines import GAME_IDS, get_game
 from tournaments import live
 from tournaments import selectors as app_selectors
 from tournaments import services as app_services
+from tournaments.api import public
 from tournaments.api import services as api_services
 from tournaments.models import Game, Match, Tournament
 
 from . import boards, charts, forms, selectors, starters
+from .pagecache import for_visitors
 from .viewer import viewer
 
 
@@ -26,11 +28,13 @@ def not_found(request, exception=None, what: str = "page"):
     return render(request, "web/404.html", {"what": what}, status=404)
 
 
+@for_visitors(public.LIVE_SECONDS)
 def home(request):
     return render(request, "web/home.html", selectors.home(request.user))
 
 
 @require_GET
+@for_visitors(public.LIVE_SECONDS)
 def leaderboard(request, game_id: str):
     if game_id not in GAME_IDS:
         return not_found(request, what="game")
@@ -43,6 +47,7 @@ def leaderboard(request, game_id: str):
         "game_names": selectors.GAME_NAMES, **board})
 
 
+@for_visitors(public.LIVE_SECONDS)
 def bot(request, bot_id: int):
     found = selectors.bot(request.user, bot_id)
     if found is None:
@@ -87,6 +92,7 @@ def bot_create(request):
                   status=400 if form.errors else 200)
 
 
+@for_visitors(public.RECORD_SECONDS)  # a game never changes; its bots' names start a new generation
 def game(request, game_id: int):
     found = selectors.game(request.user, game_id)
     if found is None:

@@ -296,7 +296,7 @@ def test_page_query_counts_do_not_grow_with_the_data(league, player, other_playe
     client = client_for(player)
     before = {url: queries(client, url) for url in urls}
     for number in range(6):  # more opponents, more games, more matches, more bots
-        other = ready_version(make_bot(other_player, f"more-{number}"))
+        other = ready_version(make_bot(player if number % 2 else other_player, f"more-{number}"))
         finish(alpha, other, seed=10 + number, games=3)
         finish(other, league["beta"], seed=20 + number)
     from tournaments.services import add_entrant
@@ -307,3 +307,17 @@ def test_page_query_counts_do_not_grow_with_the_data(league, player, other_playe
     after = {url: queries(client, url) for url in urls}
     assert after == before
     assert max(after.values()) <= 14, after
+
+
+def test_visitors_pages_are_kept_until_a_bot_changes(league, player, django_capture_on_commit_callbacks):
+    from tournaments.services import update_bot
+
+    alpha = league["alpha"].bot
+    visitor = client_for()
+    assert queries(visitor, f"/bots/{alpha.pk}/") > 0
+    assert queries(visitor, f"/bots/{alpha.pk}/") == 0  # kept, rendered
+    assert queries(client_for(player), f"/bots/{alpha.pk}/") > 0  # the owner's page is built for her
+    with django_capture_on_commit_callbacks(execute=True):
+        update_bot(alpha, is_public=False)
+    assert visitor.get(f"/bots/{alpha.pk}/").status_code == 404  # private at once, not 5 s later
+    assert "alpha" not in text(visitor.get("/leaderboard/tafl9/"))
