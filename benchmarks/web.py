@@ -46,13 +46,12 @@ def write_constant_template() -> None:
 def measure(args) -> None:
     from django.contrib.auth import get_user_model
     from django.core.cache import cache
+    from django.core.management import call_command
     from django.test import Client
     from django.test.utils import override_settings
 
     from ratings.models import Rating
     from tournaments.models import Bot, Game
-
-    from django.core.management import call_command
 
     call_command("collectstatic", interactive=False, verbosity=0)  # DEBUG off: the hashed files' manifest
     write_constant_template()
