@@ -10,7 +10,7 @@ import pytest
 
 from engines import GAME_IDS, get_game
 from ratings.models import Rating
-from tournaments.models import Game
+from tournaments.models import Game, Tournament
 from web.boards import cells
 
 from .conftest import BOTS, kit_version, play_real_match
@@ -218,3 +218,43 @@ def _live_actions(match) -> list[str]:
     from tournaments import live
 
     return live.game(match.pk, 1)["actions"]
+
+
+def test_every_other_page_passes_the_accessibility_check(site, league, player):
+    from tournaments.services import add_entrant, claim_match, finish_match, start_tournament
+
+    from .conftest import random_record
+
+    cup = Tournament.objects.create(name="Winter cup", game="tafl9", organiser=player, time_control="move:100")
+    for key in ("alpha", "beta", "gamma"):
+        add_entrant(cup, league[key])
+    start_tournament(cup)
+    first = cup.matches.order_by("id").first()
+    finish_match(first.pk, claim_match(first.pk, "w"), [random_record("tafl9", n) for n in range(2)])
+    draft = Tournament.objects.create(name="Spring cup", game="tafl9", organiser=player, time_control="move:100")
+    pages = [("tournament", f"/tournaments/{cup.pk}/"), ("tournaments", "/tournaments/"),
+             ("match", f"/matches/{first.pk}/"), ("player", "/players/ada/"), ("take-part", "/take-part/"),
+             ("protocol", "/take-part/protocol/"), ("login", "/account/login/"),
+             ("leaderboard-by-games", "/leaderboard/tafl9/?sort=games"), ("empty-leaderboard", "/leaderboard/shatra/")]
+    for label, url in pages:
+        site.open(url)
+        site.check(label)
+    site.page.goto(site.base_url + "/bots/999999/")
+    site.forgive("404")  # the not-found page answers 404, on purpose
+    assert site.page.inner_text("h1") == "Not found"
+    site.check("not-found")
+    site.login("ada", "lovelace-1815")
+    for label, url in [("organiser-draft", f"/tournaments/{draft.pk}/"), ("new-bot", "/bots/new/"),
+                       ("new-tournament", "/tournaments/new/"), ("own-bot", f"/bots/{league['alpha'].bot_id}/")]:
+        site.open(url)
+        site.check(label)
+    site.open(f"/tournaments/{draft.pk}/")  # the organiser enters a bot, then starts the tournament
+    site.page.select_option("#id_version", str(league["beta"].pk))
+    site.page.click("button[value=add]")
+    site.page.wait_for_selector("text=beta")
+    site.page.select_option("#id_version", str(league["gamma"].pk))
+    site.page.click("button[value=add]")
+    site.page.click("button[value=start]")
+    site.page.wait_for_selector(".status.running")
+    assert site.page.locator("section[aria-labelledby=matches] tbody tr").count() == 2
+    site.check("started")
