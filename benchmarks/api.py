@@ -75,6 +75,7 @@ def setup_django(args) -> None:
     os.environ["DEBUG"] = "0"  # no query log, production templates and error pages
     os.environ.setdefault("SECRET_KEY", "benchmark-only-secret-key-0123456789abcdef")
     os.environ["ALLOWED_HOSTS"] = "testserver"
+    os.environ.setdefault("SECURE_SSL_REDIRECT", "0")  # the test client speaks plain HTTP, as behind a TLS proxy
     if args.cache_url:
         os.environ["CACHE_URL"] = args.cache_url
     os.environ.setdefault("DATABASE_CONN_MAX_AGE", "600")  # persistent connections, as a deployment runs

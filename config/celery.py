@@ -45,10 +45,11 @@ SAFETY = {
         "workers.scavenge": {"queue": "arena.control"},
         "workers.schedule_ladder": {"queue": "arena.control"},
         "workers.smoke_test": {"queue": "arena.control"},
+        "ratings.fit": {"queue": "arena.control"},
     },
 }
 app.conf.update(SAFETY)
-app.autodiscover_tasks(["workers"])
+app.autodiscover_tasks(["workers", "ratings"])
 
 
 @app.on_after_configure.connect
@@ -60,4 +61,7 @@ def _settle_broker(sender, **kwargs):
     if not str(sender.conf.broker_url or "").startswith("filesystem://"):
         options["visibility_timeout"] = max(int(options.get("visibility_timeout", 0)), visibility_timeout())
     sender.conf.broker_transport_options = options
-    sender.conf.beat_schedule = {**beat_schedule(), **(sender.conf.beat_schedule or {})}
+    from django.conf import settings
+
+    fit = {"fit-ratings": {"task": "ratings.fit", "schedule": float(settings.ARENA["RATING_FIT_SECONDS"])}}
+    sender.conf.beat_schedule = {**beat_schedule(), **fit, **(sender.conf.beat_schedule or {})}

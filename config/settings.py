@@ -8,6 +8,7 @@ SECRET_KEY and ALLOWED_HOSTS must be given.
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -58,6 +59,23 @@ if not DEBUG and (not ALLOWED_HOSTS or "*" in ALLOWED_HOSTS):
     raise ImproperlyConfigured("ALLOWED_HOSTS must list the served host names explicitly when DEBUG is off")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
+# How many reverse proxies of ours stand in front of the web process. Throttles and the login lockout count
+# by the client address each request came from: REMOTE_ADDR with none (X-Forwarded-For is then the client's
+# to invent, and ignored), else the X-Forwarded-For entry that the outermost of our proxies appended.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+if TRUSTED_PROXY_COUNT < 0:
+    raise ImproperlyConfigured(f"TRUSTED_PROXY_COUNT must be 0 or more, got {TRUSTED_PROXY_COUNT}")
+
+# HTTPS. With DEBUG off every default is the one `manage.py check --deploy` asks for; a TLS proxy in front
+# must then say X-Forwarded-Proto (trusted only from our proxies, so only with TRUSTED_PROXY_COUNT > 0).
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 365 * 24 * 3600)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", not DEBUG)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
+if TRUSTED_PROXY_COUNT:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -70,6 +88,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI and ReDoc served by us: the docs work offline
+    "axes",
     "tournaments",
     "ratings",
     "workers",
@@ -85,6 +104,13 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # a locked-out /admin/login/ answers 429
+]
+
+# Every authenticate(request, ...) goes through the lockout first: the admin login and POST /api/auth/token/.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -198,6 +224,7 @@ REST_FRAMEWORK = {
         "auth": os.environ.get("THROTTLE_AUTH", "60/hour"),
     },
     "EXCEPTION_HANDLER": "tournaments.exceptions.json_exception_handler",
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,  # None (DRF's default) would count by the whole X-Forwarded-For
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 
@@ -229,15 +256,32 @@ ARENA = {
     "ELO_K_PROVISIONAL": env_int("ARENA_ELO_K_PROVISIONAL", 40),
     "ELO_PROVISIONAL_GAMES": env_int("ARENA_ELO_PROVISIONAL_GAMES", 20),
     "ELO_K": env_int("ARENA_ELO_K", 20),
+    # Fitted ratings (ratings.fit): the pool's average they are anchored to, and how often beat refits.
+    "RATING_FIT_AVERAGE": env_int("ARENA_RATING_FIT_AVERAGE", 1500),
+    "RATING_FIT_SECONDS": env_int("ARENA_RATING_FIT_SECONDS", 3600),
     # Uploads: the stored file, and for archives what they unpack to.
     "UPLOAD_MAX_BYTES": env_int("ARENA_UPLOAD_MAX_BYTES", 5 * 1024 * 1024),
     "UPLOAD_MAX_FILES": env_int("ARENA_UPLOAD_MAX_FILES", 200),
     "UPLOAD_MAX_UNPACKED_BYTES": env_int("ARENA_UPLOAD_MAX_UNPACKED_BYTES", 50 * 1024 * 1024),
     "UPLOAD_MAX_RATIO": env_int("ARENA_UPLOAD_MAX_RATIO", 100),
+    # A single .py bot: its size, and its syntax check (compile() in a child process): CPU seconds and address
+    # space (a 1 MB literal takes ~0.7 s and ~700 MB to compile).
+    "UPLOAD_MAX_PY_BYTES": env_int("ARENA_UPLOAD_MAX_PY_BYTES", 1024 * 1024),
+    "UPLOAD_PY_CHECK_CPU_SECONDS": env_int("ARENA_UPLOAD_PY_CHECK_CPU_SECONDS", 5),
+    "UPLOAD_PY_CHECK_MEMORY_BYTES": env_int("ARENA_UPLOAD_PY_CHECK_MEMORY_BYTES", 1024 * 1024 * 1024),
     # Matches.
     "DEFAULT_TIME_CONTROL": os.environ.get("ARENA_DEFAULT_TIME_CONTROL", "move:1000"),
     "DEFAULT_GAMES_PER_MATCH": env_int("ARENA_DEFAULT_GAMES_PER_MATCH", 2),
     "MAX_GAMES_PER_MATCH": env_int("ARENA_MAX_GAMES_PER_MATCH", 100),
+    # Bounds on the time controls anyone may ask for (the default above must lie inside them).
+    "TIME_CONTROL_MOVE_MIN_MS": env_int("ARENA_TIME_CONTROL_MOVE_MIN_MS", 50),
+    "TIME_CONTROL_MOVE_MAX_MS": env_int("ARENA_TIME_CONTROL_MOVE_MAX_MS", 10_000),
+    "TIME_CONTROL_CLOCK_BASE_MAX_MS": env_int("ARENA_TIME_CONTROL_CLOCK_BASE_MAX_MS", 15 * 60_000),
+    "TIME_CONTROL_CLOCK_INCREMENT_MAX_MS": env_int("ARENA_TIME_CONTROL_CLOCK_INCREMENT_MAX_MS", 10_000),
+    # What one player (not staff) may have going at once; and the largest round robin anyone may start.
+    "MAX_QUEUED_MATCHES_PER_PLAYER": env_int("ARENA_MAX_QUEUED_MATCHES_PER_PLAYER", 10),
+    "MAX_RUNNING_TOURNAMENTS_PER_PLAYER": env_int("ARENA_MAX_RUNNING_TOURNAMENTS_PER_PLAYER", 2),
+    "MAX_TOURNAMENT_ENTRANTS": env_int("ARENA_MAX_TOURNAMENT_ENTRANTS", 32),
     "MATCH_LEASE_SECONDS": env_int("ARENA_MATCH_LEASE_SECONDS", 120),
     "MATCH_MAX_ATTEMPTS": env_int("ARENA_MATCH_MAX_ATTEMPTS", 3),
     "SMOKE_TEST_STARTUP_SECONDS": env_int("ARENA_SMOKE_TEST_STARTUP_SECONDS", 10),
@@ -245,9 +289,32 @@ ARENA = {
     # The bare-subprocess sandbox runs bots unconfined: only for trusted bots on a developer machine.
     "SANDBOX_TRUSTED": env_bool("ARENA_SANDBOX_TRUSTED", False),
     "BOT_MEMORY_BYTES": env_int("ARENA_BOT_MEMORY_BYTES", 1 << 30),
-    # Where unpacked bots are kept for the sandbox.
+    # Where unpacked bots are kept for the sandbox, and (under builds/) each version's build result.
     "BOT_CACHE_DIR": Path(os.environ.get("ARENA_BOT_CACHE_DIR", VAR_DIR / "bots")),
 }
+
+# --- Failed logins (django-axes) ----------------------------------------------------------------
+# LOGIN_FAILURE_LIMIT failed logins lock an account, and separately a client address, for LOGIN_LOCKOUT_MINUTES
+# (a failure during the lockout starts it again); the right password is refused meanwhile.
+# `manage.py axes_reset_username NAME` lifts an account's lockout early.
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the limit locks
+AXES_CLIENT_IP_CALLABLE = "tournaments.api.throttles.client_address"  # the throttles' address, one rule
+# A success must not wipe the counts: it would clear every count of its address, the victim's included.
+AXES_RESET_ON_SUCCESS = False
+AXES_DISABLE_ACCESS_LOG = True  # keep failures only, not a row per successful login
+AXES_HTTP_RESPONSE_CODE = 429
+
+def _check_match_bounds() -> None:
+    from tournaments.bounds import settings_problems  # Django-free: safe while the settings load
+
+    problems = settings_problems(ARENA)
+    if problems:
+        raise ImproperlyConfigured("; ".join(problems))
+
+
+_check_match_bounds()
 
 LOGGING = {
     "version": 1,

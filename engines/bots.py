@@ -10,15 +10,21 @@ once, offline, inside the sandbox, before the first game)::
 A single ``something.py`` is a bot too: its run command is
 ``python3 something.py`` and only that file is copied into the sandbox, never
 its neighbours. ``load_bot`` checks everything it can before a game starts and
-raises ``BadBot`` naming the file and the problem.
+raises ``BadBot`` naming the file and the problem; ``check_bot_files`` does the
+same on an upload's files in memory. ``run`` and ``build`` name only the bot's
+own files, relative to its directory: no absolute path, no ``~``, no ``..``
+(hygiene and a check that never looks outside; the sandbox is what confines
+the commands when they run).
 """
 
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import shlex
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +33,8 @@ from .core import RefereeError
 MANIFESTS = ("bot.toml", "bot.json")
 NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
 MAX_COMMAND = 1000
+MAX_MANIFEST = 64 * 1024  # a few lines; tomllib would spend seconds on megabytes
+PATH_PIECES = re.compile(r"[=:,]")
 
 
 class BadBot(RefereeError):
@@ -66,12 +74,33 @@ def load_bot(path: str | Path) -> Bot:
     manifest = next((path / m for m in MANIFESTS if (path / m).is_file()), None)
     if manifest is None:
         raise BadBot(f"bot directory {str(path)!r}: no bot.toml or bot.json")
-    fields = _read_manifest(manifest)
-    run = _command(manifest, fields, "run", required=True)
-    build = _command(manifest, fields, "build", required=False)
-    if build is None:  # a built bot's entry point may not exist yet
-        _check_entry_point(manifest, path, run)
+    try:
+        raw = manifest.read_bytes()
+    except OSError as error:
+        raise BadBot(f"{manifest}: cannot read: {error.strerror}") from None
+    run, build = manifest_commands(str(manifest), raw, lambda name: (path / name).is_file())
     return Bot(name=sanitise_name(path.name), directory=path, run=run, build=build)
+
+
+def check_bot_files(files: dict[str, bytes]) -> None:
+    """What ``load_bot`` checks, on a bot's files held in memory (an upload, by relative name):
+    nothing on disk is looked at, so no name in the manifest can ask about a file of the host."""
+    manifest = next((name for name in MANIFESTS if name in files), None)
+    if manifest is None:
+        raise BadBot("no bot.toml or bot.json at the top level")
+    manifest_commands(manifest, files[manifest], lambda name: posixpath.normpath(name) in files)
+
+
+def manifest_commands(label: str, raw: bytes, has_file: Callable[[str], bool]) -> tuple[str, str | None]:
+    """``run`` and ``build`` of a manifest's bytes; ``label`` (its path, or its name in an upload)
+    names it in errors. ``has_file`` says whether the bot holds a regular file: it is only ever asked
+    about relative names without ``..``, as the commands may name nothing else."""
+    fields = _read_manifest(label, raw)
+    run = _command(label, fields, "run", required=True)
+    build = _command(label, fields, "build", required=False)
+    if build is None:  # a built bot's entry point may not exist yet
+        _check_entry_point(label, run, has_file)
+    return run, build
 
 
 def _single_file_bot(path: Path) -> Bot:
@@ -88,43 +117,56 @@ def _single_file_bot(path: Path) -> Bot:
     )
 
 
-def _read_manifest(manifest: Path) -> dict:
+def _read_manifest(label: str, raw: bytes) -> dict:
+    if len(raw) > MAX_MANIFEST:
+        raise BadBot(f"{label}: a manifest may have at most {MAX_MANIFEST} bytes")
     try:
-        raw = manifest.read_bytes()
-        if manifest.suffix == ".toml":
-            fields = tomllib.loads(raw.decode("utf-8"))
-        else:
-            fields = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, json.JSONDecodeError) as error:
-        raise BadBot(f"{manifest}: cannot parse: {error}") from None
-    except OSError as error:
-        raise BadBot(f"{manifest}: cannot read: {error.strerror}") from None
+        text = raw.decode("utf-8")
+        fields = tomllib.loads(text) if label.endswith(".toml") else json.loads(text)
+    # RecursionError: arrays nested thousands deep
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise BadBot(f"{label}: cannot parse: {error}") from None
     if not isinstance(fields, dict):
-        raise BadBot(f"{manifest}: must be a table/object with 'run' (and optionally 'build')")
+        raise BadBot(f"{label}: must be a table/object with 'run' (and optionally 'build')")
     unknown = sorted(set(fields) - {"run", "build", "name", "author", "version", "description"})
     if unknown:
-        raise BadBot(f"{manifest}: unknown key(s) {', '.join(unknown)}; expected run, build")
+        raise BadBot(f"{label}: unknown key(s) {', '.join(unknown)}; expected run, build")
     return fields
 
 
-def _command(manifest: Path, fields: dict, key: str, required: bool) -> str | None:
+def _command(label: str, fields: dict, key: str, required: bool) -> str | None:
     value = fields.get(key)
     if value is None:
         if required:
-            raise BadBot(f"{manifest}: missing '{key}' (the command line that starts the bot)")
+            raise BadBot(f"{label}: missing '{key}' (the command line that starts the bot)")
         return None
     if not isinstance(value, str) or not value.strip():
-        raise BadBot(f"{manifest}: '{key}' must be a non-empty string")
+        raise BadBot(f"{label}: '{key}' must be a non-empty string")
     if len(value) > MAX_COMMAND or "\n" in value or "\0" in value:
-        raise BadBot(f"{manifest}: '{key}' must be one line of at most {MAX_COMMAND} characters")
+        raise BadBot(f"{label}: '{key}' must be one line of at most {MAX_COMMAND} characters")
     try:
-        shlex.split(value)
+        words = _shell_words(value)
     except ValueError as error:
-        raise BadBot(f"{manifest}: '{key}' is not a valid command line: {error}") from None
+        raise BadBot(f"{label}: '{key}' is not a valid command line: {error}") from None
+    for word in words:
+        for piece in PATH_PIECES.split(word):  # --file=x, a:b
+            if piece.startswith(("/", "~")):
+                raise BadBot(f"{label}: '{key}' names {piece!r}, an absolute path: a bot names only its own "
+                             "files, relative to its directory")
+            if ".." in piece.split("/"):
+                raise BadBot(f"{label}: '{key}' names {piece!r}, which climbs out of the bot's directory ('..')")
     return value.strip()
 
 
-def _check_entry_point(manifest: Path, directory: Path, run: str) -> None:
+def _shell_words(command: str) -> list[str]:
+    """The words /bin/sh would see, with its operators apart (``2>/dev/null`` gives ``/dev/null``)
+    and ``#`` not hiding the rest."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split, lexer.commenters = True, ""
+    return list(lexer)
+
+
+def _check_entry_point(label: str, run: str, has_file: Callable[[str], bool]) -> None:
     """When ``run`` names a file of the bot (``python3 main.py``, ``./engine``), it must exist.
 
     A file produced by ``build`` cannot be checked yet, so only interpreter
@@ -132,9 +174,8 @@ def _check_entry_point(manifest: Path, directory: Path, run: str) -> None:
     """
     words = shlex.split(run)
     program = words[0]
-    if program.startswith("./") and not (directory / program).exists():
-        raise BadBot(f"{manifest}: run names {program!r}, which is not in the bot's directory")
+    if program.startswith("./") and not has_file(program):
+        raise BadBot(f"{label}: run names {program!r}, which is not in the bot's directory")
     if Path(program).name.startswith("python") and len(words) > 1 and not words[1].startswith("-"):
-        script = directory / words[1]
-        if not script.is_file():
-            raise BadBot(f"{manifest}: run names {words[1]!r}, which is not in the bot's directory")
+        if not has_file(words[1]):
+            raise BadBot(f"{label}: run names {words[1]!r}, which is not in the bot's directory")

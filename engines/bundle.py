@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import io
 import json
+import lzma
 import os
+import re
 import stat
 import struct
 import tarfile
@@ -60,7 +62,7 @@ def check_name(raw: str, limits: FileLimits = FileLimits()) -> str:
     if "\\" in raw:
         raise BadFiles(f"entry {raw!r} has a backslash in its name")
     if raw.startswith("/"):
-        raise BadFiles(f"entry {raw!r} has an absolute name")
+        raise BadFiles(f"entry {raw!r} has an absolute path")
     name = raw[2:] if raw.startswith("./") else raw
     name = name[:-1] if name.endswith("/") else name
     encoded = name.encode("utf-8", "surrogateescape")
@@ -70,8 +72,10 @@ def check_name(raw: str, limits: FileLimits = FileLimits()) -> str:
     if len(parts) > limits.max_depth:
         raise BadFiles(f"entry {raw[:60]!r}...: more than {limits.max_depth} directories deep")
     for part in parts:
-        if part in ("", ".", ".."):
-            raise BadFiles(f"entry {raw!r}: empty, '.' or '..' parts are not allowed in a name")
+        if part == "..":
+            raise BadFiles(f"entry {raw!r} climbs out of its directory ('..')")
+        if part in ("", "."):
+            raise BadFiles(f"entry {raw!r}: empty or '.' parts are not allowed in a name")
         if len(part.encode("utf-8", "surrogateescape")) > limits.max_part_bytes:
             raise BadFiles(f"entry {raw[:60]!r}...: a name part may have at most {limits.max_part_bytes} bytes")
     return name
@@ -101,7 +105,7 @@ class _Collector:
             raise BadFiles(f"entry {name!r} is both a file and a directory")
         self.listed.add(name)
         if len(self.listed) > self.limits.max_entries:
-            raise BadFiles(f"more than {self.limits.max_entries} entries")
+            raise BadFiles(f"the archive holds more than {self.limits.max_entries} files and directories")
         self.dirs.update(parents)
         return name
 
@@ -142,7 +146,7 @@ def read_zip(content: bytes, limits: FileLimits = FileLimits()) -> list[Entry]:
     try:
         archive = zipfile.ZipFile(io.BytesIO(content))
         infos = archive.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError) as error:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, ValueError, OSError, EOFError) as error:
         raise BadFiles(f"not a readable zip archive: {error}") from None
     _check_zip_layout(content, archive, infos)
     collector = _Collector(limits, len(content))
@@ -155,7 +159,7 @@ def read_zip(content: bytes, limits: FileLimits = FileLimits()) -> list[Entry]:
             raise BadFiles(f"entry {info.filename!r} is a device, fifo or other special file")
         if info.flag_bits & 0x1:
             raise BadFiles(f"entry {info.filename!r} is encrypted")
-        if info.is_dir() or kind == stat.S_IFDIR:
+        if info.filename.endswith("/") or kind == stat.S_IFDIR:  # not is_dir(): it fails on an empty name
             collector.add_dir(info.filename)
         else:
             collector.add_file(info.filename, info.file_size, lambda info=info: _read_member(archive, info),
@@ -167,7 +171,8 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
     try:
         with archive.open(info) as member:
             return member.read(info.file_size + 1)
-    except (zipfile.BadZipFile, zlib.error, NotImplementedError, OSError, RuntimeError, EOFError) as error:
+    except (zipfile.BadZipFile, zlib.error, lzma.LZMAError, NotImplementedError, OSError, RuntimeError, EOFError,
+            ValueError) as error:
         raise BadFiles(f"entry {info.filename!r} cannot be read: {error}") from None
 
 
@@ -237,14 +242,71 @@ def read_tar(raw: bytes, limits: FileLimits = FileLimits(), packed_bytes: int | 
         raise BadFiles(f"the archive is larger than {limits.max_bytes} bytes of files can make")
     collector = _Collector(limits, packed_bytes)
     try:
-        archive = tarfile.open(fileobj=io.BytesIO(raw), mode="r:")
+        archive = _Tar(fileobj=io.BytesIO(raw), mode="r")
         for member in archive:
             _add_tar_member(collector, archive, member)
-    except (tarfile.TarError, OSError, EOFError, UnicodeError) as error:
+    except BadFiles:
+        raise
+    # ValueError: a bad GNU sparse map; IndexError: an old GNU sparse header cut short;
+    # RecursionError: extended headers chained one after another.
+    except (tarfile.TarError, OSError, EOFError, ValueError, IndexError, RecursionError) as error:
         raise BadFiles(f"not a readable tar archive: {error}") from None
     if raw[archive.offset:].strip(b"\0"):
         raise BadFiles("the tar has data after its end (concatenated archives or a damaged header)")
     return collector.entries()
+
+
+_MAX_EXTENDED = 4096  # one pax or GNU long-name header: a 1,024-byte name and a few fields fit
+_MAX_CHAINED = 4  # extended headers before one member: GNU long name and link, pax global and own
+
+
+class _TarInfo(tarfile.TarInfo):
+    """tarfile's member header, with the extended headers (pax, GNU long names) bounded before tarfile
+    parses them: Python 3.11.7 parses a pax header in time quadratic in its size (CVE-2024-6232, and
+    its ``<length> <key>=`` record loop), and reads a run of such headers by recursion."""
+
+    def _proc_builtin(self, archive):
+        archive.chained = 0  # a member: the run of extended headers before it ends
+        return super()._proc_builtin(archive)
+
+    def _proc_pax(self, archive):
+        _check_pax(self._extended_header(archive))
+        return super()._proc_pax(archive)
+
+    def _proc_gnulong(self, archive):
+        self._extended_header(archive)
+        return super()._proc_gnulong(archive)
+
+    def _extended_header(self, archive) -> bytes:
+        archive.chained += 1
+        if archive.chained > _MAX_CHAINED:
+            raise BadFiles(f"the tar has more than {_MAX_CHAINED} extended (pax or long-name) headers in a row")
+        if self.size > _MAX_EXTENDED:
+            raise BadFiles(f"the tar has an extended (pax or long-name) header of {self.size} bytes; "
+                           f"at most {_MAX_EXTENDED} are accepted")
+        start = archive.fileobj.tell()
+        data = archive.fileobj.read(self.size)
+        archive.fileobj.seek(start)
+        return data
+
+
+class _Tar(tarfile.TarFile):
+    tarinfo = _TarInfo
+    chained = 0
+
+
+def _check_pax(data: bytes) -> None:
+    """Refuse what tarfile's regular expressions would take quadratic time on: a pax header that is
+    not a plain run of ``<length> <key>=<value>\\n`` records, or that holds a long run of digits."""
+    if re.search(rb"\d{33}", data):
+        raise BadFiles("the tar has a pax header with a run of more than 32 digits")
+    pos = 0
+    while pos < len(data):
+        length, space, _ = data[pos:pos + 12].partition(b" ")
+        end = pos + int(length) if space and length.isdigit() else pos
+        if not pos < end <= len(data) or data[end - 1:end] != b"\n" or b"=" not in data[pos:end]:
+            raise BadFiles("the tar has a damaged pax header")
+        pos = end
 
 
 def _add_tar_member(collector: _Collector, archive: tarfile.TarFile, member: tarfile.TarInfo) -> None:
@@ -332,7 +394,7 @@ def unpack(blob: bytes, limits: FileLimits = FileLimits()) -> list[Entry]:
     index_end = blob.find(b"\n", len(BUNDLE_MAGIC))
     try:
         index = json.loads(blob[len(BUNDLE_MAGIC):index_end])
-    except (ValueError, UnicodeError) as error:
+    except (ValueError, RecursionError) as error:
         raise BadFiles(f"the bundle's index cannot be read: {error}") from None
     collector = _Collector(limits)
     offset = index_end + 1

@@ -4,8 +4,10 @@ Interface (the match runner uses only this)::
 
     sandbox = open_sandbox()                 # bubblewrap, or SandboxError: untrusted bots never run bare
     sandbox = open_sandbox(trusted=True)     # bare subprocesses, with a loud warning: one's own bots only
-    workdir = sandbox.prepare(bot, limits)   # private copy of the bot's files; runs bot.build once
-                                             # (offline, in the sandbox); BadBot with the log tail on failure
+    sandbox = open_sandbox(builds=directory) # build results also kept as files there, for later processes
+    workdir = sandbox.prepare(bot, limits)   # private copy of the bot's files, or of its build's result:
+                                             # bot.build runs once per version and sandbox (offline, in the
+                                             # sandbox, engines.build); BadBot with the log tail on failure
     proc = sandbox.spawn(workdir, bot, limits, env={})   # env: BGTP_VERSION=1 + env, nothing else
     proc.pid                                 # host pid of the sandbox (bwrap); signals to it end the bot
     proc.stdin / proc.stdout / proc.stderr   # binary, unbuffered pipes; select() on stdout/stderr
@@ -15,7 +17,7 @@ Interface (the match runner uses only this)::
                                              # idempotent; also ``with proc: ...``
 
 ``Limits`` holds every resource limit (memory, CPU seconds, processes, disk,
-/tmp, open files, file size, build timeout). One workdir serves one spawn:
+/tmp, open files, file size, and the build's time, log tail and output caps). One workdir serves one spawn:
 ``kill`` removes it. ``sandbox.name`` is "bubblewrap" or "trusted";
 ``sandbox.describe()`` says what the host offered.
 
@@ -48,7 +50,6 @@ The trusted sandbox gives none of this; its ``kill`` covers the process group.
 from __future__ import annotations
 
 import ctypes
-import io
 import os
 import platform
 import random
@@ -60,7 +61,6 @@ import stat
 import struct
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 import warnings
@@ -68,8 +68,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .bots import BadBot, Bot
+from .build import BuildStore, collect
+from .bundle import Entry, write_tree
 
 ENGINES_DIR = Path(__file__).resolve().parent
+# The build (its stdout joins its log on stderr), then its result as a tar stream on stdout:
+# no -S, so a sparse file is written, and counted, at its full size (see engines.build).
+BUILD_SCRIPT = '/bin/sh -c "$1" >&2 || exit $?; exec tar -cf - .'
 
 
 class SandboxError(RuntimeError):
@@ -86,14 +91,17 @@ class Limits:
     open_files: int = 256
     file_size_bytes: int = 256 << 20
     build_timeout_s: float = 300.0
-    build_log_bytes: int = 4096  # tail of the build log kept in BadBot
+    build_log_bytes: int = 4096  # tail of the build log kept in BadBot (all the worker holds of it)
+    build_output_bytes: int = 64 << 20  # the built files' sizes added up (a sparse file at its full size)
+    build_output_entries: int = 10_000  # files and directories the build may leave
     # RLIMIT_AS; None means memory_bytes. Raise it for runtimes that reserve much more virtual memory
     # than they use (JVM, Go): the cgroup limit, where the host has one, still caps real memory.
     address_space_bytes: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("memory_bytes", "cpu_seconds", "processes", "disk_bytes", "tmp_bytes",
-                     "open_files", "file_size_bytes"):
+                     "open_files", "file_size_bytes", "build_log_bytes", "build_output_bytes",
+                     "build_output_entries"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"Limits.{name} must be a positive integer, got {value!r}")
@@ -212,9 +220,38 @@ class BotProcess:
 
 
 class Sandbox:
+    """``prepare`` builds each version once (see ``engines.build``); ``builds``: where the results
+    are also kept as files for later processes (the service's cache), or None: in memory only."""
+
     name = "abstract"
 
+    def __init__(self, builds: Path | None = None) -> None:
+        self.builds = BuildStore(builds)
+
     def prepare(self, bot: Bot, limits: Limits) -> Workdir:
+        if not bot.build:
+            return self._ready(_new_workdir(bot))
+        entries = self.builds.entries(bot, limits, self._build)
+        workdir = Workdir(path=_owned_tempdir(bot.name), bot=bot)
+        try:
+            write_tree(entries, workdir.path)
+        except OSError as error:  # the entries were checked: this is the host's disk, not the bot
+            workdir.remove()
+            raise SandboxError(f"cannot write the built files of bot {bot.name!r}: {error}") from None
+        return self._ready(workdir)
+
+    def _ready(self, workdir: Workdir) -> Workdir:
+        return workdir
+
+    def _build(self, bot: Bot, limits: Limits) -> list[Entry]:
+        """Run the build on a scratch copy of the bot's files; its whole tree and the copy go after."""
+        proc = self._start_build(_new_workdir(bot), bot, limits)
+        try:
+            return collect(proc, bot, limits)
+        finally:
+            proc.kill()
+
+    def _start_build(self, scratch: Workdir, bot: Bot, limits: Limits) -> BotProcess:
         raise NotImplementedError
 
     def spawn(self, workdir: Workdir, bot: Bot, limits: Limits,
@@ -237,23 +274,18 @@ class TrustedSandbox(Sandbox):
 
     name = "trusted"
 
-    def prepare(self, bot: Bot, limits: Limits) -> Workdir:
-        workdir = _new_workdir(bot)
-        if bot.build:
-            try:
-                result = subprocess.run(
-                    ["/bin/sh", "-c", bot.build], cwd=workdir.path, env=self._env({}),
-                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                    timeout=limits.build_timeout_s, start_new_session=True,
-                )
-            except subprocess.TimeoutExpired:
-                workdir.remove()
-                raise BadBot(f"bot {bot.name!r}: build timed out after {limits.build_timeout_s} s") from None
-            if result.returncode != 0:
-                workdir.remove()
-                tail = result.stdout[-limits.build_log_bytes:].decode("utf-8", "replace")
-                raise BadBot(f"bot {bot.name!r}: build failed (exit {result.returncode}):\n{tail}")
-        return workdir
+    def _start_build(self, scratch: Workdir, bot: Bot, limits: Limits) -> BotProcess:
+        # the same channel as in the sandbox (engines.build), minus the sandbox: one's own bots only
+        try:
+            popen = subprocess.Popen(
+                ["/bin/sh", "-c", BUILD_SCRIPT, "tabula-build", bot.build], cwd=scratch.path, env=self._env({}),
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                bufsize=0, start_new_session=True, close_fds=True,
+            )
+        except BaseException:
+            scratch.remove()
+            raise
+        return BotProcess(popen, scratch, self.name)
 
     def _env(self, env: dict[str, str] | None) -> dict[str, str]:
         result = _bot_env(env)
@@ -785,7 +817,8 @@ def _join_cgroups(cgroup: BotCgroup, pid: int, unless_member: bool = False) -> N
 class BubblewrapSandbox(Sandbox):
     name = "bubblewrap"
 
-    def __init__(self, bwrap: str, cgroups: CgroupHost) -> None:
+    def __init__(self, bwrap: str, cgroups: CgroupHost, builds: Path | None = None) -> None:
+        super().__init__(builds)
         self.bwrap = bwrap
         self.version = _bwrap_version(bwrap)
         self.cgroups = cgroups
@@ -909,45 +942,16 @@ class BubblewrapSandbox(Sandbox):
         process.info = info
         return process
 
-    def prepare(self, bot: Bot, limits: Limits) -> Workdir:
-        workdir = _new_workdir(bot)
+    def _ready(self, workdir: Workdir) -> Workdir:
         _open_up(workdir.path)
-        if bot.build:
-            try:
-                self._build(workdir, bot, limits)
-            except BaseException:
-                workdir.remove()
-                raise
         return workdir
 
-    def _build(self, workdir: Workdir, bot: Bot, limits: Limits) -> None:
-        """Run the build in the sandbox on a copy in /bot; the result comes back as a tar stream."""
-        script = (f'cp -R {BOT_SOURCE}/. {BOT_DIR}/ || exit 97; /bin/sh -c "$1" >&2 || exit $?; '
-                  f'exec tar -C {BOT_DIR} -cf - .')
-        scratch = Workdir(path=workdir.path, bot=bot, removed=True)  # the build's kill must not remove it
-        proc = self._start(scratch, limits, {"BGTP_VERSION": "1"},
+    def _start_build(self, scratch: Workdir, bot: Bot, limits: Limits) -> BotProcess:
+        """The build in the sandbox, on a copy in /bot; its output comes back as a tar stream."""
+        _open_up(scratch.path)
+        script = f"cp -R {BOT_SOURCE}/. {BOT_DIR}/ || exit 97; {BUILD_SCRIPT}"
+        return self._start(scratch, limits, {"BGTP_VERSION": "1"},
                            ["/bin/sh", "-c", script, "tabula-build", bot.build], stdin=subprocess.DEVNULL)
-        try:
-            archive, log = proc.popen.communicate(timeout=limits.build_timeout_s)
-        except subprocess.TimeoutExpired:
-            raise BadBot(f"bot {bot.name!r}: build timed out after {limits.build_timeout_s} s") from None
-        finally:
-            proc.kill()
-        tail = log[-limits.build_log_bytes:].decode("utf-8", "replace")
-        if proc.popen.returncode != 0:
-            raise BadBot(f"bot {bot.name!r}: build {bot.build!r} failed "
-                         f"(exit {proc.popen.returncode}); log tail:\n{tail}")
-        for entry in workdir.path.iterdir():
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry)
-            else:
-                entry.unlink()
-        try:
-            with tarfile.open(fileobj=io.BytesIO(archive), mode="r:") as tar:
-                tar.extractall(workdir.path, filter="data")
-        except (tarfile.TarError, OSError) as error:
-            raise BadBot(f"bot {bot.name!r}: cannot unpack the build result: {error}") from None
-        _open_up(workdir.path)
 
     def spawn(self, workdir: Workdir, bot: Bot, limits: Limits,
               env: dict[str, str] | None = None) -> BotProcess:
@@ -1051,15 +1055,18 @@ def _find_bwrap() -> str | None:
                                           if os.access(p, os.X_OK)), None)
 
 
-def open_sandbox(trusted: bool = False) -> Sandbox:
-    """The bubblewrap sandbox, or ``SandboxError``; ``trusted=True``: no sandbox, loudly."""
+def open_sandbox(trusted: bool = False, builds: Path | None = None) -> Sandbox:
+    """The bubblewrap sandbox, or ``SandboxError``; ``trusted=True``: no sandbox, loudly.
+
+    ``builds``: a directory where each version's build result is kept for later processes
+    (else it is kept in memory for this sandbox object's life)."""
     sweep_workdirs()
     if trusted:
         message = ("TRUSTED MODE: bots run as bare subprocesses with NO sandbox "
                    "(no network, file or process isolation). Use only for your own bots.")
         warnings.warn(message, RuntimeWarning, stacklevel=2)
         print(f"WARNING: {message}", file=sys.stderr, flush=True)
-        return TrustedSandbox()
+        return TrustedSandbox(builds)
     if not sys.platform.startswith("linux"):
         raise SandboxError(f"the bot sandbox needs Linux (bubblewrap); this is {sys.platform}. "
                            "Untrusted bots are refused; use trusted mode for your own bots.")
@@ -1070,7 +1077,7 @@ def open_sandbox(trusted: bool = False) -> Sandbox:
     for tool in ("/bin/sh",) + (("/usr/bin/setpriv",) if os.geteuid() == 0 else ()):
         if not os.access(tool, os.X_OK):
             raise SandboxError(f"{tool} is missing (util-linux); run scripts/install-system-deps.sh")
-    sandbox = BubblewrapSandbox(bwrap, CgroupHost.detect())
+    sandbox = BubblewrapSandbox(bwrap, CgroupHost.detect(), builds)
     _smoke_test(sandbox)
     return sandbox
 

@@ -103,9 +103,20 @@ def elo_pentanomial(pairs: tuple[int, int, int, int, int]) -> EloEstimate:
     points = (0.0, 0.25, 0.5, 0.75, 1.0)  # per-game score of each pair outcome
     mean = sum(p * n for p, n in zip(points, pairs)) / total
     variance = sum(n * (p - mean) ** 2 for p, n in zip(points, pairs)) / total
-    wins = pairs[3] + 2 * pairs[4]
-    losses = pairs[1] + 2 * pairs[0]
-    return EloEstimate(2 * total, mean, elo_from_score(mean), _interval(mean, variance, total), los(wins, losses))
+    return EloEstimate(2 * total, mean, elo_from_score(mean), _interval(mean, variance, total),
+                       _los_from_mean(mean, variance, total))
+
+
+def _los_from_mean(mean: float, variance_per_unit: float, units: int) -> float:
+    """P(true score > 0.5) under the normal law of the mean score — fishtest's LOS.
+
+    Here the units are game pairs: a pair is one draw from the pentanomial, so a won-won pair counts
+    once with its own spread, never as two independent wins (which overstated the LOS). With no spread
+    at all the answer is certain: 1 above an even score, 0 below, 0.5 at it.
+    """
+    if variance_per_unit <= 0.0:
+        return 0.5 if mean == 0.5 else float(mean > 0.5)
+    return 0.5 * (1.0 + math.erf((mean - 0.5) / math.sqrt(2.0 * variance_per_unit / units)))
 
 
 def pentanomial(pair_scores: list[float]) -> tuple[int, int, int, int, int]:

@@ -1,10 +1,10 @@
-"""Ratings in the admin: the leaderboard rows and every change, searchable by bot."""
+"""Ratings in the admin: the leaderboard rows, every change, and the latest fits, searchable by bot."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 
-from ratings.models import Rating, RatingChange
+from ratings.models import FittedRating, Rating, RatingChange, RatingFit
 
 
 @admin.register(Rating)
@@ -33,3 +33,17 @@ class RatingChangeAdmin(admin.ModelAdmin):
     list_select_related = ["bot", "played"]
     raw_id_fields = ["bot", "played"]
     show_full_result_count = False
+
+
+@admin.register(RatingFit)
+class RatingFitAdmin(admin.ModelAdmin):
+    list_display = ["game", "fitted_at", "games", "fitted_games", "advantage", "advantage_margin", "draw_nu", "note"]
+
+
+@admin.register(FittedRating)
+class FittedRatingAdmin(admin.ModelAdmin):
+    list_display = ["id", "bot", "fit", "status", "elo", "margin", "games"]
+    list_filter = ["fit__game", "status"]
+    search_fields = ["bot__name", "bot__owner__username"]
+    list_select_related = ["bot", "fit"]
+    raw_id_fields = ["bot"]

@@ -53,3 +53,63 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot_id} {self.before:.1f}->{self.after:.1f}"
+
+
+class RatingFit(models.Model):
+    """The latest maximum-likelihood fit of one game's rated games (``ratings.fit``): when, over how many
+    games, and the first player's advantage and the draw rate it found. ``note`` says why nobody is rated."""
+
+    game = models.CharField(max_length=16, choices=[(g, g) for g in GAME_IDS], unique=True)
+    fitted_at = models.DateTimeField()
+    games = models.PositiveIntegerField(help_text="Rated games read (between two different bots).")
+    fitted_games = models.PositiveIntegerField(help_text="Of those, the games inside the rated pool.")
+    average = models.FloatField(help_text="The pool's average rating the fit is anchored to.")
+    advantage = models.FloatField(null=True, blank=True, help_text="The first player's advantage, Elo.")
+    advantage_margin = models.FloatField(null=True, blank=True, help_text="Half-width of its 95% interval.")
+    draw_nu = models.FloatField(null=True, blank=True, help_text="Davidson's draw parameter ν (0: no draws).")
+    note = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["game"]
+
+    def __str__(self) -> str:
+        return f"{self.game} fit of {self.games} games at {self.fitted_at:%Y-%m-%d %H:%M}"
+
+
+class FittedRating(models.Model):
+    """One bot's fitted rating and 95% interval; ``elo`` is null when the results do not bound it (status)."""
+
+    class Status(models.TextChoices):
+        RATED = "rated"
+        ABOVE = "above"  # beat the pool every time: unbounded above
+        BELOW = "below"  # lost to the pool every time: unbounded below
+        APART = "apart"  # no game links it to the pool
+        UNRATED = "unrated"  # the pool as a whole has no fit (see RatingFit.note)
+
+    fit = models.ForeignKey(RatingFit, on_delete=models.CASCADE, related_name="ratings")
+    bot = models.ForeignKey("tournaments.Bot", on_delete=models.CASCADE, related_name="fitted_ratings")
+    status = models.CharField(max_length=8, choices=Status.choices)
+    elo = models.FloatField(null=True, blank=True)
+    margin = models.FloatField(null=True, blank=True, help_text="Half-width of the 95% interval, Elo.")
+    games = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["fit", F("elo").desc(nulls_last=True), "bot_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["fit", "bot"], name="fittedrating_once_per_fit"),
+            models.CheckConstraint(condition=Q(status="rated", elo__isnull=False, margin__isnull=False)
+                                   | Q(~Q(status="rated"), elo__isnull=True, margin__isnull=True),
+                                   name="fittedrating_elo_iff_rated"),
+        ]
+        indexes = [models.Index(fields=["fit", "-elo"], name="fittedrating_board_idx")]
+
+    @property
+    def low(self) -> float | None:
+        return None if self.elo is None else self.elo - self.margin
+
+    @property
+    def high(self) -> float | None:
+        return None if self.elo is None else self.elo + self.margin
+
+    def __str__(self) -> str:
+        return f"{self.bot_id} {self.status} {self.elo}"

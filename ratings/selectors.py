@@ -1,10 +1,10 @@
-"""Reads of ratings: the leaderboard of a game and a bot's history."""
+"""Reads of ratings: the leaderboard of a game, a bot's history, and the latest fitted ratings."""
 
 from __future__ import annotations
 
 from django.db.models import F, QuerySet
 
-from .models import Rating, RatingChange
+from .models import FittedRating, Rating, RatingChange, RatingFit
 
 
 def leaderboard(game: str) -> QuerySet[Rating]:
@@ -18,3 +18,15 @@ def rating_history(bot) -> QuerySet[RatingChange]:
     return (RatingChange.objects.filter(bot=bot).annotate(match_id=F("played__match_id"))
             .select_related("played__match", "played__white__bot", "played__black__bot")
             .order_by("played_id"))
+
+
+def rating_fit(game: str) -> RatingFit | None:
+    """The latest fit of one game (time, games, first-player advantage, draw rate, note), or None."""
+    return RatingFit.objects.filter(game=game).first()
+
+
+def fitted_leaderboard(game: str) -> QuerySet[FittedRating]:
+    """Public bots' fitted ratings for one game: rated bots best first, then those the results leave
+    unbounded (``status`` above/below/apart/unrated, ``elo`` null), each with its bot and owner."""
+    return (FittedRating.objects.filter(fit__game=game, bot__is_public=True).select_related("bot__owner", "fit")
+            .order_by(F("elo").desc(nulls_last=True), "bot_id"))

@@ -1,13 +1,19 @@
-"""Writes to ratings: one rated game applied exactly once, and the replay of the whole history."""
+"""Writes to ratings: one rated game applied exactly once, the replay of the whole history, and the fit."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
 
+from engines import GAME_IDS
+
+from . import fit as fitting
 from .elo import EloRules, rules_from_settings, scores_for, updated
-from .models import Rating, RatingChange
+from .models import FittedRating, Rating, RatingChange, RatingFit
 
 
 def is_rated_pairing(white_bot_id: int, black_bot_id: int) -> bool:
@@ -217,3 +223,65 @@ def _repair_history(changes, report: RecomputeReport, batch_size: int) -> None:
     RatingChange.objects.bulk_create(missing, batch_size=batch_size)
     report.changes_deleted, report.changes_fixed, report.changes_created = (
         len(stale_changes), len(fixed_changes), len(missing))
+
+
+def rated_pair_counts(game_ids) -> dict[str, np.ndarray]:
+    """Per game id, rows of (white bot, black bot, white's wins, draws, losses) over every rated game.
+
+    The database groups the games by version pair and counts the results; versions become bots here
+    (two versions of one bot give two rows for the pair, which the fit simply adds up).
+    """
+    from tournaments.models import BotVersion, Game, Match
+
+    bot_of = dict(BotVersion.objects.values_list("id", "bot_id"))
+    rows = (Game.objects.filter(match__rated=True, match__status=Match.Status.FINISHED, match__game__in=game_ids)
+            .values_list("match__game", "white_id", "black_id")
+            .annotate(wins=Count("id", filter=Q(winner="white")), draws=Count("id", filter=Q(winner="none")),
+                      losses=Count("id", filter=Q(winner="black")))
+            .order_by())
+    tables: dict[str, list[tuple]] = {game: [] for game in game_ids}
+    for game_id, white, black, wins, draws, losses in rows:
+        white_bot, black_bot = bot_of[white], bot_of[black]
+        if is_rated_pairing(white_bot, black_bot):
+            tables[game_id].append((white_bot, black_bot, wins, draws, losses))
+    return {game: np.array(table, dtype=np.int64).reshape(-1, 5) for game, table in tables.items()}
+
+
+def fit_ratings(game_ids=None, average: float | None = None) -> list[RatingFit]:
+    """Fit every rated game of each game id (all by default) and store the result; the fits, in order.
+
+    The games are read first and the fit runs outside any lock; only storing it locks the game's row,
+    so two fits at once store one after the other and the later one stands.
+    """
+    from django.conf import settings
+
+    game_ids = list(GAME_IDS if game_ids is None else game_ids)
+    average = float(settings.ARENA["RATING_FIT_AVERAGE"] if average is None else average)
+    counts = rated_pair_counts(game_ids)
+    return [_store_fit(game_id, average, *_fit_pairs(counts[game_id], average)) for game_id in game_ids]
+
+
+def _fit_pairs(table: np.ndarray, average: float) -> tuple[list[int], fitting.Fit]:
+    """The fit of one game's (white bot, black bot, wins, draws, losses) rows; the bots in the fit's order."""
+    bots, index = np.unique(table[:, :2], return_inverse=True)
+    index = index.reshape(-1, 2)
+    cells = fitting.Cells(index[:, 0], index[:, 1], table[:, 2], table[:, 3], table[:, 4])
+    return bots.tolist(), fitting.fit(cells, len(bots), average)
+
+
+@transaction.atomic
+def _store_fit(game_id: str, average: float, bots: list[int], result: fitting.Fit) -> RatingFit:
+    RatingFit.objects.bulk_create([RatingFit(game=game_id, fitted_at=timezone.now(), games=0, fitted_games=0,
+                                             average=0.0)], ignore_conflicts=True)
+    row = RatingFit.objects.select_for_update().get(game=game_id)
+    row.fitted_at, row.games, row.fitted_games = timezone.now(), result.games, result.fitted_games
+    row.average = average
+    row.advantage, row.advantage_margin, row.draw_nu = result.advantage, result.advantage_margin, result.draw_nu
+    row.note = result.note
+    row.save()
+    FittedRating.objects.filter(fit=row).delete()
+    FittedRating.objects.bulk_create(
+        [FittedRating(fit=row, bot_id=bot, status=player.status, elo=player.elo, margin=player.margin,
+                      games=player.games) for bot, player in zip(bots, result.players)],
+        batch_size=5000)
+    return row

@@ -81,7 +81,9 @@ def seed_bot(game_id: str, kind: str, directory: Path, owner, report: SeedReport
     name = f"{game_id}-{kind}"
     bot = Bot.objects.filter(owner=owner, game=game_id, name=name).first()
     if bot is None:
-        bot = create_bot(owner, game_id, name, description=f"Reference {kind} bot for {game_id}.")
+        # The demo players agree to the demo tournaments the admin organises with their bots.
+        bot = create_bot(owner, game_id, name, description=f"Reference {kind} bot for {game_id}.",
+                         open_to_tournaments=True)
         report.created.append(f"bot {name}")
     archive = bot_archive(directory)
     version = BotVersion.objects.filter(bot=bot, sha256=hashlib.sha256(archive).hexdigest()).first()

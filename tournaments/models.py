@@ -5,7 +5,10 @@ Rows only: the rules of the service live in ``services.py`` (writes) and ``selec
 
 from __future__ import annotations
 
+import re
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Length
@@ -16,13 +19,25 @@ models.CharField.register_lookup(Length)
 
 GAME_CHOICES = [(game_id, game_id) for game_id in GAME_IDS]
 
+# The protocol's name characters (BGTP/1 §4) and length: a bot's name is safe in a log line, a URL or a
+# file name, and never a path (no '/', never '.' or '..').
+BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
+BOT_NAME_RULE = "1 to 32 letters, digits, '_', '.' or '-', starting with a letter or a digit"
+
+
+def validate_bot_name(name) -> None:
+    if not isinstance(name, str) or not BOT_NAME.fullmatch(name):
+        raise ValidationError(f"{name!r} is not a bot name: use {BOT_NAME_RULE}")
+
 
 class Bot(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bots")
     game = models.CharField(max_length=16, choices=GAME_CHOICES)
-    name = models.CharField(max_length=64)
+    name = models.CharField(max_length=64, validators=[validate_bot_name])
     description = models.TextField(blank=True, default="")
     is_public = models.BooleanField(default=True)
+    open_to_tournaments = models.BooleanField(
+        default=False, help_text="The owner's consent: other players may enter this bot in their tournaments.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -211,6 +226,19 @@ class Match(models.Model):
 
     def __str__(self) -> str:
         return f"Match {self.pk} ({self.game})"
+
+    def clean(self) -> None:
+        """The admin's hand-made or edited matches obey the rule the services follow."""
+        if self.rated and self.version_a_id and self.version_b_id and same_owner(self.version_a, self.version_b):
+            raise ValidationError({"rated": [SAME_OWNER_UNRATED]})
+
+
+SAME_OWNER_UNRATED = "two bots of one owner never play a rated game"
+
+
+def same_owner(version_a: BotVersion, version_b: BotVersion) -> bool:
+    """Ratings come only from fair games: two bots of one owner (or two versions of one bot) play unrated."""
+    return version_a.bot.owner_id == version_b.bot.owner_id
 
 
 class Game(models.Model):

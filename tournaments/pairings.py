@@ -37,5 +37,11 @@ def berger_rounds(players: Sequence[Hashable]) -> list[list[tuple]]:
 
 
 def double_round(rounds: list[list[tuple]]) -> list[list[tuple]]:
-    """The second cycle: the same rounds again, colours swapped."""
-    return rounds + [[(black, white) for white, black in pairs] for pairs in rounds]
+    """Two cycles: the first with its last two rounds swapped, then the table's rounds again, colours swapped.
+
+    The swap is FIDE's advice for double round-robins (Handbook C.05, Annex 1): played straight through,
+    the last round of the first cycle and the first of the second give someone the same colour twice
+    more after it had it already, three games running.
+    """
+    first = rounds[:-2] + rounds[-1:-3:-1] if len(rounds) >= 2 else list(rounds)
+    return first + [[(black, white) for white, black in pairs] for pairs in rounds]

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import tarfile
 import tempfile
-import zipfile
 from pathlib import Path
 
 from django.conf import settings
 
-from engines.bots import BadBot, Bot, load_bot
+from engines.bots import BadBot, Bot, load_bot, sanitise_name
+from engines.bundle import BadFiles, unpack, write_tree
+
+from .services.uploads import file_limits
 
 
 class InfrastructureError(RuntimeError):
@@ -37,7 +38,9 @@ def _sandbox_module():
 def open_sandbox():
     sandbox = _sandbox_module()
     try:
-        return sandbox.open_sandbox(trusted=settings.ARENA["SANDBOX_TRUSTED"])
+        # each version's build runs once on this machine: its result is kept next to its files
+        return sandbox.open_sandbox(trusted=settings.ARENA["SANDBOX_TRUSTED"],
+                                    builds=Path(settings.ARENA["BOT_CACHE_DIR"]) / "builds")
     except sandbox.SandboxError as error:
         raise InfrastructureError(f"sandbox unavailable: {error}") from error
 
@@ -46,34 +49,31 @@ def limits():
     return _sandbox_module().Limits(memory_bytes=settings.ARENA["BOT_MEMORY_BYTES"])
 
 
-def unpack_archive(kind: str, source: Path, destination: Path) -> None:
-    """Extract a stored, already validated archive (see ``uploads``) into ``destination``."""
-    if kind == "zip":
-        with zipfile.ZipFile(source) as archive:
-            archive.extractall(destination)
-    elif kind == "tar.gz":
-        with tarfile.open(source, "r:gz") as archive:
-            archive.extractall(destination, filter="data")
-    else:
-        raise ValueError(f"not an archive kind: {kind!r}")
-
-
 def bot_directory(version) -> Path:
-    """The version's files unpacked under BOT_CACHE_DIR, keyed by checksum (unpacked once)."""
-    key = f"{version.sha256}-{version.kind.replace('.', '')}"
+    """The version's files written under BOT_CACHE_DIR, keyed by checksum (written once).
+
+    What is written is exactly the list checked at upload and stored as a bundle (``uploads``),
+    by ``engines.bundle.write_tree``: regular files and directories, never a link followed, never
+    a file outside the directory, whatever the stored file holds. A stored file that is not such a
+    list is refused (``BadBot``) and nothing is written.
+    """
+    # "-w": written from a bundle; a directory that extractall made before issue 9 is never reused.
+    key = f"{version.sha256}-{version.kind.replace('.', '')}-w"
     if version.kind == "py":  # the file name is part of a one-file bot (its run command names it)
         key += f"-{version.filename}"
     cache = Path(settings.ARENA["BOT_CACHE_DIR"]) / key
     if cache.is_dir():
         return cache
+    with version.file.open("rb") as stored:
+        blob = stored.read()
+    try:
+        entries = unpack(blob, file_limits())
+    except BadFiles as error:
+        raise BadBot(f"the stored files of {version} are refused: {error}") from None
     cache.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix="unpack-", dir=cache.parent))
     try:
-        source = Path(version.file.path)
-        if version.kind == "py":
-            shutil.copyfile(source, staging / version.filename)
-        else:
-            unpack_archive(version.kind, source, staging)
+        write_tree(entries, staging)
         try:
             os.rename(staging, cache)
         except OSError:
@@ -88,7 +88,9 @@ def load_version(version) -> Bot:
     directory = bot_directory(version)
     path = directory / version.filename if version.kind == "py" else directory
     bot = load_bot(path)
-    return Bot(name=f"{version.bot.name}-v{version.number}"[:32], directory=bot.directory, run=bot.run,
+    # The sandbox names the bot's work directory after it: never a player's raw name (an old row may predate
+    # the name rule), always the protocol's safe characters.
+    return Bot(name=sanitise_name(f"{version.bot.name}-v{version.number}"), directory=bot.directory, run=bot.run,
                build=bot.build, single_file=bot.single_file)
 
 

@@ -95,26 +95,97 @@ def crosstable(tournament: Tournament) -> Crosstable:
     for me, standing in rows.items():
         # Sonneborn–Berger: each point scored against an opponent, weighted by that opponent's score.
         standing.sonneborn_berger = sum(points[me][opponent] * rows[opponent].score for opponent in points[me])
-    _apply_head_to_head(rows, points)
-    ordered = sorted(rows.values(), key=lambda s: (-s.score, -s.sonneborn_berger, -s.head_to_head, s.entrant.seed))
+    head_to_head = _head_to_head(rows, points)
+    for me, standing in rows.items():
+        standing.head_to_head = head_to_head[me][0] if head_to_head[me] else 0.0
+
+    def ranking(standing):  # best first; entrants equal on all of it share the rank (the seed only orders them)
+        passes = head_to_head[standing.entrant.version_id]
+        return -standing.score, -standing.sonneborn_berger, tuple(-points for points in passes)
+
+    ordered = sorted(rows.values(), key=lambda s: (ranking(s), s.entrant.seed))
     previous = None
     for place, standing in enumerate(ordered, start=1):
-        key = (standing.score, standing.sonneborn_berger, standing.head_to_head)
+        key = ranking(standing)
         standing.rank = previous[1] if previous and previous[0] == key else place
         previous = (key, standing.rank)
     cells = {row: {col: (points[row][col], games[row][col]) for col in points[row]} for row in ids}
     return Crosstable(entrants=entrants, cells=cells, standings=ordered)
 
 
-def _apply_head_to_head(rows: dict[int, Standing], points) -> None:
-    """Among entrants level on score and Sonneborn–Berger: points scored in games between them."""
+def _head_to_head(rows: dict[int, Standing], points) -> dict[int, tuple[float, ...]]:
+    """Head-to-head among entrants level on score and Sonneborn–Berger: points scored in the games between
+    them. A smaller subgroup still level after that is compared again on the games among its own members
+    alone, and so on while the subgroups shrink (FIDE's direct encounter re-applied to the remaining tie).
+    Each entrant gets its scores from every pass, first pass first."""
+    passes: dict[int, tuple[float, ...]] = {vid: () for vid in rows}
     groups = defaultdict(list)
     for vid, standing in rows.items():
         groups[(standing.score, standing.sonneborn_berger)].append(vid)
-    for members in groups.values():
+    pending = [members for members in groups.values() if len(members) > 1]
+    while pending:
+        members = pending.pop()
+        subgroups = defaultdict(list)
         for me in members:
-            rows[me].head_to_head = sum(points[me][other] for other in members if other != me)
+            mine = sum(points[me][other] for other in members if other != me)
+            passes[me] += (mine,)
+            subgroups[mine].append(me)
+        pending += [subgroup for subgroup in subgroups.values() if 1 < len(subgroup) < len(members)]
+    return passes
 
 
 def standings(tournament: Tournament) -> list[Standing]:
     return crosstable(tournament).standings
+
+
+# --- what a reader may see of a game's record and of a tournament's entrants -------------------------
+
+# The public record: the game, its rules and start, the actions with their times, the result and its reason.
+PUBLIC_RECORD_FIELDS = frozenset({"game", "ruleset", "settings", "initial", "actions", "times", "winner", "reason",
+                                  "plies", "final", "white", "black", "tc"})
+LOG_SIDES = {"w": "white", "white": "white", "b": "black", "black": "black"}
+
+
+def is_insider(user, owner_id) -> bool:
+    """The bot's owner, or staff: who may see the bot's private bits."""
+    return user is not None and user.is_authenticated and (user.is_staff or user.pk == owner_id)
+
+
+def owned_sides(game: Game, user) -> list[str]:
+    """The sides of ``game`` whose bot ``user`` owns (both for staff); its white and black bots loaded."""
+    return [side for side, version in (("white", game.white), ("black", game.black))
+            if is_insider(user, version.bot.owner_id)]
+
+
+def record_seen_by(game: Game, user) -> dict:
+    """The part of the record ``user`` may read. Everyone: the public fields. A bot's owner also: that bot's
+    stderr, the protocol log lines to and from it (and the runner's about it), and the detail of the game's
+    end when their bot lost or drew (it may quote the loser's stderr). Staff: the whole record."""
+    record = game.record if isinstance(game.record, dict) else {}
+    if user is not None and user.is_authenticated and user.is_staff:
+        return dict(record)
+    seen = {key: value for key, value in record.items() if key in PUBLIC_RECORD_FIELDS}
+    sides = owned_sides(game, user)
+    if not sides:
+        return seen
+    stderr = record.get("stderr") if isinstance(record.get("stderr"), dict) else {}
+    seen["stderr"] = {side: stderr.get(side, "") for side in sides}
+    log = record.get("log") if isinstance(record.get("log"), list) else []
+    seen["log"] = [line for line in log if _log_side(line) in (*sides, None)]
+    if "detail" in record and (game.winner not in sides or game.winner == "none"):
+        seen["detail"] = record["detail"]
+    return seen
+
+
+def _log_side(line) -> str | None:
+    """Whose a protocol log line is (``engines.match.GameLog``: ``<ms> <w>|w<|b>|b<|runner> <text>``, a runner
+    line naming its side first); None for a line about neither bot, "?" for one that cannot be read."""
+    parts = line.split(" ", 3) if isinstance(line, str) else []
+    if len(parts) < 3:
+        return "?"
+    who = parts[1]
+    if who in ("w>", "w<", "b>", "b<"):
+        return LOG_SIDES[who[0]]
+    if who == "runner":
+        return LOG_SIDES.get(parts[2].rstrip(":"), None)
+    return "?"

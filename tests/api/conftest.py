@@ -63,10 +63,11 @@ def bot_upload(name: str = "bot.py", content: bytes = RANDOM_BOT) -> SimpleUploa
     return SimpleUploadedFile(name, content, content_type="application/octet-stream")
 
 
-def make_bot(owner, name: str, game: str = "tafl9", is_public: bool = True):
+def make_bot(owner, name: str, game: str = "tafl9", is_public: bool = True, open_to_tournaments: bool = True):
+    """A bot whose owner agrees to others' tournaments unless asked otherwise (the consent tests do)."""
     from tournaments.services import create_bot
 
-    return create_bot(owner, game, name, is_public=is_public)
+    return create_bot(owner, game, name, is_public=is_public, open_to_tournaments=open_to_tournaments)
 
 
 def ready_version(bot):

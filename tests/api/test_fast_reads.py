@@ -159,7 +159,7 @@ def test_private_game_record_is_never_cached(player, other_player):
     game = Game.objects.get()
     response = client_for(player).get(f"/api/games/{game.pk}/")
     assert response.status_code == 200 and response["Cache-Control"] == "private, no-cache"
-    assert public._lookup(f"game:{game.pk}")[1] is None
+    assert public._lookup(f"record:{game.pk}")[1] is None
     assert client_for(other_player).get(f"/api/games/{game.pk}/").status_code == 404
     assert client_for(None).get(f"/api/games/{game.pk}/").status_code == 404
 

@@ -16,13 +16,14 @@ def test_request_a_casual_match(ada, versions):
     assert body["version_a"]["id"] == mine.pk and body["version_b"]["bot_name"] == "beta"
 
 
-def test_request_a_ranked_match_with_settings(ada, versions):
+def test_request_a_casual_match_with_settings(ada, versions):
+    # A challenge is never rated (issue 9): ranked play is the ladder's; see test_fair_play for the refusal.
     mine, theirs = versions
-    response = ada.post("/api/matches/", {"version_a": mine.pk, "version_b": theirs.pk, "rated": True,
+    response = ada.post("/api/matches/", {"version_a": mine.pk, "version_b": theirs.pk,
                                           "games_per_match": 4, "time_control": "clock:60000+500"}, format="json")
     assert response.status_code == 201, response.content
     match = Match.objects.get(pk=response.json()["id"])
-    assert (match.rated, match.games_per_match, match.time_control) == (True, 4, "clock:60000+500")
+    assert (match.rated, match.games_per_match, match.time_control) == (False, 4, "clock:60000+500")
 
 
 def test_match_request_refusals_change_nothing(ada, player, other_player, versions):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
+from django.http import HttpRequest
 
 from .conftest import client_for
 
@@ -49,7 +50,7 @@ def test_token_for_the_right_password_only(anon, player):
 
 
 def test_session_login_works_for_reads(player, client):
-    client.login(username="ada", password="lovelace-1815")
+    client.login(request=HttpRequest(), username="ada", password="lovelace-1815")  # the lockout needs one
     assert client.get("/api/players/me/").json()["username"] == "ada"
 
 
@@ -57,7 +58,7 @@ def test_session_writes_need_csrf(player, db):
     from rest_framework.test import APIClient
 
     client = APIClient(enforce_csrf_checks=True)
-    client.login(username="ada", password="lovelace-1815")
+    client.login(request=HttpRequest(), username="ada", password="lovelace-1815")  # the lockout needs one
     response = client.post("/api/bots/", {"name": "x", "game": "tafl9"}, format="json")
     assert response.status_code == 403
 

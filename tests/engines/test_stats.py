@@ -66,7 +66,7 @@ def test_pentanomial_counts_and_estimate():
     low = stats.elo_from_score(8 / 12 - stats.Z95 * stdev)
     high = stats.elo_from_score(8 / 12 + stats.Z95 * stdev)
     assert estimate.margin == pytest.approx((high - low) / 2)
-    assert estimate.los == pytest.approx(stats.los(5, 1))  # pair points above and below 1, as game wins
+    assert estimate.los == pytest.approx(fishtest_los([0, 1, 2, 1, 2]))  # from the pairs' spread
 
 
 def test_pentanomial_interval_is_narrower_when_pairs_cancel_side_advantage():
@@ -75,6 +75,54 @@ def test_pentanomial_interval_is_narrower_when_pairs_cancel_side_advantage():
     pentanomial = stats.elo_pentanomial((0, 0, 10, 0, 0))
     assert pentanomial.margin < trinomial.margin
     assert pentanomial.margin == 0.0 and pentanomial.elo == 0.0
+
+
+def fishtest_stats(results):
+    """fishtest's stat_util.stats: games, per-game mean and the per-game variance of a pentanomial."""
+    games = sum(results) * (len(results) - 1) / 2.0
+    mu = sum(n * (i / 2.0) for i, n in enumerate(results)) / games
+    mu_pair = (len(results) - 1) / 2.0 * mu
+    var = sum(n * (i / 2.0 - mu_pair) ** 2 for i, n in enumerate(results)) / games
+    return games, mu, var
+
+
+def fishtest_los(results, regularize=False):
+    """fishtest's get_elo LOS: Phi((mu - 0.5) / (stdev / sqrt(games))); it first replaces empty counts by 1e-3."""
+    if regularize:
+        results = [n or 1e-3 for n in results]
+    games, mu, var = fishtest_stats(results)
+    return 0.5 * (1.0 + math.erf((mu - 0.5) / (math.sqrt(var) / math.sqrt(games)) / math.sqrt(2.0)))
+
+
+@pytest.mark.parametrize("pairs", [(10, 0, 0, 0, 20), (1, 3, 10, 6, 2), (5, 5, 5, 5, 5), (0, 2, 30, 3, 0),
+                                   (10789, 19328, 33806, 19402, 10543), (1187, 7410, 13475, 7378, 1164)])
+def test_pentanomial_los_is_fishtests(pairs):
+    estimate = stats.elo_pentanomial(pairs)
+    assert estimate.los == pytest.approx(fishtest_los(list(pairs)), abs=1e-12)
+    assert estimate.los == pytest.approx(fishtest_los(list(pairs), regularize=True), abs=2e-3)
+
+
+def test_a_won_won_pair_is_one_pair_not_two_independent_wins():
+    # 10 pairs lost both games, 20 won both: score 2/3, its 95% interval reaches below an even score,
+    # so the LOS must stay under 97.5% (counting 40 wins against 20 losses said 99.5%).
+    estimate = stats.elo_pentanomial((10, 0, 0, 0, 20))
+    assert estimate.low < 0 < estimate.high
+    assert estimate.los == pytest.approx(0.9736, abs=1e-4)
+    assert estimate.los < 0.975
+
+
+def test_pentanomial_los_without_spread_is_certain():
+    assert stats.elo_pentanomial((0, 0, 0, 4, 0)).los == 1.0
+    assert stats.elo_pentanomial((0, 3, 0, 0, 0)).los == 0.0
+    assert stats.elo_pentanomial((0, 0, 7, 0, 0)).los == 0.5
+
+
+@given(st.lists(st.integers(0, 40), min_size=5, max_size=5).filter(lambda p: sum(p) > 0))
+def test_pentanomial_los_is_fishtests_for_any_counts(pairs):
+    estimate = stats.elo_pentanomial(tuple(pairs))
+    assert 0.0 <= estimate.los <= 1.0
+    if len([n for n in pairs if n]) > 1:  # some spread: fishtest's formula is defined
+        assert estimate.los == pytest.approx(fishtest_los(pairs), abs=1e-9)
 
 
 @given(st.floats(min_value=0.001, max_value=0.999))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engines.bots import BadBot, Bot, load_bot, sanitise_name
+from engines.bots import BadBot, Bot, check_bot_files, load_bot, sanitise_name
 from engines.core import RefereeError
 
 
@@ -77,3 +77,46 @@ def test_bad_paths(tmp_path, setup, problem):
     path = setup(tmp_path)
     with pytest.raises(BadBot, match=problem.replace("[", r"\[").replace("]", r"\]").replace(".", r"\.")):
         load_bot(path)
+
+
+@pytest.mark.parametrize("text, problem", [
+    ('run = "python3 /etc/passwd"\n', "'/etc/passwd', an absolute path"),
+    ('run = "python3 /etc/no-such-file"\n', "'/etc/no-such-file', an absolute path"),
+    ('run = "/usr/bin/python3 main.py"\n', "an absolute path"),
+    ('run = "python3 main.py 2>/tmp/log"\n', "'/tmp/log', an absolute path"),
+    ('run = "python3 main.py --book=/srv/book"\n', "'/srv/book', an absolute path"),
+    ('run = "python3 ~/main.py"\n', "'~/main.py', an absolute path"),
+    ('run = "python3 ../main.py"\n', "climbs out of the bot's directory"),
+    ('run = "python3 main.py # x/../../y"\n', "climbs out"),
+    ('run = "python3 main.py"\nbuild = "cp /etc/shadow ."\n', "'build' names '/etc/shadow'"),
+    ('run = "./engine"\nbuild = "cc -o engine ../../engine.c"\n', "'build' names '../../engine.c'"),
+])
+def test_commands_name_only_the_bots_own_files(tmp_path, text, problem):
+    """The same refusal whether or not the host has the file: the check is no oracle of its disk."""
+    write(tmp_path / "main.py", "")
+    write(tmp_path / "bot.toml", text)
+    with pytest.raises(BadBot, match=problem.replace(".", r"\.").replace("(", r"\(")):
+        load_bot(tmp_path)
+    files = {"bot.toml": text.encode(), "main.py": b""}
+    with pytest.raises(BadBot, match=problem.replace(".", r"\.").replace("(", r"\(")):
+        check_bot_files(files)
+
+
+def test_check_bot_files_looks_only_at_the_given_files(tmp_path):
+    run = {"bot.toml": b'run = "python3 src/main.py"\n'}
+    with pytest.raises(BadBot, match="'src/main.py', which is not in the bot's directory"):
+        check_bot_files(run)
+    check_bot_files({**run, "src/main.py": b""})
+    check_bot_files({"bot.json": b'{"run": "./engine"}', "engine": b""})
+    with pytest.raises(BadBot, match="no bot.toml or bot.json"):
+        check_bot_files({"main.py": b""})
+
+
+@pytest.mark.parametrize("manifest, raw, problem", [
+    ("bot.json", b"[" * 60_000, "cannot parse"),
+    ("bot.toml", b"run = " + b"[" * 60_000, "cannot parse"),
+    ("bot.toml", b'run = "python3 main.py"\n' + b"#" * 70_000, "at most 65536 bytes"),
+], ids=["deep json", "deep toml", "huge"])
+def test_hostile_manifests_are_refused_cheaply(manifest, raw, problem):
+    with pytest.raises(BadBot, match=problem):
+        check_bot_files({manifest: raw, "main.py": b""})

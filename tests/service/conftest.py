@@ -43,16 +43,29 @@ def ready_version(bot, name: str = "random_bot.py"):
 def make_bot(player):
     from tournaments.services import create_bot
 
-    def make(name: str, game: str = "tafl9", owner=None):
-        return create_bot(owner or player, game, name)
+    def make(name: str, game: str = "tafl9", owner=None, **options):
+        return create_bot(owner or player, game, name, **options)
 
     return make
 
 
 @pytest.fixture
-def pair(make_bot):
-    """Two ready tafl9 versions of two different bots."""
-    return ready_version(make_bot("alpha")), ready_version(make_bot("beta"))
+def rivals(make_bot):
+    """Ready tafl9 versions of bots of as many players, each open to others' tournaments (rated play needs
+    bots of different owners)."""
+    from tournaments.services import create_player
+
+    def make(*names: str):
+        return [ready_version(make_bot(name, owner=create_player(f"{name}-owner", None), open_to_tournaments=True))
+                for name in names]
+
+    return make
+
+
+@pytest.fixture
+def pair(make_bot, other_player):
+    """Two ready tafl9 versions of two bots of two owners (two bots of one owner never play rated)."""
+    return ready_version(make_bot("alpha")), ready_version(make_bot("beta", owner=other_player))
 
 
 def record(winner: str, reason: str | None = None, plies: int = 10) -> dict:

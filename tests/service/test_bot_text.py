@@ -65,7 +65,11 @@ def test_this_module_on_postgresql():
 
 
 def upload(make_bot, name: str, source: str, ready: bool = True) -> BotVersion:
-    version = upload_version(make_bot(name), SimpleUploadedFile(f"{name}.py", source.encode()))
+    """Each bot with an owner of its own: two bots of one owner never play rated."""
+    from tournaments.services import create_player
+
+    owner = create_player(f"{name}-owner", None)
+    version = upload_version(make_bot(name, owner=owner), SimpleUploadedFile(f"{name}.py", source.encode()))
     if ready:
         BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.READY)
     return BotVersion.objects.select_related("bot").get(pk=version.pk)

@@ -23,9 +23,9 @@ pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_a_crashing_bot_loses_and_the_loss_is_rated(make_bot):
+def test_a_crashing_bot_loses_and_the_loss_is_rated(make_bot, other_player):
     good = ready_version(make_bot("good"))
-    bad = ready_version(make_bot("bad"), "illegal_bot.py")
+    bad = ready_version(make_bot("bad", owner=other_player), "illegal_bot.py")  # rated: two owners
     match = play_match_now(create_match(good, bad, games=2, time_control="move:2000").pk)
     assert (match.status, match.score_a, match.score_b) == ("finished", 2.0, 0.0)
     assert set(Game.objects.values_list("reason", flat=True)) == {"illegal-move"}
@@ -52,9 +52,10 @@ QUIT_FLOOD_BOT = (ROOT / "tests" / "bots" / "random_bot.py").read_text().replace
     '        break')
 
 
-def test_a_bot_writing_after_quit_is_scored_and_never_held_in_memory(make_bot, pair):
+def test_a_bot_writing_after_quit_is_scored_and_never_held_in_memory(make_bot, pair, other_player):
     assert "SIG_IGN" in QUIT_FLOOD_BOT
-    flood = upload_version(make_bot("flood"), SimpleUploadedFile("flood.py", QUIT_FLOOD_BOT.encode()))
+    flood = upload_version(make_bot("flood", owner=other_player),  # rated against ada's bot: another owner
+                           SimpleUploadedFile("flood.py", QUIT_FLOOD_BOT.encode()))
     BotVersion.objects.filter(pk=flood.pk).update(status=BotVersion.Status.READY)
     flood.refresh_from_db()
     other = create_match(*pair)  # queued: must stay as it is
@@ -74,7 +75,7 @@ def test_a_bot_writing_after_quit_is_scored_and_never_held_in_memory(make_bot, p
 def test_sandbox_failure_is_requeued_not_scored(pair, monkeypatch):
     from engines import sandbox
 
-    def broken(trusted=False):
+    def broken(trusted=False, builds=None):
         raise sandbox.SandboxError("bubblewrap: cannot create namespace")
 
     monkeypatch.setattr(sandbox, "open_sandbox", broken)

@@ -54,6 +54,21 @@ def test_berger_everyone_meets_once_with_balanced_colours(n):
     assert [[(b, w) for w, b in pairs] for pairs in second] == rounds
 
 
+@pytest.mark.parametrize("n", range(3, 17))
+def test_double_round_never_gives_three_games_running_with_one_colour(n):
+    rounds = berger_rounds(list(range(n)))
+    both = double_round(rounds)
+    # FIDE's Berger tables: the first cycle's last two rounds trade places.
+    assert both[: len(rounds)] == rounds[:-2] + [rounds[-1], rounds[-2]]
+    colours = {p: "" for p in range(n)}
+    for pairs in both:
+        for white, black in pairs:
+            if white is not None and black is not None:
+                colours[white] += "W"
+                colours[black] += "B"
+    assert not [p for p, played in colours.items() if "WWW" in played or "BBB" in played]
+
+
 pytestmark = pytest.mark.django_db
 
 
@@ -152,6 +167,25 @@ def test_head_to_head_orders_two_level_players(player, entrants):
     assert [s.entrant.version_id for s in table] == [dee.pk, bob.pk, ann.pk, cid.pk]
 
 
+def test_head_to_head_is_applied_again_to_a_subgroup_still_level(player, make_bot):
+    e0, e1, e2, e3, e4, e5 = (ready_version(make_bot(name)) for name in ("ann", "bob", "cid", "dee", "eve", "fay"))
+    tournament = make_tournament(player, [e0, e1, e2, e3, e4, e5], double_round=False, games_per_pairing=1)
+    start_tournament(tournament)
+    beat = {(e1, e0), (e0, e2), (e1, e3), (e4, e1), (e5, e1), (e3, e2), (e5, e2), (e5, e4)}  # (winner, loser)
+    winners = {frozenset((won.pk, lost.pk)): won.pk for won, lost in beat}  # every other game drawn
+    for match in Match.objects.filter(tournament=tournament):
+        winner = winners.get(frozenset((match.version_a_id, match.version_b_id)))
+        settle(match, ["none" if winner is None else "white" if winner == match.version_a_id else "black"])
+    table = standings(tournament)
+    # fay 4; ann, bob, dee, eve 2.5 each with SB 5.5 — level. Among the four, bob and eve score 2, ann and
+    # dee 1. Between bob and eve alone eve won, so eve is ahead (bob's better seed no longer decides);
+    # ann and dee drew each other, so they stay level and share the place.
+    assert {s.entrant.version_id: (s.score, s.sonneborn_berger) for s in table if s.score == 2.5} == {
+        v.pk: (2.5, 5.5) for v in (e0, e1, e3, e4)}
+    assert [(s.entrant.version_id, s.head_to_head, s.rank) for s in table] == [
+        (e5.pk, 0.0, 1), (e4.pk, 2.0, 2), (e1.pk, 2.0, 3), (e0.pk, 1.0, 4), (e3.pk, 1.0, 4), (e2.pk, 0.0, 6)]
+
+
 def test_crosstable_and_match_list_query_counts(player, entrants, django_assert_num_queries):
     tournament = make_tournament(player, entrants, double_round=False, games_per_pairing=1)
     start_tournament(tournament)
@@ -164,7 +198,8 @@ def test_crosstable_and_match_list_query_counts(player, entrants, django_assert_
             _ = (match.version_a.bot.owner.username, match.version_b.bot.name, match.tournament.name)
 
 
-def test_cancel_keeps_results_and_resume_requeues(player, entrants):
+def test_cancel_keeps_results_and_resume_requeues(player, rivals):
+    entrants = rivals("ann", "bob", "cid", "dee")  # rated: bots of four owners
     tournament = make_tournament(player, entrants, double_round=False, games_per_pairing=1, rated=True)
     matches = start_tournament(tournament)
     settle(matches[0], ["white"])
@@ -179,8 +214,8 @@ def test_cancel_keeps_results_and_resume_requeues(player, entrants):
         resume_tournament(tournament)
 
 
-def test_a_tournament_played_to_the_end_with_real_bots(player, make_bot):
-    versions = [ready_version(make_bot(name)) for name in ("ann", "bob", "cid")]
+def test_a_tournament_played_to_the_end_with_real_bots(player, rivals):
+    versions = rivals("ann", "bob", "cid")  # rated: bots of three owners
     tournament = create_tournament(player, name="Live", game="tafl9", games_per_pairing=2, double_round=False,
                                    time_control="move:2000", rated=True)
     for version in versions:

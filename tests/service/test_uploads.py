@@ -11,6 +11,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from engines.bundle import Entry, unpack
 from tournaments.models import BotVersion
 from tournaments.services import upload_version
 
@@ -59,7 +60,8 @@ def test_single_python_file(make_bot, settings):
     version = upload_version(make_bot("alpha"), SimpleUploadedFile("random_bot.py", content))
     assert (version.number, version.kind, version.status, version.size) == (1, "py", "pending", len(content))
     assert version.sha256 == hashlib.sha256(content).hexdigest()
-    assert open(version.file.path, "rb").read() == content
+    with version.file.open("rb") as stored:  # stored as the checked list of its one file
+        assert unpack(stored.read()) == [Entry("random_bot.py", content)]
     second = upload_version(version.bot, SimpleUploadedFile("random_bot.py", content))
     assert second.number == 2 and len(stored_files(settings)) == 2
 

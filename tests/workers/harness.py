@@ -58,6 +58,8 @@ def seed(args) -> dict:
     ids = []
     for _ in range(args.matches):
         a, b = rng.sample(versions, 2)
+        while a.bot.owner_id == b.bot.owner_id:  # two bots of one owner would play unrated
+            a, b = rng.sample(versions, 2)
         ids.append(create_match(a, b, time_control=args.tc, games=args.games, rated=True).pk)
     return {"matches": ids}
 

@@ -14,8 +14,12 @@ def test_json_only_late_ack_and_one_message_at_a_time():
     assert conf.accept_content == ["json"] and conf.task_serializer == "json"
     assert conf.task_acks_late and conf.task_reject_on_worker_lost
     assert conf.worker_prefetch_multiplier == 1
-    assert set(conf.beat_schedule) == {"scavenge-expired-leases", "dispatch-queued-matches", "schedule-ranked-ladder"}
+    assert set(conf.beat_schedule) == {"scavenge-expired-leases", "dispatch-queued-matches", "schedule-ranked-ladder",
+                                       "fit-ratings"}
     assert conf.task_routes["workers.scavenge"]["queue"] == "arena.control"
+    assert conf.beat_schedule["fit-ratings"] == {"task": "ratings.fit", "schedule": 3600.0}
+    app.loader.import_default_modules()  # what a worker does at start: autodiscovery included
+    assert "ratings.fit" in app.tasks
 
 
 def test_time_limits_grow_with_the_time_control_and_stop_at_the_cap(monkeypatch):

@@ -6,9 +6,10 @@ finished game by that much; a game record, which never changes, ``RECORD_SECONDS
 generation, and any change to a bot (saved or deleted: its name, its visibility) starts a new one once the change
 commits, so a bot made private or renamed shows at once everywhere, records included.
 
-Three audiences: ``EVERYONE`` (the page is the same for every reader: leaderboards, records and rating histories
-of public bots); ``OUTSIDERS`` (everyone but the bot's owner and staff, who see more: the bot page);
-``ANONYMOUS`` (lists, whose rows depend on who asks)."""
+Three audiences: ``EVERYONE`` (the page is the same for every reader: leaderboards and rating histories of public
+bots); ``OUTSIDERS`` (everyone but the bots' owners and staff, who see more: the bot page, and a game record, whose
+bots' stderr and protocol logs only their owners read); ``ANONYMOUS`` (lists, whose rows depend on who asks).
+A page kept for OUTSIDERS is what an outsider sees: an insider's page is built for them and never kept."""
 
 from __future__ import annotations
 
@@ -37,11 +38,11 @@ CACHE_DOWN = (RedisError, OSError)
 @dataclass(frozen=True)
 class Page:
     """What a view builds on a miss: its data (once kept, the data rendered as JSON bytes), whether every reader
-    of the audience may share it, and for OUTSIDERS whose bot it shows."""
+    of the audience may share it, and for OUTSIDERS the owners of the bots it shows."""
 
     content: object
     shareable: bool = True
-    owner_id: int | None = None
+    owners: tuple[int, ...] = ()
     etag: str = ""
     cache_control: str = ""
 
@@ -58,10 +59,10 @@ def serve(request, name: str, audience: str, seconds: int, build: Callable[[], P
     except CACHE_DOWN as error:  # a cache is a speed-up: without it, every page is built as it is asked for
         log.warning("public pages: the cache does not answer (%s); building %s", error, name)
         return _answer(request, build())
-    if page is not None and not (audience == OUTSIDERS and _is_insider(request.user, page.owner_id)):
+    if page is not None and not (audience == OUTSIDERS and _is_insider(request.user, page.owners)):
         return _answer(request, page)
     page = build()
-    if not page.shareable or (audience == OUTSIDERS and _is_insider(request.user, page.owner_id)):
+    if not page.shareable or (audience == OUTSIDERS and _is_insider(request.user, page.owners)):
         return _answer(request, page)
     rendered = request.accepted_renderer.render(page.content, request.accepted_media_type, {"request": request})
     page = replace(page, content=rendered)
@@ -90,8 +91,8 @@ def _may_share(request, audience: str) -> bool:
     return audience != ANONYMOUS or not user.is_authenticated
 
 
-def _is_insider(user, owner_id) -> bool:
-    return user.is_authenticated and (user.is_staff or user.pk == owner_id)
+def _is_insider(user, owners) -> bool:
+    return user.is_authenticated and (user.is_staff or user.pk in owners)
 
 
 def _key(name: str, generation) -> str:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from django.utils import timezone
 
+from tournaments.selectors import is_insider
+
 
 def when(value) -> str | None:
     """What DRF's DateTimeField answers for a stored (aware) datetime: ISO 8601 in the current time zone,
@@ -77,10 +79,11 @@ def rating_change_row(row: dict) -> dict:
 def bot_detail(bot, user) -> dict:
     """The BotDetailSerializer shape, from a bot with its versions and ratings prefetched; the rejection
     reasons are shown to the owner and staff only, decided once for the bot rather than per version."""
-    insider = user is not None and user.is_authenticated and (user.is_staff or bot.owner_id == user.pk)
+    insider = is_insider(user, bot.owner_id)
     rating = next((r for r in bot.ratings.all() if r.game == bot.game), None)
     return {"id": bot.id, "name": bot.name, "game": bot.game, "description": bot.description,
-            "is_public": bot.is_public, "owner": bot.owner.username, "owner_id": bot.owner_id,
+            "is_public": bot.is_public, "open_to_tournaments": bot.open_to_tournaments,
+            "owner": bot.owner.username, "owner_id": bot.owner_id,
             "created_at": when(bot.created_at),
             "versions": [{"id": v.id, "bot": v.bot_id, "number": v.number, "filename": v.filename, "kind": v.kind,
                           "sha256": v.sha256, "size": v.size, "uploaded_at": when(v.uploaded_at),

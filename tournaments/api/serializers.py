@@ -9,7 +9,8 @@ from rest_framework import serializers
 
 from engines import GAME_IDS
 from ratings.models import Rating, RatingChange
-from tournaments.models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
+from tournaments.models import BOT_NAME_RULE, Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
+from tournaments.selectors import is_insider, record_seen_by
 
 from .filters import MAX_ID
 
@@ -92,7 +93,8 @@ class BotSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Bot
-        fields = ["id", "name", "game", "description", "is_public", "owner", "owner_id", "created_at"]
+        fields = ["id", "name", "game", "description", "is_public", "open_to_tournaments", "owner", "owner_id",
+                  "created_at"]
         read_only_fields = ["id", "owner", "owner_id", "created_at"]
 
 
@@ -116,17 +118,24 @@ class BotDetailSerializer(BotSerializer):
         return None
 
 
+BOT_NAME_HELP = f"The bot's name: {BOT_NAME_RULE}."
+CONSENT_HELP = ("Whether other players may enter this bot in their tournaments (rated or not); off by default. "
+                "Your own tournaments never need it.")
+
+
 class BotCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=64)
+    name = serializers.CharField(max_length=64, help_text=BOT_NAME_HELP)
     game = serializers.ChoiceField(choices=GAME_IDS)
     description = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
     is_public = serializers.BooleanField(required=False, default=True)
+    open_to_tournaments = serializers.BooleanField(required=False, default=False, help_text=CONSENT_HELP)
 
 
 class BotUpdateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=64, required=False)
+    name = serializers.CharField(max_length=64, required=False, help_text=BOT_NAME_HELP)
     description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
     is_public = serializers.BooleanField(required=False)
+    open_to_tournaments = serializers.BooleanField(required=False, help_text=CONSENT_HELP)
 
 
 # --- matches and games ------------------------------------------------------------------------
@@ -153,9 +162,18 @@ class GameBriefSerializer(serializers.ModelSerializer):
 
 
 class GameSerializer(GameBriefSerializer):
+    record = serializers.SerializerMethodField()
+
     class Meta(GameBriefSerializer.Meta):
         fields = GameBriefSerializer.Meta.fields + ["record"]
         read_only_fields = fields
+
+    @extend_schema_field(serializers.DictField())
+    def get_record(self, game) -> dict:
+        """The public record (actions, times, result, reason); a bot's stderr and protocol log only for its
+        owner and staff."""
+        request = self.context.get("request")
+        return record_seen_by(game, getattr(request, "user", None))
 
 
 class MatchSerializer(serializers.ModelSerializer):
@@ -184,15 +202,35 @@ class MatchRequestSerializer(serializers.Serializer):
         min_value=1, max_value=MAX_ID, help_text="Id of a ready version you own (or any, for admins).")
     version_b = serializers.IntegerField(
         min_value=1, max_value=MAX_ID, help_text="Id of a ready version of the same game.")
-    rated = serializers.BooleanField(default=False, help_text="Ranked (true) or casual (false).")
+    rated = serializers.BooleanField(
+        default=False, help_text="Always false: a challenge is unrated (true is refused with a 400); rated games "
+                                 "come from the ranked ladder and rated tournaments.")
     games_per_match = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
     time_control = serializers.CharField(max_length=40, required=False)
 
 
 # --- tournaments -----------------------------------------------------------------------------
 
+PRIVATE_BOT = "private bot"
+
+
+class EntrantVersionSerializer(VersionBriefSerializer):
+    """An entrant's version on a tournament page: a private bot is named (with its ids) only to its owner and
+    staff; anyone else reads ``bot_name`` "private bot" and null ids, its results still in place."""
+
+    id = serializers.IntegerField(read_only=True, allow_null=True)
+    bot_id = serializers.IntegerField(read_only=True, allow_null=True)
+    number = serializers.IntegerField(read_only=True, allow_null=True)
+
+    def to_representation(self, version):
+        request = self.context.get("request")
+        if version.bot.is_public or is_insider(getattr(request, "user", None), version.bot.owner_id):
+            return super().to_representation(version)
+        return {"id": None, "bot_id": None, "bot_name": PRIVATE_BOT, "number": None}
+
+
 class EntrantSerializer(serializers.ModelSerializer):
-    version = VersionBriefSerializer(read_only=True)
+    version = EntrantVersionSerializer(read_only=True)
 
     class Meta:
         model = TournamentEntrant
@@ -236,7 +274,7 @@ class EntrantRequestSerializer(serializers.Serializer):
 class StandingSerializer(serializers.Serializer):
     rank = serializers.IntegerField()
     seed = serializers.IntegerField(source="entrant.seed")
-    version = VersionBriefSerializer(source="entrant.version")
+    version = EntrantVersionSerializer(source="entrant.version")
     score = serializers.FloatField()
     games = serializers.IntegerField()
     wins = serializers.IntegerField()
@@ -254,7 +292,7 @@ class CrosstableCellSerializer(serializers.Serializer):
 
 class CrosstableRowSerializer(serializers.Serializer):
     seed = serializers.IntegerField()
-    version = VersionBriefSerializer()
+    version = EntrantVersionSerializer()
     cells = CrosstableCellSerializer(many=True)
     score = serializers.FloatField()
     rank = serializers.IntegerField()

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model, password_validation
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from rest_framework.exceptions import Throttled
 
 from tournaments.models import BotVersion, Match
 from tournaments.services.matches import create_match, requeue_match
@@ -27,8 +29,18 @@ def register_player(username: str, password: str, email: str = ""):
     return create_player(username=username, password=password, email=email)
 
 
-def obtain_token(username: str, password: str) -> tuple[str, object]:
-    user = authenticate(username=username, password=password)
+def obtain_token(request, username: str, password: str) -> tuple[str, object]:
+    """The player's API token for the right user name and password.
+
+    ``request`` lets the login lockout (django-axes) count this attempt per account and per client
+    address; once either is locked, even the right password is refused with a 429 until the lockout ends.
+    """
+    user = authenticate(request, username=username, password=password)
+    if getattr(request, "axes_locked_out", False):
+        minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
+        raise Throttled(wait=settings.AXES_COOLOFF_TIME.total_seconds(),
+                        detail=f"too many failed logins for this account or from this address; "
+                               f"logins are refused for {minutes} minutes after the last failure")
     if user is None or not user.is_active:
         raise ValidationError({"password": ["no active player has this user name and password"]})
     return api_token(user), user
@@ -43,12 +55,33 @@ def _version_for(user, version_id: int, field: str, *, must_own: bool) -> BotVer
     return version
 
 
+UNRATED_CHALLENGE = ("a match asked for here is always unrated: rated games come only from the ranked ladder and "
+                     "from rated tournaments whose entrants' owners agreed")
+
+
+@transaction.atomic
 def request_match(user, version_a_id: int, version_b_id: int, *, rated: bool = False,
                   games: int | None = None, time_control: str | None = None) -> Match:
-    """A player asks for a casual (or ranked) match: their own version A against any public version B."""
+    """A player challenges: their own version A against any public version B, unrated, within the bounds on
+    time controls and games, and within their cap of queued challenges (staff have none)."""
+    if rated:
+        raise ValidationError({"rated": [UNRATED_CHALLENGE]})
     version_a = _version_for(user, version_a_id, "version_a", must_own=True)
     version_b = _version_for(user, version_b_id, "version_b", must_own=False)
-    return create_match(version_a, version_b, rated=rated, games=games, time_control=time_control)
+    if not user.is_staff:
+        _check_queued_cap(user)
+    return create_match(version_a, version_b, rated=False, games=games, time_control=time_control)
+
+
+def _check_queued_cap(user) -> None:
+    """Challenges whose version A is one of the player's bots, still waiting or being played."""
+    get_user_model().objects.select_for_update().get(pk=user.pk)  # two requests at once cannot both pass
+    top = settings.ARENA["MAX_QUEUED_MATCHES_PER_PLAYER"]
+    queued = Match.objects.filter(tournament__isnull=True, rated=False, version_a__bot__owner=user,
+                                  status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).count()
+    if queued >= top:
+        raise ValidationError({"detail": [
+            f"you already have {queued} matches queued or playing, the most allowed ({top}); wait for them to finish"]})
 
 
 def requeue_by_operator(match: Match) -> Match:
@@ -84,7 +117,8 @@ def enable_version(version: BotVersion) -> BotVersion:
 
 
 def entrant_version(user, version_id: int) -> BotVersion:
-    """The version an organiser enters: their own, or any public bot's."""
+    """The version an organiser enters: their own, or any public bot's (``add_entrant`` then asks for its
+    owner's consent)."""
     return _version_for(user, version_id, "version", must_own=False)
 
 

@@ -2,20 +2,41 @@
 
 Rates: REST_FRAMEWORK's DEFAULT_THROTTLE_RATES (``THROTTLE_UPLOADS`` / ``THROTTLE_WRITES`` /
 ``THROTTLE_AUTH`` in the environment), each overridden by ``settings.ARENA_THROTTLE_RATES`` when set.
+Anonymous requests count per client address (``client_address``); failed logins are also limited per
+account by django-axes (config/settings.py, AXES_*), which takes its address from the same function.
 """
 
+import ipaddress
 import logging
 
 from django.conf import settings
 from rest_framework.settings import api_settings
-from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
 
 from .public import CACHE_DOWN
 
 log = logging.getLogger(__name__)
 
 
+def client_address(request) -> str | None:
+    """The address a request came from, as throttles and the login lockout count it.
+
+    DRF's rule with ``NUM_PROXIES`` (``TRUSTED_PROXY_COUNT``): REMOTE_ADDR when no proxy of ours is in
+    front, else the X-Forwarded-For entry our outermost proxy appended (entries left of it are whatever
+    the client sent). Something that is not an IP address there means the count is set wrong; then
+    REMOTE_ADDR, the one address nobody can forge.
+    """
+    address = BaseThrottle().get_ident(request)
+    try:
+        return str(ipaddress.ip_address(address))
+    except ValueError:
+        return request.META.get("REMOTE_ADDR")
+
+
 class ArenaScopedThrottle(ScopedRateThrottle):
+    def get_ident(self, request):
+        return client_address(request)
+
     def get_rate(self):
         rates = {**api_settings.DEFAULT_THROTTLE_RATES, **getattr(settings, "ARENA_THROTTLE_RATES", {})}
         return rates.get(self.scope)

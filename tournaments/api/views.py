@@ -76,7 +76,7 @@ class TokenView(ArenaViewMixin, APIView):
     def post(self, request):
         data = serializers.TokenRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        token, user = api_services.obtain_token(**data.validated_data)
+        token, user = api_services.obtain_token(request, **data.validated_data)
         return Response(serializers.TokenSerializer({"token": token, "player": user}).data)
 
 
@@ -145,7 +145,7 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
     def retrieve(self, request, pk=None):
         def build():
             bot = self.get_object()
-            return public.Page(rows.bot_detail(bot, request.user), shareable=bot.is_public, owner_id=bot.owner_id)
+            return public.Page(rows.bot_detail(bot, request.user), shareable=bot.is_public, owners=(bot.owner_id,))
 
         return public.serve(request, f"bot:{int(pk)}", public.OUTSIDERS, public.LIVE_SECONDS, build)
 
@@ -289,18 +289,23 @@ class GameViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
 
     def retrieve(self, request, pk=None):
         """A game record with an ETag (the game is immutable: its id and its bots' names fix the body), 304
-        when the client already holds it; shared caches may keep records of public bots for a minute."""
+        when the client already holds it; shared caches may keep records of public bots for a minute. The
+        public record has no bot's stderr or protocol log: a bot's owner (and staff) get theirs in a record
+        built for them, never kept and never shared."""
         def build():
             game = self.get_object()
             data = self.get_serializer(game).data
-            shared = game.white.bot.is_public and game.black.bot.is_public
+            insider = bool(app_selectors.owned_sides(game, request.user))
+            shared = game.white.bot.is_public and game.black.bot.is_public and not insider
             names = f"{data['white']['bot_name']}\0{data['black']['bot_name']}".encode()
-            return public.Page(data, shareable=shared,
-                                etag=f'"game-{data["id"]}-{hashlib.blake2b(names, digest_size=8).hexdigest()}"',
+            view = "-own" if insider else ""
+            return public.Page(data, shareable=shared, owners=(game.white.bot.owner_id, game.black.bot.owner_id),
+                                etag=f'"game-{data["id"]}-{hashlib.blake2b(names, digest_size=8).hexdigest()}{view}"',
                                 cache_control=f"public, max-age={GAME_RECORD_MAX_AGE}" if shared
                                 else "private, no-cache")
 
-        return public.serve(request, f"game:{int(pk)}", public.EVERYONE, public.RECORD_SECONDS, build)
+        # "record:", not the former "game:": a page kept before the secrets were left out is never served.
+        return public.serve(request, f"record:{int(pk)}", public.OUTSIDERS, public.RECORD_SECONDS, build)
 
 
 GAME_RECORD_MAX_AGE = 60  # what a browser or proxy may reuse without asking (bounds a rename's staleness)
@@ -360,7 +365,8 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
 
     def _detail(self, tournament: Tournament, code=status.HTTP_200_OK) -> Response:
         fresh = selectors.tournament_detail().get(pk=tournament.pk)
-        return Response(serializers.TournamentDetailSerializer(fresh).data, status=code)
+        return Response(serializers.TournamentDetailSerializer(fresh, context={"request": self.request}).data,
+                        status=code)
 
     @extend_schema(request=serializers.EntrantRequestSerializer,
                    responses={201: serializers.TournamentDetailSerializer, **ERRORS})
@@ -410,14 +416,16 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
     @action(detail=True, filter_backends=[], pagination_class=None)
     def standings(self, request, pk=None):
         tournament = self.get_object()
-        return Response(serializers.StandingSerializer(app_selectors.standings(tournament), many=True).data)
+        return Response(serializers.StandingSerializer(app_selectors.standings(tournament), many=True,
+                                                       context={"request": request}).data)
 
     @extend_schema(responses={200: serializers.CrosstableRowSerializer(many=True)})
     @action(detail=True, filter_backends=[], pagination_class=None)
     def crosstable(self, request, pk=None):
         tournament = self.get_object()
         table = app_selectors.crosstable(tournament)
-        return Response(serializers.CrosstableRowSerializer(crosstable_rows(table), many=True).data)
+        return Response(serializers.CrosstableRowSerializer(crosstable_rows(table), many=True,
+                                                            context={"request": request}).data)
 
 
 def crosstable_rows(table) -> list[dict]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import enum
 import logging
-import re
 import uuid
 from datetime import timedelta
 
@@ -20,14 +19,15 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from engines import GAME_IDS, get_game
+from engines.match import TimeControl
 from ratings.elo import scores_for
-from ratings.services import apply_rated_game, is_rated_pairing, lock_ratings
+from ratings.services import apply_rated_game, lock_ratings
 
-from ..models import BotVersion, Game, Match, Tournament
+from ..bounds import games_problem, time_control_problem
+from ..models import BotVersion, Game, Match, Tournament, same_owner
 
 log = logging.getLogger(__name__)
 
-TIME_CONTROL = re.compile(r"^(move:[1-9][0-9]{0,7}|clock:[0-9]{1,8}\+[0-9]{1,7})$")
 WINNERS = ("white", "black", "none")
 VOID = "void"
 BOT_TEXTS = ("detail", "stderr", "log")  # what a record holds that the bots wrote (engines.record.safe_text)
@@ -43,19 +43,18 @@ def check_game(game: str) -> str:
     return game
 
 
-def check_time_control(time_control: str) -> str:
-    if not isinstance(time_control, str) or not TIME_CONTROL.match(time_control):
-        raise ValidationError({"time_control": [
-            f"{time_control!r} is not a time control; use move:<ms> or clock:<base_ms>+<inc_ms>"]})
-    if time_control.startswith("clock:") and time_control[6:].split("+")[0] == "0":
-        raise ValidationError({"time_control": ["a clock needs a base time above 0 ms"]})
-    return time_control
+def check_time_control(time_control) -> str:
+    """The time control in its canonical text, if it is one and inside the server's bounds."""
+    problem = time_control_problem(time_control, settings.ARENA)
+    if problem:
+        raise ValidationError({"time_control": [problem]})
+    return TimeControl.parse(time_control).text()
 
 
 def check_games_per_match(games: int, field: str = "games_per_match") -> int:
-    top = settings.ARENA["MAX_GAMES_PER_MATCH"]
-    if not isinstance(games, int) or isinstance(games, bool) or not 1 <= games <= top:
-        raise ValidationError({field: [f"must be a whole number from 1 to {top}, got {games!r}"]})
+    problem = games_problem(games, settings.ARENA)
+    if problem:
+        raise ValidationError({field: [problem]})
     return games
 
 
@@ -71,7 +70,9 @@ def create_match(version_a: BotVersion, version_b: BotVersion, *, time_control: 
                  round_number: int | None = None) -> Match:
     """Queue a match between two ready versions of bots of the same game.
 
-    A is white in odd-numbered games, B in even ones. Two versions of one bot may meet, unrated.
+    A is white in odd-numbered games, B in even ones. Two bots of one owner (two versions of one bot
+    included) may meet, but always unrated: every path that queues matches (the ladder, tournaments, the
+    API, the admin through ``Match.clean``) obeys this one rule.
     """
     if version_a.pk == version_b.pk:
         raise ValidationError({"version_b": ["a version cannot play itself"]})
@@ -86,7 +87,7 @@ def create_match(version_a: BotVersion, version_b: BotVersion, *, time_control: 
     return Match.objects.create(
         game=game.id, version_a=version_a, version_b=version_b, time_control=time_control,
         games_per_match=games, ruleset=game.ruleset, tournament=tournament, round=round_number,
-        rated=rated and is_rated_pairing(version_a.bot_id, version_b.bot_id),
+        rated=rated and not same_owner(version_a, version_b),
     )
 
 

@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
-from ..models import Bot
+from ..models import Bot, validate_bot_name
 from .matches import check_game
 
 
@@ -38,35 +38,41 @@ def api_token(user) -> str:
 
 def _check_bot_fields(game: str, name: str) -> None:
     check_game(game)
-    if not name or not name.strip():
-        raise ValidationError({"name": ["a bot needs a name"]})
-    if len(name) > Bot._meta.get_field("name").max_length:
-        raise ValidationError({"name": ["the name is longer than 64 characters"]})
+    try:
+        validate_bot_name(name)
+    except ValidationError as error:
+        raise ValidationError({"name": error.messages}) from None
 
 
-def create_bot(owner, game: str, name: str, description: str = "", is_public: bool = True) -> Bot:
+def create_bot(owner, game: str, name: str, description: str = "", is_public: bool = True,
+               open_to_tournaments: bool = False) -> Bot:
     _check_bot_fields(game, name)
     if Bot.objects.filter(owner=owner, game=game, name=name).exists():
         raise ValidationError({"name": [f"you already have a {game} bot called {name!r}"]})
     try:
         with transaction.atomic():
-            return Bot.objects.create(owner=owner, game=game, name=name.strip(), description=description,
-                                      is_public=is_public)
+            return Bot.objects.create(owner=owner, game=game, name=name, description=description,
+                                      is_public=is_public, open_to_tournaments=open_to_tournaments)
     except IntegrityError:
         raise ValidationError({"name": [f"you already have a {game} bot called {name!r}"]}) from None
 
 
 def update_bot(bot: Bot, *, name: str | None = None, description: str | None = None,
-               is_public: bool | None = None) -> Bot:
-    """Name, description and visibility may change; the game may not (versions were judged for it)."""
+               is_public: bool | None = None, open_to_tournaments: bool | None = None) -> Bot:
+    """Name, description, visibility and consent may change; the game may not (versions were judged for it).
+
+    Withdrawing ``open_to_tournaments`` keeps the bot out of tournaments that have not started yet
+    (``start_tournament`` checks every entrant's consent again)."""
     if name is not None:
         _check_bot_fields(bot.game, name)
         if Bot.objects.filter(owner=bot.owner_id, game=bot.game, name=name).exclude(pk=bot.pk).exists():
             raise ValidationError({"name": [f"you already have a {bot.game} bot called {name!r}"]})
-        bot.name = name.strip()
+        bot.name = name
     if description is not None:
         bot.description = description
     if is_public is not None:
         bot.is_public = is_public
+    if open_to_tournaments is not None:
+        bot.open_to_tournaments = open_to_tournaments
     bot.save()
     return bot

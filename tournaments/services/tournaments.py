@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
@@ -14,8 +16,8 @@ from .matches import check_game, check_games_per_match, check_playable, check_ti
 
 def create_tournament(organiser, *, name: str, game: str, time_control: str | None = None,
                       games_per_pairing: int = 2, double_round: bool = True, rated: bool = False) -> Tournament:
-    from django.conf import settings
-
+    """A draft round robin. In a rated one, a pairing of two bots of one owner is played unrated (and counts
+    in the standings like any other): ``create_match`` applies that rule to every match."""
     if not name or not name.strip():
         raise ValidationError({"name": ["a tournament needs a name"]})
     check_game(game)
@@ -32,16 +34,42 @@ def _locked_draft(tournament: Tournament, action: str) -> Tournament:
     return locked
 
 
+def _check_consent(tournament: Tournament, version: BotVersion, field: str) -> None:
+    """Entering someone else's bot, in any tournament, rated or not, needs its owner's consent: the bot's
+    ``open_to_tournaments``. So every entrant of a rated tournament agreed to its games."""
+    bot = version.bot
+    if bot.owner_id != tournament.organiser_id and not bot.open_to_tournaments:
+        raise ValidationError({field: [
+            f"{version} belongs to another player who has not agreed to enter it in tournaments (their bot's "
+            "open_to_tournaments is off): consent is needed to enter it in any tournament, rated or not"]})
+
+
 @transaction.atomic
 def add_entrant(tournament: Tournament, version: BotVersion) -> TournamentEntrant:
     tournament = _locked_draft(tournament, "add an entrant")
     if version.bot.game != tournament.game:
         raise ValidationError({"version": [f"{version} plays {version.bot.game}, the tournament {tournament.game}"]})
     check_playable(version, "version")
+    _check_consent(tournament, version, "version")
     if tournament.entrants.filter(version=version).exists():
         raise ValidationError({"version": [f"{version} is already entered"]})
+    top = settings.ARENA["MAX_TOURNAMENT_ENTRANTS"]
+    if tournament.entrants.count() >= top:
+        raise ValidationError({"version": [f"the tournament already has the most entrants allowed ({top})"]})
     seed = (tournament.entrants.aggregate(top=Max("seed"))["top"] or 0) + 1
     return TournamentEntrant.objects.create(tournament=tournament, version=version, seed=seed)
+
+
+def _check_running_cap(tournament: Tournament, action: str) -> None:
+    """A player (staff aside) runs at most MAX_RUNNING_TOURNAMENTS_PER_PLAYER tournaments at once."""
+    # The organiser's row is locked so that two starts at once cannot both pass the count.
+    organiser = get_user_model().objects.select_for_update().get(pk=tournament.organiser_id)
+    top = settings.ARENA["MAX_RUNNING_TOURNAMENTS_PER_PLAYER"]
+    running = Tournament.objects.filter(organiser=organiser, status=Tournament.Status.RUNNING).exclude(
+        pk=tournament.pk).count()
+    if not organiser.is_staff and running >= top:
+        raise ValidationError({"status": [
+            f"cannot {action}: {organiser.username} already runs {running} tournaments, the most allowed ({top})"]})
 
 
 @transaction.atomic
@@ -72,8 +100,12 @@ def start_tournament(tournament: Tournament) -> list[Match]:
     entrants = list(tournament.entrants.select_related("version__bot").order_by("seed"))
     if len(entrants) < 2:
         raise ValidationError({"entrants": ["a round-robin needs at least two entrants"]})
+    if len(entrants) > settings.ARENA["MAX_TOURNAMENT_ENTRANTS"]:  # entrants added through the admin
+        raise ValidationError({"entrants": [f"at most {settings.ARENA['MAX_TOURNAMENT_ENTRANTS']} entrants"]})
     for entrant in entrants:
         check_playable(entrant.version, "entrants")
+        _check_consent(tournament, entrant.version, "entrants")  # withdrawn since, or added through the admin
+    _check_running_cap(tournament, "start")
     matches = [
         create_match(white, black, time_control=tournament.time_control, games=tournament.games_per_pairing,
                      rated=tournament.rated, tournament=tournament, round_number=number)
@@ -117,6 +149,7 @@ def resume_tournament(tournament: Tournament) -> int:
         tournament.finished_at = None
         tournament.save(update_fields=["status", "finished_at"])
         return 0
+    _check_running_cap(tournament, "resume")
     requeued = tournament.matches.filter(status=Match.Status.CANCELLED).update(
         status=Match.Status.QUEUED, finished_at=None, failure_reason="")
     tournament.status = Tournament.Status.RUNNING

@@ -1,19 +1,20 @@
-"""Uploading a bot version: validate the file completely, then store it; smoke-test it in the sandbox.
+"""Uploading a bot version: read the file once into a checked list of files and store that list;
+smoke-test it in the sandbox.
 
-Every check runs before anything is written, so a refused upload leaves no file and no row.
+An archive is parsed exactly once, here, by ``engines.bundle``: regular files and directories only,
+every name and limit checked. What is stored (``BotVersion.file``) is that list as a bundle, and the
+worker writes exactly it to disk (``referee.bot_directory``); the player's archive is never read
+again. ``sha256`` and ``size`` stay those of what the player sent. Every check runs before anything
+is written, so a refused upload leaves no file and no row.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import logging
-import stat
-import tarfile
-import tempfile
-import zipfile
-import zlib
-from pathlib import Path, PurePosixPath
+import subprocess
+import sys
+from pathlib import PurePosixPath
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -22,16 +23,26 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from engines.bots import MANIFESTS, NAME_CHARS, BadBot, load_bot
+from engines.bots import NAME_CHARS, BadBot, check_bot_files
+from engines.bundle import BadFiles, Entry, FileLimits, check_name, pack, read_tar_gz, read_zip
 from engines.record import safe_text
 
 from ..models import Bot, BotVersion
 
 log = logging.getLogger(__name__)
 
+STORED_NAME = "files.bundle"  # every version's stored file: see engines.bundle.pack
+
 
 def _refuse(message: str) -> ValidationError:
     return ValidationError({"file": [message]})
+
+
+def file_limits() -> FileLimits:
+    """The limits on an upload's files, from the settings; the worker reads the stored list with them too."""
+    arena = settings.ARENA
+    return FileLimits(max_entries=arena["UPLOAD_MAX_FILES"], max_bytes=arena["UPLOAD_MAX_UNPACKED_BYTES"],
+                      max_ratio=arena["UPLOAD_MAX_RATIO"])
 
 
 def upload_kind(filename: str) -> str:
@@ -60,156 +71,69 @@ def _read_upload(uploaded) -> bytes:
     return content
 
 
-def _check_member_name(name: str) -> None:
-    if not name or "\0" in name:
-        raise _refuse("archive has an entry with an empty or NUL name")
-    if name.startswith("/") or name.startswith("\\") or (len(name) > 1 and name[1] == ":"):
-        raise _refuse(f"archive entry {name!r} has an absolute path")
-    if ".." in PurePosixPath(name.replace("\\", "/")).parts:
-        raise _refuse(f"archive entry {name!r} climbs out of the bot's directory ('..')")
+# compile() in a child that limits itself before it reads the source: a hostile file (a megabyte of
+# one expression, deep nesting) takes seconds and gigabytes to compile, which the web process must
+# not give. Exit 3 is "does not compile", with the reason on stdout.
+_COMPILE = """\
+import resource, sys
+cpu, memory = int(sys.argv[1]), int(sys.argv[2])
+resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+try:
+    compile(sys.stdin.buffer.read(), sys.argv[3], "exec", dont_inherit=True)
+except (SyntaxError, ValueError) as error:
+    sys.stdout.write(str(error)[:500])
+    sys.exit(3)
+"""
 
 
-class _Budget:
-    """Counts files and unpacked bytes against the limits, so a bomb is refused before it lands."""
-
-    def __init__(self, compressed_size: int):
-        self.max_files = settings.ARENA["UPLOAD_MAX_FILES"]
-        self.max_bytes = settings.ARENA["UPLOAD_MAX_UNPACKED_BYTES"]
-        self.max_ratio = settings.ARENA["UPLOAD_MAX_RATIO"]
-        self.compressed = max(compressed_size, 1)
-        self.files = 0
-        self.bytes = 0
-
-    def add(self, name: str, size: int) -> None:
-        self.files += 1
-        self.bytes += size
-        if self.files > self.max_files:
-            raise _refuse(f"archive holds more than {self.max_files} files")
-        if self.bytes > self.max_bytes:
-            raise _refuse(f"archive unpacks to more than {self.max_bytes} bytes (at {name!r})")
-        if self.bytes > self.max_ratio * self.compressed and self.bytes > 1024 * 1024:
-            raise _refuse(f"archive compression ratio is over {self.max_ratio}:1 (a zip bomb?)")
-
-
-def _zip_entries(content: bytes) -> dict[str, bytes]:
+def _check_syntax(filename: str, content: bytes) -> None:
+    cpu, memory = settings.ARENA["UPLOAD_PY_CHECK_CPU_SECONDS"], settings.ARENA["UPLOAD_PY_CHECK_MEMORY_BYTES"]
+    too_much = _refuse(f"{filename}: compiling it takes more than {cpu} s of CPU or {memory >> 20} MB of memory")
     try:
-        archive = zipfile.ZipFile(io.BytesIO(content))
-        infos = archive.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError) as error:
-        raise _refuse(f"not a readable zip archive: {error}") from None
-    budget = _Budget(len(content))
-    for info in infos:
-        _check_member_name(info.filename)
-        file_type = stat.S_IFMT(info.external_attr >> 16)  # 0 when the archiver wrote no Unix mode
-        if file_type == stat.S_IFLNK:
-            raise _refuse(f"archive entry {info.filename!r} is a symbolic link")
-        if file_type not in (0, stat.S_IFREG, stat.S_IFDIR):
-            raise _refuse(f"archive entry {info.filename!r} is a device or other special file")
-        if info.flag_bits & 0x1:
-            raise _refuse(f"archive entry {info.filename!r} is encrypted")
-        budget.add(info.filename, info.file_size)
-    files = {}
-    for info in infos:
-        if info.is_dir():
-            continue
-        try:
-            with archive.open(info) as member:
-                data = member.read(info.file_size + 1)
-        except (zipfile.BadZipFile, zlib.error, NotImplementedError, OSError, RuntimeError) as error:
-            raise _refuse(f"archive entry {info.filename!r} cannot be read: {error}") from None
-        if len(data) != info.file_size:
-            raise _refuse(f"archive entry {info.filename!r} unpacks to a different size than it declares")
-        files[info.filename] = data
-    return files
+        done = subprocess.run([sys.executable, "-I", "-S", "-c", _COMPILE, str(cpu), str(memory), filename],
+                              input=content, capture_output=True, timeout=cpu + 5)
+    except subprocess.TimeoutExpired:
+        raise too_much from None
+    if done.returncode == 3:
+        raise _refuse(f"{filename}: does not compile: {done.stdout.decode('utf-8', 'replace')}")
+    if done.returncode != 0:
+        raise too_much
 
 
-def _gunzip(content: bytes, budget: _Budget) -> bytes:
-    decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    out = bytearray()
-    source = memoryview(content)
-    step = 64 * 1024
-    try:
-        for start in range(0, len(content), step):
-            chunk = source[start:start + step]
-            while chunk:
-                out += decompressor.decompress(chunk, step)
-                chunk = decompressor.unconsumed_tail
-                # The tar stream is a little larger than its files; allow for headers and padding.
-                if len(out) > budget.max_bytes + 1024 * (budget.max_files + 2) + 10240:
-                    raise _refuse(f"archive unpacks to more than {budget.max_bytes} bytes")
-                if len(out) > budget.max_ratio * budget.compressed and len(out) > 2 * 1024 * 1024:
-                    raise _refuse(f"archive compression ratio is over {budget.max_ratio}:1 (a gzip bomb?)")
-        out += decompressor.flush()
-    except zlib.error as error:
-        raise _refuse(f"not a readable .tar.gz archive: {error}") from None
-    return bytes(out)
-
-
-def _tar_entries(content: bytes) -> dict[str, bytes]:
-    budget = _Budget(len(content))
-    raw = _gunzip(content, budget)
-    try:
-        archive = tarfile.open(fileobj=io.BytesIO(raw), mode="r:")
-        members = archive.getmembers()
-    except (tarfile.TarError, OSError, EOFError) as error:
-        raise _refuse(f"not a readable .tar.gz archive: {error}") from None
-    files = {}
-    for member in members:
-        _check_member_name(member.name)
-        if member.issym():
-            raise _refuse(f"archive entry {member.name!r} is a symbolic link")
-        if member.islnk():
-            raise _refuse(f"archive entry {member.name!r} is a hard link")
-        if member.isdev() or member.isfifo():
-            raise _refuse(f"archive entry {member.name!r} is a device or fifo")
-        if not (member.isfile() or member.isdir()):
-            raise _refuse(f"archive entry {member.name!r} is not a regular file or directory")
-        budget.add(member.name, member.size)
-        if member.isfile():
-            files[member.name] = archive.extractfile(member).read()
-    return files
-
-
-def _check_bot_files(files: dict[str, bytes]) -> None:
-    """Write the validated files to a scratch directory and let ``load_bot`` judge the manifest."""
-    names = {PurePosixPath(name.replace("\\", "/")).as_posix().lstrip("./") for name in files}
-    if not any(manifest in names for manifest in MANIFESTS):
-        raise _refuse("archive has no bot.toml (or bot.json) at its top level")
-    with tempfile.TemporaryDirectory(prefix="arena-upload-") as scratch:
-        root = Path(scratch)
-        for name, data in files.items():
-            target = root / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        try:
-            load_bot(root)
-        except BadBot as error:
-            raise _refuse(str(error).replace(scratch, "<upload>")) from None
-
-
-def _check_python(filename: str, content: bytes) -> None:
+def _python_files(filename: str, content: bytes) -> list[Entry]:
+    """A one-file bot as a list of one file, after its name, size, encoding and syntax are checked."""
     if NAME_CHARS.search(filename):
         raise _refuse(f"{filename!r}: a bot file name may use only letters, digits, '_', '.' and '-'")
+    limit = settings.ARENA["UPLOAD_MAX_PY_BYTES"]
+    if len(content) > limit:
+        raise _refuse(f"a .py bot may have at most {limit} bytes; this one has {len(content)}")
     try:
-        source = content.decode("utf-8")
+        check_name(filename)
+        content.decode("utf-8")
+    except BadFiles as error:
+        raise _refuse(str(error)) from None
     except UnicodeDecodeError:
         raise _refuse("a .py bot must be UTF-8 text") from None
-    try:
-        compile(source, filename, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as error:
-        raise _refuse(f"{filename}: does not compile: {error}") from None
+    _check_syntax(filename, content)
+    return [Entry(filename, content)]
 
 
-def validate_upload(filename: str, content: bytes) -> str:
-    """The kind of a valid upload; raises ValidationError (field ``file``) naming the problem."""
+READERS = {BotVersion.Kind.ZIP: read_zip, BotVersion.Kind.TAR_GZ: read_tar_gz}
+
+
+def validate_upload(filename: str, content: bytes) -> tuple[str, list[Entry]]:
+    """The kind of a valid upload and its checked list of files (the one reading of the archive);
+    raises ValidationError (field ``file``) naming the problem."""
     kind = upload_kind(filename)
     if kind == BotVersion.Kind.PYTHON:
-        _check_python(filename, content)
-    elif kind == BotVersion.Kind.ZIP:
-        _check_bot_files(_zip_entries(content))
-    else:
-        _check_bot_files(_tar_entries(content))
-    return kind
+        return kind, _python_files(filename, content)
+    try:
+        entries = READERS[kind](content, file_limits())
+        check_bot_files({entry.name: entry.data for entry in entries if not entry.is_dir})
+    except (BadFiles, BadBot) as error:
+        raise _refuse(str(error)) from None
+    return kind, entries
 
 
 def upload_version(bot: Bot, uploaded) -> BotVersion:
@@ -219,7 +143,7 @@ def upload_version(bot: Bot, uploaded) -> BotVersion:
     if not filename:
         raise _refuse("the upload has no file name")
     content = _read_upload(uploaded)
-    kind = validate_upload(filename, content)
+    kind, entries = validate_upload(filename, content)
     if kind != BotVersion.Kind.PYTHON:
         filename = "bot.zip" if kind == BotVersion.Kind.ZIP else "bot.tar.gz"
     digest = hashlib.sha256(content).hexdigest()
@@ -230,7 +154,7 @@ def upload_version(bot: Bot, uploaded) -> BotVersion:
             number = (BotVersion.objects.filter(bot=bot).aggregate(n=Max("number"))["n"] or 0) + 1
             version = BotVersion(bot=bot, number=number, filename=filename, kind=kind, sha256=digest,
                                  size=len(content))
-            version.file.save(filename, ContentFile(content), save=False)
+            version.file.save(STORED_NAME, ContentFile(pack(entries)), save=False)
             version.save()
     except BaseException:
         if version is not None and version.file.name:
