@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from engines import GAME_IDS
+from tournaments.models import BOT_NAME_RULE
 
 from .selectors import GAME_NAMES
 
@@ -37,9 +38,10 @@ class RegisterForm(forms.Form):
 
 class BotForm(forms.Form):
     game = forms.ChoiceField(choices=GAME_FIELD_CHOICES)
-    name = forms.CharField(max_length=64)
+    name = forms.CharField(help_text=BOT_NAME_RULE)  # the service checks it, as for the API
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
     is_public = forms.BooleanField(required=False, initial=True, label="Public (others see it and can play it)")
+    open_to_tournaments = forms.BooleanField(required=False, label="Other players may enter it in their tournaments")
 
 
 class UploadForm(forms.Form):

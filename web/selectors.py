@@ -29,11 +29,11 @@ def provisional_games() -> int:
     return settings.ARENA["ELO_PROVISIONAL_GAMES"]
 
 
-def rating_intervals(game_id: str, bot_ids: list[int]) -> dict[int, float]:
-    """The hook for fitted ratings: the ± half-width of each bot's rating interval, when ``ratings.selectors``
-    provides ``rating_intervals(game_id, bot_ids)``; live Elo has none, so the pages show none."""
-    fitted = getattr(ratings_selectors, "rating_intervals", None)
-    return fitted(game_id, bot_ids) if fitted is not None else {}
+def fitted_ratings(game_id: str, bot_ids: list[int]) -> dict:
+    """The game's latest fitted rating of each of these (public) bots: its Elo and 95% margin, or the status
+    saying why the results leave it unbounded. One query; bots not in the fit are absent."""
+    found = ratings_selectors.fitted_leaderboard(game_id).filter(bot_id__in=bot_ids)
+    return {fitted.bot_id: fitted for fitted in found}
 
 
 # --- home ---------------------------------------------------------------------------------------
@@ -73,10 +73,10 @@ def leaderboard(game_id: str, sort: str, page_number) -> dict:
                       "losses", "updated_at"))
     page = Paginator(ranked, PAGE_SIZE).get_page(page_number)
     rows = list(page.object_list)
-    intervals = rating_intervals(game_id, [row["bot_id"] for row in rows])
+    fitted = fitted_ratings(game_id, [row["bot_id"] for row in rows])
     provisional = provisional_games()
     for row in rows:
-        row["interval"] = intervals.get(row["bot_id"])
+        row["fitted"] = fitted.get(row["bot_id"])
         row["provisional"] = row["games"] < provisional
     return {"page": page, "rows": rows}
 
@@ -151,27 +151,31 @@ def tournament(tournament_id: int) -> Tournament | None:
     return app_selectors.tournament_list().filter(pk=tournament_id).first()
 
 
-def tournament_progress(tournament: Tournament) -> dict:
-    """Matches by status, and the ones being played now."""
+def tournament_progress(user, tournament: Tournament) -> dict:
+    """Matches by status, and the ones being played now that the user may watch (not private bots' to others)."""
     counts = dict(tournament.matches.values_list("status").annotate(n=Count("id")).order_by())
     total = sum(counts.values())
     done = counts.get(Match.Status.FINISHED, 0) + counts.get(Match.Status.FAILED, 0)
-    playing = list(app_selectors.match_list().filter(tournament=tournament, status=Match.Status.RUNNING)
+    playing = list(api_selectors.matches_visible_to(user).filter(tournament=tournament, status=Match.Status.RUNNING)
                    .order_by("round", "id"))
     return {"total": total, "done": done, "counts": counts, "playing": playing,
             "percent": round(100 * done / total) if total else 0}
 
 
-def tournament_matches(tournament: Tournament) -> list[Match]:
-    return list(app_selectors.match_list().filter(tournament=tournament).order_by("round", "id"))
+def tournament_matches(user, tournament: Tournament) -> list[Match]:
+    """The tournament's matches the user may see (a private bot's are its owner's business, as in the API)."""
+    return list(api_selectors.matches_visible_to(user).filter(tournament=tournament).order_by("round", "id"))
 
 
 def entry_choices(user, tournament: Tournament) -> list:
-    """Ready versions an organiser may enter: their own or public bots' of the tournament's game, newest first."""
+    """Ready versions the organiser may enter: their own, or public bots' whose owners consented to
+    tournaments (``open_to_tournaments``), of the tournament's game, by name."""
     from tournaments.models import BotVersion
 
-    return list(BotVersion.objects.filter(app_selectors.visible_bot_q(user, "bot__"), bot__game=tournament.game,
-                                          status=BotVersion.Status.READY, is_disabled=False)
+    consented = Q(bot__owner_id=tournament.organiser_id) | Q(bot__open_to_tournaments=True)
+    return list(BotVersion.objects.filter(app_selectors.visible_bot_q(user, "bot__"), consented,
+                                          bot__game=tournament.game, status=BotVersion.Status.READY,
+                                          is_disabled=False)
                 .exclude(entries__tournament=tournament).select_related("bot__owner")
                 .order_by("bot__name", "-number")[:200])
 

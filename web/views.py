@@ -67,7 +67,7 @@ def bot(request, bot_id: int):
     return render(request, "web/bot.html", {
         "bot": found, "is_owner": owner, "versions": versions, "rating": rating, "form": form,
         "provisional": rating is not None and rating.games < selectors.provisional_games(),
-        "interval": selectors.rating_intervals(found.game, [found.pk]).get(found.pk),
+        "fitted": selectors.fitted_ratings(found.game, [found.pk]).get(found.pk),
         "chart": charts.rating_svg(selectors.rating_points(found)),
         "opponents": selectors.opponents(request.user, found, version_ids),
         "recent": selectors.recent_games(request.user, version_ids),
@@ -170,8 +170,10 @@ def tournament(request, tournament_id: int):
             return redirect("web:tournament", tournament_id=found.pk)
     table = app_selectors.crosstable(found)
     return render(request, "web/tournament.html", {
-        "tournament": found, "table": table, "rows": _crosstable_rows(table), "is_organiser": organiser,
-        "progress": selectors.tournament_progress(found), "matches": selectors.tournament_matches(found),
+        "tournament": found, "rows": _crosstable_rows(table, request.user),
+        "standings": [(standing, _shown(standing.entrant, request.user)) for standing in table.standings],
+        "is_organiser": organiser, "progress": selectors.tournament_progress(request.user, found),
+        "matches": selectors.tournament_matches(request.user, found),
         "form": form, "game_name": selectors.GAME_NAMES[found.game]}, status=400 if form.errors else 200)
 
 
@@ -189,12 +191,19 @@ def _tournament_action(request, found: Tournament, choices):
     return form
 
 
-def _crosstable_rows(table) -> list[dict]:
+def _crosstable_rows(table, user) -> list[dict]:
+    """Each entrant's row of the crosstable, in seed order; ``shown`` is false for a private bot the user may not
+    see (its results stay, its name and link do not, as in the API)."""
     ranks = {standing.entrant.version_id: standing for standing in table.standings}
-    return [{"entrant": entrant, "standing": ranks[entrant.version_id],
+    return [{"entrant": entrant, "standing": ranks[entrant.version_id], "shown": _shown(entrant, user),
              "cells": [None if other.version_id == entrant.version_id
                        else table.cells[entrant.version_id][other.version_id] for other in table.entrants]}
             for entrant in table.entrants]
+
+
+def _shown(entrant, user) -> bool:
+    bot = entrant.version.bot
+    return bot.is_public or app_selectors.is_insider(user, bot.owner_id)
 
 
 @login_required

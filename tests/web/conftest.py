@@ -25,10 +25,12 @@ def _site(settings):
     cache.clear()
 
 
-def make_bot(owner, name: str, game: str = "tafl9", is_public: bool = True, description: str = ""):
+def make_bot(owner, name: str, game: str = "tafl9", is_public: bool = True, description: str = "",
+             open_to_tournaments: bool = True):
     from tournaments.services import create_bot
 
-    return create_bot(owner, game, name, description=description, is_public=is_public)
+    return create_bot(owner, game, name, description=description, is_public=is_public,
+                      open_to_tournaments=open_to_tournaments)
 
 
 def ready_version(bot, name: str = "random_bot.py"):

@@ -57,7 +57,7 @@ def test_home_leaderboard_and_bot_page_show_a_played_match(site, player, other_p
     assert rows.count() == 2
     first = ratings[rows.nth(0).locator("td").nth(1).locator("a").inner_text()]
     assert rows.nth(0).locator("td").nth(3).inner_text().startswith(f"{first.elo:.0f}")
-    assert rows.nth(0).locator("td").nth(4).inner_text() == "2"
+    assert rows.nth(0).locator("td").nth(5).inner_text() == "2"  # games
     site.check("leaderboard")
 
     site.open(f"/bots/{search.bot_id}/")

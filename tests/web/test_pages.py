@@ -125,7 +125,7 @@ def test_match_tournament_and_player_pages(league, player):
     page = text(response)
     assert response.status_code == 200 and "Crosstable" in page and "Standings" in page
     assert response.context["progress"]["done"] == 1 and response.context["progress"]["total"] == 6
-    assert sum(s.games for s in response.context["table"].standings) == 4
+    assert sum(s.games for s, shown in response.context["standings"]) == 4
     profile = text(client_for().get("/players/ada/"))
     assert "alpha" in profile and "gamma" in profile and "Winter cup" in profile
     assert "secret" not in text(client_for().get("/players/grace/"))
@@ -204,7 +204,8 @@ def test_register_refuses_bad_input_beside_the_field(data, field, message, playe
     ({"game": "chess", "name": "x"}, "game", "not one of the available choices"),
     ({"game": "tafl9", "name": ""}, "name", "required"),
     ({"game": "tafl9", "name": "alpha"}, "name", "already have"),
-    ({"game": "tafl9", "name": "x" * 65}, "name", "at most 64"),
+    ({"game": "tafl9", "name": "x" * 33}, "name", "is not a bot name"),
+    ({"game": "tafl9", "name": "a/b"}, "name", "is not a bot name"),
 ])
 def test_create_bot_refuses_bad_input_beside_the_field(data, field, message, player):
     make_bot(player, "alpha")
@@ -259,7 +260,7 @@ def test_tournament_form_creates_enters_and_starts(league, player, other_player)
 @pytest.mark.parametrize("data, field, message", [
     ({"name": "", "game": "tafl9", "games_per_pairing": 2}, "name", "required"),
     ({"name": "Cup", "game": "tafl9", "time_control": "fast", "games_per_pairing": 2}, "time_control",
-     "not a time control"),
+     "time control"),
     ({"name": "Cup", "game": "tafl9", "games_per_pairing": 0}, "games_per_pairing", "from 1 to"),
     ({"name": "Cup", "game": "tafl9", "games_per_pairing": "two"}, "games_per_pairing", "whole number"),
 ])
@@ -321,3 +322,57 @@ def test_visitors_pages_are_kept_until_a_bot_changes(league, player, django_capt
         update_bot(alpha, is_public=False)
     assert visitor.get(f"/bots/{alpha.pk}/").status_code == 404  # private at once, not 5 s later
     assert "alpha" not in text(visitor.get("/leaderboard/tafl9/"))
+
+
+def test_a_private_entrant_is_a_private_bot_on_the_tournament_page(league, player, other_player):
+    from tournaments.services import add_entrant
+
+    cup = Tournament.objects.create(name="Cup", game="tafl9", organiser=other_player, time_control="move:100")
+    add_entrant(cup, league["secret"])
+    add_entrant(cup, league["beta"])
+    for user in (None, player):
+        page = text(client_for(user).get(f"/tournaments/{cup.pk}/"))
+        assert "secret" not in page and f"/bots/{league['secret'].bot_id}/" not in page
+        assert page.count("private bot") == 2  # standings and crosstable
+    owner = text(client_for(other_player).get(f"/tournaments/{cup.pk}/"))
+    assert "secret" in owner and "private bot" not in owner
+
+
+def test_the_organiser_is_offered_only_bots_whose_owners_consented(league, player, other_player):
+    from tournaments.services import update_bot
+
+    update_bot(league["beta"].bot, open_to_tournaments=False)
+    cup = Tournament.objects.create(name="Cup", game="tafl9", organiser=player, time_control="move:100")
+    form = client_for(player).get(f"/tournaments/{cup.pk}/").context["form"]
+    offered = {pk for pk, _ in form.fields["version"].choices}
+    assert offered == {league["alpha"].pk, league["gamma"].pk}
+    response = client_for(player).post(f"/tournaments/{cup.pk}/", {"action": "add", "version": league["beta"].pk})
+    assert response.status_code == 400 and "version" in response.context["form"].errors
+    assert not cup.entrants.exists()
+
+
+def test_fitted_ratings_show_with_their_interval(league):
+    from ratings.services import fit_ratings
+    from tournaments.services import create_player
+
+    delta = ready_version(make_bot(create_player(username="hedy", password="lamarr-1914"), "delta"))
+    for seed in range(5):  # enough rated results, both ways, for the fit to bound most ratings
+        for a, b in ((league["alpha"], league["beta"]), (league["beta"], league["gamma"]), (delta, league["alpha"]),
+                     (delta, league["beta"]), (league["gamma"], delta)):
+            finish(a, b, seed=100 + seed)
+    fit_ratings(["tafl9"])
+    from ratings.models import FittedRating
+
+    fitted = {f.bot_id: f for f in FittedRating.objects.all()}
+    board = client_for().get("/leaderboard/tafl9/")
+    assert {row["bot_id"]: row["fitted"] for row in board.context["rows"]} == {
+        bot_id: fitted.get(bot_id) for bot_id in (*(league[k].bot_id for k in ("alpha", "beta", "gamma")),
+                                                   delta.bot_id)}
+    shown = [f for f in fitted.values() if f.elo is not None]
+    assert shown, fitted
+    for f in shown:
+        assert f'data-fitted="{f.elo:.1f}"' in text(board) and f"± {f.margin:.0f}" in text(board)
+        assert f'data-fitted="{f.elo:.1f}"' in text(client_for().get(f"/bots/{f.bot_id}/"))
+    for f in fitted.values():
+        if f.elo is None:
+            assert f.status in text(board)
