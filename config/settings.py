@@ -92,6 +92,7 @@ INSTALLED_APPS = [
     "tournaments",
     "ratings",
     "workers",
+    "web",  # the site's pages
 ]
 
 MIDDLEWARE = [
@@ -156,6 +157,10 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+
+LOGIN_URL = "web:login"
+LOGIN_REDIRECT_URL = "web:home"
+LOGOUT_REDIRECT_URL = "web:home"
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "static"))

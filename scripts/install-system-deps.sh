@@ -9,6 +9,9 @@ command -v bwrap >/dev/null 2>&1 || missing="$missing bubblewrap"
 command -v setpriv >/dev/null 2>&1 || missing="$missing util-linux"
 # The bot runs the system interpreter: the worker's own python (pyenv, venv) is not visible inside.
 [ -x /usr/bin/python3 ] || missing="$missing python3-minimal"
+# The browser tests (tests/web) drive Debian's chromium through Playwright, whose own download cannot work offline.
+[ -x /usr/bin/chromium ] || missing="$missing chromium"
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing="$missing fonts-dejavu-core"
 
 if [ -z "$missing" ]; then
     echo "install-system-deps: nothing to install (bwrap $(bwrap --version 2>/dev/null | cut -d' ' -f2))"
