@@ -119,13 +119,15 @@ def claim_next_match(worker_id: str) -> tuple[int, uuid.UUID] | None:
     """Take the lease of the queued match that comes first (highest priority, then oldest): its id and
     token, or None when nothing is queued.
 
-    One UPDATE whose subquery picks the match: on PostgreSQL ``FOR UPDATE SKIP LOCKED`` lets
-    concurrent claims take the next ones instead of waiting; SQLite runs one write at a time.
+    One UPDATE whose scalar subquery picks the match: on PostgreSQL ``FOR UPDATE SKIP LOCKED`` lets
+    concurrent claims take the next ones instead of waiting; SQLite runs one write at a time. (Not
+    ``pk IN (subquery)``: PostgreSQL may run that as a join that re-runs the subquery and so
+    updates several rows.)
     """
     first = (Match.objects.select_for_update(skip_locked=True).filter(status=Match.Status.QUEUED)
              .order_by(*CLAIM_ORDER).values("pk")[:1])
     with transaction.atomic():
-        token = _take_lease(Match.objects.filter(pk__in=Subquery(first)), worker_id)
+        token = _take_lease(Match.objects.filter(pk=Subquery(first)), worker_id)
         if token is None:
             return None
         # Running matches are few (one per worker): the status index finds ours by its new token.
