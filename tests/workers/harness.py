@@ -140,7 +140,7 @@ def forge(args) -> dict:
 def stale_report(args) -> dict:
     """Reports without the current lease: for a finished match, and for a running one held by another lease."""
     from tournaments.services import claim_match, requeue_match
-    from workers.playing import play_match, report
+    from workers.playing import play_hinted, report
 
     finished = Match.objects.filter(status="finished").values_list("pk", flat=True).first()
     record = {"winner": "white", "reason": "resign", "plies": 3}
@@ -152,7 +152,7 @@ def stale_report(args) -> dict:
     outcomes["running_match_state"] = Match.objects.filter(pk=fresh.pk).values_list("status", flat=True).first()
     outcomes["running_match_games"] = Game.objects.filter(match_id=fresh.pk).count()
     requeue_match(fresh.pk, token, reason="harness done")
-    outcomes["unknown_match"] = play_match(10**12, "harness")
+    outcomes["unknown_match"] = play_hinted(10**12, "harness")
     return outcomes
 
 
