@@ -1,5 +1,5 @@
 #!/bin/sh
-# Install the system packages the bot sandbox needs (engines/sandbox.py), only when missing.
+# Install the system packages the bot sandbox needs (runner/sandbox.py), only when missing.
 # Idempotent: a second run installs nothing. Needs root (or sudo) only when something is missing.
 set -eu
 

@@ -32,10 +32,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engines.core import BLACK, NONE, SIDES, WHITE, BadSettings, Outcome, other
+from engines.record import make_record, safe_text
+from engines.registry import get_game
+
 from .bots import Bot, sanitise_name
-from .core import BLACK, NONE, SIDES, WHITE, BadSettings, Outcome, other
-from .record import make_record, safe_text
-from .registry import get_game
 
 LINE_CAP = 1024  # bytes per line from the bot, protocol §2
 OUTPUT_CAP = 1 << 20  # bytes of stdout per bot per game, protocol §4
@@ -683,7 +684,7 @@ def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, set
               margin_ms: float = 50, startup_ms: float = 10000, retries: int = 0, seed: int | None = None,
               match_id: str = "local", white_name: str | None = None, black_name: str | None = None,
               suspend: bool = True, max_plies: int | None = None) -> dict[str, Any]:
-    """Play one game of ``game_id`` between two ``engines.bots.Bot`` and return its record.
+    """Play one game of ``game_id`` between two ``runner.bots.Bot`` and return its record.
 
     ``max_plies`` stops the game earlier than the rules' cap, with reason ``max-plies``.
 

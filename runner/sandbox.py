@@ -7,7 +7,7 @@ Interface (the match runner uses only this)::
     sandbox = open_sandbox(builds=directory) # build results also kept as files there, for later processes
     workdir = sandbox.prepare(bot, limits)   # private copy of the bot's files, or of its build's result:
                                              # bot.build runs once per version and sandbox (offline, in the
-                                             # sandbox, engines.build); BadBot with the log tail on failure
+                                             # sandbox, runner.build); BadBot with the log tail on failure
     proc = sandbox.spawn(workdir, bot, limits, env={})   # env: BGTP_VERSION=1 + env, nothing else
     proc.pid                                 # host pid of the sandbox (bwrap); signals to it end the bot
     proc.stdin / proc.stdout / proc.stderr   # binary, unbuffered pipes; select() on stdout/stderr
@@ -32,8 +32,8 @@ What each bot gets from the bubblewrap sandbox:
 - a read-only ``/usr`` (so ``python3`` is ``/usr/bin/python3``), the dynamic
   loader cache, and nothing else of the host: no /home, /root, /etc secrets,
   project tree, other bots;
-- the referee library read-only at ``/opt/tabula/engines`` with
-  ``PYTHONPATH=/opt/tabula`` (the bot SDK);
+- the bot's library (``engines``, the bot SDK) read-only at ``/opt/tabula/engines``
+  with ``PYTHONPATH=/opt/tabula``; never this host package (``runner``);
 - ``/bot``, its working directory: a tmpfs of ``disk_bytes`` holding a copy of
   the prepared workdir (which stays read-only at ``/opt/tabula/bot``);
   ``/tmp``: a tmpfs of ``tmp_bytes``;
@@ -67,13 +67,16 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import engines
+
 from .bots import BadBot, Bot
 from .build import BuildStore, collect
 from .bundle import Entry, write_tree
 
-ENGINES_DIR = Path(__file__).resolve().parent
+# The bot's library, all a bot sees of this project: the host side (this package) is never mounted.
+ENGINES_DIR = Path(engines.__file__).resolve().parent
 # The build (its stdout joins its log on stderr), then its result as a tar stream on stdout:
-# no -S, so a sparse file is written, and counted, at its full size (see engines.build).
+# no -S, so a sparse file is written, and counted, at its full size (see runner.build).
 BUILD_SCRIPT = '/bin/sh -c "$1" >&2 || exit $?; exec tar -cf - .'
 
 
@@ -220,7 +223,7 @@ class BotProcess:
 
 
 class Sandbox:
-    """``prepare`` builds each version once (see ``engines.build``); ``builds``: where the results
+    """``prepare`` builds each version once (see ``runner.build``); ``builds``: where the results
     are also kept as files for later processes (the service's cache), or None: in memory only."""
 
     name = "abstract"
@@ -275,7 +278,7 @@ class TrustedSandbox(Sandbox):
     name = "trusted"
 
     def _start_build(self, scratch: Workdir, bot: Bot, limits: Limits) -> BotProcess:
-        # the same channel as in the sandbox (engines.build), minus the sandbox: one's own bots only
+        # the same channel as in the sandbox (runner.build), minus the sandbox: one's own bots only
         try:
             popen = subprocess.Popen(
                 ["/bin/sh", "-c", BUILD_SCRIPT, "tabula-build", bot.build], cwd=scratch.path, env=self._env({}),

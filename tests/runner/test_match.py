@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from engines import GAME_IDS, BadSettings, UnknownGame, get_game
-from engines.bots import load_bot
-from engines.match import TimeControl, play_game, smoke_test
 from engines.record import verify_record
+from runner.bots import load_bot
+from runner.match import TimeControl, play_game, smoke_test
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
 
@@ -31,7 +31,7 @@ AVAILABLE = [g for g in GAME_IDS if game_available(g)]
 
 @pytest.fixture(scope="module")
 def sandbox():
-    from engines.sandbox import open_sandbox
+    from runner.sandbox import open_sandbox
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -346,7 +346,7 @@ def test_fidchell_extra_turns_go_twice_to_the_same_bot(game_id, sandbox, flex):
 
 
 def real_sandbox():
-    from engines.sandbox import SandboxError, open_sandbox
+    from runner.sandbox import SandboxError, open_sandbox
 
     try:
         return open_sandbox()
