@@ -23,6 +23,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from engines.core import BLACK, SIDES, WHITE, BadSettings, other
+from engines.protocol import TimeControl, go_prefix, played_line
 from engines.registry import GAME_IDS, get_game
 from engines.stats import elo_pentanomial, elo_trinomial, pentanomial
 
@@ -33,10 +34,7 @@ from .match import (
     Clocks,
     GameLog,
     Pipes,
-    TimeControl,
-    go_prefix,
     play_game,
-    played_line,
 )
 
 BOT_FAULTS = frozenset({"timeout", "crash", "illegal-move", "init-failed", "resign", "bot-error", "output-limit"})

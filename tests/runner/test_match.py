@@ -13,7 +13,7 @@ import pytest
 from engines import GAME_IDS, BadSettings, UnknownGame, get_game
 from engines.record import verify_record
 from runner.bots import load_bot
-from runner.match import TimeControl, play_game, smoke_test
+from runner.match import play_game, smoke_test
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
 
@@ -188,14 +188,6 @@ def test_misbehaving_opponent_does_not_touch_the_other_clock(sandbox, flex):
         assert int(fields["wtime"]) >= 4000 - sum(white_times[:number]) - number - 1
     assert len(record["stderr"]["black"]) <= 8 * 1024 and record["stderr"]["black"].endswith("x\n")
     assert record["reason"] not in ("timeout", "crash", "output-limit")
-
-
-def test_time_control_parsing():
-    assert TimeControl.parse("clock:60000+500") == TimeControl("clock", 60000, 500)
-    assert TimeControl.parse("move:1000").text() == "move:1000"
-    for bad in ("clock:100", "move:0", "clock:0+5", "movetime:10", "move:-5", "", None):
-        with pytest.raises(BadSettings):
-            TimeControl.parse(bad)
 
 
 def test_bad_arguments_fail_before_any_bot_starts(sandbox, flex):

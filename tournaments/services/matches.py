@@ -19,9 +19,9 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from engines import GAME_IDS, get_game
+from engines.protocol import TimeControl
 from ratings.elo import scores_for
 from ratings.services import apply_rated_game, lock_ratings
-from runner.match import TimeControl
 
 from ..bounds import games_problem, time_control_problem
 from ..models import BotVersion, Game, Match, Tournament, same_owner
