@@ -14,6 +14,7 @@ import pytest
 from runner import sandbox as sandbox_module
 from runner.bots import BadBot, load_bot
 from runner.sandbox import Limits, SandboxError, open_sandbox, seccomp_program
+from runner.sandbox.base import owned_tempdir
 
 from .conftest import HOSTILE, make_bot_dir, processes_with, zombie_children
 
@@ -308,7 +309,7 @@ def test_sweep_removes_the_workdirs_of_dead_workers(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     root = tmp_path / "tabula-bots"
     left = root / f"{_dead_pid()}-crashed-bot-abc"
-    mine = sandbox_module._owned_tempdir("alive-bot")
+    mine = owned_tempdir("alive-bot")
     (left / "engines").mkdir(parents=True)
     (left / "engines" / "state").write_text("left by a worker killed mid-game")
     assert sandbox_module.sweep_workdirs() == 1
