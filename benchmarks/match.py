@@ -29,9 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engines import GAME_IDS, get_game  # noqa: E402
-from engines.bots import load_bot  # noqa: E402
-from engines.match import play_game, played_line  # noqa: E402
-from engines.sandbox import Limits, SandboxError, open_sandbox  # noqa: E402
+from engines.protocol import played_line  # noqa: E402
+from runner.bots import load_bot  # noqa: E402
+from runner.match import play_game  # noqa: E402
+from runner.sandbox import Limits, SandboxError, open_sandbox  # noqa: E402
 
 FIRST_BOT = ROOT / "tests" / "bots" / "first_bot.py"
 FLEX_BOT = ROOT / "tests" / "bots" / "flexbot.py"

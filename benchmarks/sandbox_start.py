@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engines.bots import load_bot  # noqa: E402
-from engines.sandbox import Limits, open_sandbox  # noqa: E402
+from runner.bots import load_bot  # noqa: E402
+from runner.sandbox import Limits, open_sandbox  # noqa: E402
 
 SHELL_BOT = """while read -r line; do
   case "$line" in bgtp*) echo "bgtp 1 name=bench" ;; esac
