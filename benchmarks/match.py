@@ -1,4 +1,4 @@
-"""Match runner figures: ``python benchmarks/match.py [--games N] [--quick]``.
+"""Match runner figures: ``python benchmarks/match.py [--games N] [--starts N] [--rounds N] [--game ID]``.
 
 1. Per-action cost of referee + protocol (``play_game``) against a raw pipe round
    trip that sends the same position/legal/go lines to the same trivial bot and
@@ -230,7 +230,7 @@ def startup(runs: int) -> None:
         sh_dir = Path(tmp) / "shbot"
         sh_dir.mkdir()
         (sh_dir / "bot.sh").write_text(SH_BOT)
-        (sh_dir / "bot.toml").write_text('run = "/bin/sh bot.sh"\n')
+        (sh_dir / "bot.toml").write_text('run = "sh bot.sh"\n')
         shell_bot, python_bot = load_bot(sh_dir), load_bot(FIRST_BOT)
         pairs = [{"bare true": lambda: run_bare(["/usr/bin/true"]), "shell bot": lambda: start_bot(shell_bot)},
                  {"bare python": lambda: run_bare(["/usr/bin/python3", "-c", "pass"]),

@@ -103,7 +103,7 @@ def main() -> None:
         python_bot = load_bot(scratch / "bench_bot.py")
         (scratch / "shell_bot").mkdir()
         (scratch / "shell_bot" / "bot.sh").write_text(SHELL_BOT)
-        (scratch / "shell_bot" / "bot.toml").write_text('run = "/bin/sh bot.sh"\n')
+        (scratch / "shell_bot" / "bot.toml").write_text('run = "sh bot.sh"\n')
         shell_bot = load_bot(scratch / "shell_bot")
         bwrap_true = measure("bare bwrap true", runs, lambda: bare_bwrap(sandbox.bwrap, ["/usr/bin/true"]))
         bwrap_python = measure("bare bwrap python", runs,
