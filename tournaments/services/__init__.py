@@ -1,5 +1,6 @@
 """Writes: every rule of the service that changes data. Views, serializers and tasks call these."""
 
+from .bots import delete_bot, pin_version, set_retired, set_version_active
 from .matches import (
     LeaseLost,
     Report,
@@ -29,7 +30,8 @@ from .tournaments import (
 from .uploads import set_version_disabled, smoke_test_version, upload_version, validate_upload
 
 __all__ = [
-    "LeaseLost", "Report", "add_entrant", "api_token", "cancel_match", "cancel_queued_matches_of", "cancel_tournament",
+    "LeaseLost", "Report", "add_entrant", "delete_bot", "pin_version", "set_retired", "set_version_active",
+    "api_token", "cancel_match", "cancel_queued_matches_of", "cancel_tournament",
     "check_time_control", "claim_match", "create_bot", "create_match", "create_player", "create_tournament",
     "fail_match", "finish_match", "finish_tournament_if_done", "heartbeat", "play_match_now",
     "remove_entrant", "requeue_expired_matches", "requeue_match", "resume_tournament", "run_match",
