@@ -22,6 +22,7 @@ def _of_bot(bot: Bot) -> Q:
     return Q(version_a__bot=bot) | Q(version_b__bot=bot)
 
 
+@transaction.atomic
 def set_retired(bot: Bot, retired: bool) -> Bot:
     """A retired bot leaves the ladder and the leaderboard and is not paired; its queued ladder matches and
     challenges are cancelled. Its games and ratings stay, and un-retiring brings it back as it was."""
@@ -34,6 +35,7 @@ def set_retired(bot: Bot, retired: bool) -> Bot:
     return bot
 
 
+@transaction.atomic
 def pin_version(bot: Bot, version_id: int | None) -> Bot:
     """The version that plays on the ladder: one of the bot's own ready, active, enabled versions, or None for
     the newest such. Queued ladder matches of its other versions are cancelled, so the choice shows at once."""
