@@ -301,3 +301,13 @@ def test_the_worker_never_reads_the_original(versions, tmp_path):
         original.write(b"raise SystemExit('the original was read')\n")
     directory = bot_directory(mine)
     assert b"the original was read" not in b"".join(p.read_bytes() for p in directory.rglob("*") if p.is_file())
+
+
+def test_a_download_asked_for_as_a_file_is_answered(ada, grace, versions):
+    mine, _ = versions
+    url = f"/api/versions/{mine.pk}/download/"
+    response = ada.get(url, HTTP_ACCEPT="application/octet-stream")
+    assert response.status_code == 200
+    assert b"".join(response.streaming_content) == mine.original.open("rb").read()
+    refused = grace.get(url, HTTP_ACCEPT="application/octet-stream")
+    assert refused.status_code == 403 and b"owner" in refused.content

@@ -17,6 +17,7 @@ from rest_framework.filters import OrderingFilter
 from rest_framework.generics import GenericAPIView, ListAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.renderers import BaseRenderer, BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -53,6 +54,17 @@ class NoListFiltersOnDetail:
         names = set(filterset_class.base_filters) if filterset_class is not None else set()
         names.add("ordering")
         return any(name in names for name in self.request.query_params)
+
+
+class FileRenderer(BaseRenderer):
+    """Lets a download be asked for as ``Accept: application/octet-stream`` (the file itself never goes through a
+    renderer); an error answered to such a request is still the JSON error body."""
+
+    media_type = "application/octet-stream"
+    format = "file"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return JSONRenderer().render(data)
 
 
 class ArenaViewMixin(NoListFiltersOnDetail):
@@ -248,12 +260,14 @@ class BotVersionViewSet(ArenaViewMixin, mixins.UpdateModelMixin, viewsets.ReadOn
         return Response(serializers.BotVersionSerializer(version, context={"request": request}).data)
 
     @extend_schema(
-        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY, **ERRORS},
+        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY, 403: serializers.ErrorSerializer,
+                   404: serializers.ErrorSerializer},
         description="The file exactly as its owner uploaded it (`.py`, `.zip` or `.tar.gz`), as an attachment named "
                     "by the version's `filename`: for the bot's owner and staff only (403 for others' public bots, "
                     "404 for private ones). Versions uploaded before the arena kept uploads have no file to give "
                     "(404, saying so).")
-    @action(detail=True, filter_backends=[], pagination_class=None)
+    @action(detail=True, filter_backends=[], pagination_class=None,
+            renderer_classes=[JSONRenderer, BrowsableAPIRenderer, FileRenderer])
     def download(self, request, pk=None):
         version = self.get_object()
         if not app_selectors.is_insider(request.user, version.bot.owner_id):
