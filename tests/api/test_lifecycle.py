@@ -311,3 +311,13 @@ def test_a_download_asked_for_as_a_file_is_answered(ada, grace, versions):
     assert b"".join(response.streaming_content) == mine.original.open("rb").read()
     refused = grace.get(url, HTTP_ACCEPT="application/octet-stream")
     assert refused.status_code == 403 and b"owner" in refused.content
+
+
+def test_the_kept_bot_page_shows_a_deactivation_at_once(ada, anon, versions, django_capture_on_commit_callbacks):
+    """Only the version row changes (it was not pinned): that alone renews the kept public pages."""
+    mine, _ = versions
+    url = f"/api/bots/{mine.bot_id}/"
+    assert anon.get(url).json()["versions"][0]["is_active"] is True  # kept for LIVE_SECONDS
+    with django_capture_on_commit_callbacks(execute=True):
+        assert ada.patch(f"/api/versions/{mine.pk}/", {"is_active": False}, format="json").status_code == 200
+    assert anon.get(url).json()["versions"][0]["is_active"] is False
