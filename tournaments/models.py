@@ -38,9 +38,11 @@ class Bot(models.Model):
     is_public = models.BooleanField(default=True)
     open_to_tournaments = models.BooleanField(
         default=False, help_text="The owner's consent: other players may enter this bot in their tournaments.")
+    # The new columns have database defaults too: rows written outside the ORM (the benchmarks' COPY) still fit.
     is_retired = models.BooleanField(
-        default=False, help_text="The owner's switch: a retired bot leaves the ladder and the leaderboard and is "
-                                 "not paired; its games and ratings stay, and it can come back.")
+        default=False, db_default=False,
+        help_text="The owner's switch: a retired bot leaves the ladder and the leaderboard and is not paired; its "
+                  "games and ratings stay, and it can come back.")
     pinned_version = models.ForeignKey(
         "BotVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
         help_text="The version that plays; empty: the newest ready, active, enabled one.")
@@ -97,10 +99,11 @@ class BotVersion(models.Model):
     checked_at = models.DateTimeField(null=True, blank=True)
     is_disabled = models.BooleanField(default=False, help_text="Operator switch: a disabled version never plays.")
     is_active = models.BooleanField(
-        default=True, help_text="The owner's switch: an inactive version is not paired (the ladder, challenges, "
-                                "new tournament entries); matches already scheduled in a tournament still play.")
+        default=True, db_default=True,
+        help_text="The owner's switch: an inactive version is not paired (the ladder, challenges, new tournament "
+                  "entries); matches already scheduled in a tournament still play.")
     original = models.FileField(
-        upload_to=original_upload_path, max_length=255, blank=True,
+        upload_to=original_upload_path, max_length=255, blank=True, default="", db_default="",
         help_text="The file exactly as uploaded, for its owner to download; never read by the worker. Empty for "
                   "versions uploaded before the arena kept it.")
 

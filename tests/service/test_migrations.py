@@ -40,3 +40,20 @@ def test_old_durations_are_forgotten_and_old_versions_have_nothing_to_download()
 
     executor = MigrationExecutor(connection)
     executor.migrate(executor.loader.graph.leaf_nodes())  # the rest of the suite needs the latest schema
+
+
+@pytest.mark.django_db
+def test_rows_written_outside_the_orm_get_the_new_columns_defaults(player):
+    """The benchmarks COPY bots and versions with the columns they know: the new ones default in the database."""
+    from tournaments.models import Bot, BotVersion
+
+    with connection.cursor() as cursor:
+        cursor.execute("INSERT INTO tournaments_bot (owner_id, game, name, description, is_public, "
+                       "open_to_tournaments, created_at) VALUES (%s, 'tafl9', 'raw', '', TRUE, FALSE, "
+                       "CURRENT_TIMESTAMP)", [player.pk])
+        bot = Bot.objects.get(name="raw")
+        cursor.execute("INSERT INTO tournaments_botversion (bot_id, number, file, filename, kind, sha256, size, "
+                       "uploaded_at, status, reject_reason, is_disabled) VALUES (%s, 1, 'f', 'bot.py', 'py', %s, 1, "
+                       "CURRENT_TIMESTAMP, 'ready', '', FALSE)", [bot.pk, "0" * 64])
+    version = BotVersion.objects.get(bot=bot)
+    assert (bot.is_retired, bot.pinned_version_id, version.is_active, version.original.name) == (False, None, True, "")

@@ -22,7 +22,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='bot',
             name='is_retired',
-            field=models.BooleanField(default=False, help_text="The owner's switch: a retired bot leaves the ladder and the leaderboard and is not paired; its games and ratings stay, and it can come back."),
+            field=models.BooleanField(db_default=False, default=False, help_text="The owner's switch: a retired bot leaves the ladder and the leaderboard and is not paired; its games and ratings stay, and it can come back."),
         ),
         migrations.AddField(
             model_name='bot',
@@ -32,12 +32,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='botversion',
             name='is_active',
-            field=models.BooleanField(default=True, help_text="The owner's switch: an inactive version is not paired (the ladder, challenges, new tournament entries); matches already scheduled in a tournament still play."),
+            field=models.BooleanField(db_default=True, default=True, help_text="The owner's switch: an inactive version is not paired (the ladder, challenges, new tournament entries); matches already scheduled in a tournament still play."),
         ),
         migrations.AddField(
             model_name='botversion',
             name='original',
-            field=models.FileField(blank=True, help_text='The file exactly as uploaded, for its owner to download; never read by the worker. Empty for versions uploaded before the arena kept it.', max_length=255, upload_to=tournaments.models.original_upload_path),
+            field=models.FileField(blank=True, db_default='', default='', help_text='The file exactly as uploaded, for its owner to download; never read by the worker. Empty for versions uploaded before the arena kept it.', max_length=255, upload_to=tournaments.models.original_upload_path),
         ),
         migrations.AddField(
             model_name='game',
