@@ -8,8 +8,9 @@ from .models import FittedRating, Rating, RatingChange, RatingFit, VersionTest
 
 
 def leaderboard(game: str) -> QuerySet[Rating]:
-    """Public bots' ratings for one game, best first: a row's rank is its place in this order."""
-    return (Rating.objects.filter(game=game, bot__is_public=True).select_related("bot__owner")
+    """Public bots' ratings for one game, best first: a row's rank is its place in this order. Retired bots have
+    left it (their ratings stay, on their pages)."""
+    return (Rating.objects.filter(game=game, bot__is_public=True, bot__is_retired=False).select_related("bot__owner")
             .order_by("-elo", "bot_id"))
 
 
@@ -28,7 +29,8 @@ def rating_fit(game: str) -> RatingFit | None:
 def fitted_leaderboard(game: str) -> QuerySet[FittedRating]:
     """Public bots' fitted ratings for one game: rated bots best first, then those the results leave
     unbounded (``status`` above/below/apart/unrated, ``elo`` null), each with its bot and owner."""
-    return (FittedRating.objects.filter(fit__game=game, bot__is_public=True).select_related("bot__owner", "fit")
+    return (FittedRating.objects.filter(fit__game=game, bot__is_public=True, bot__is_retired=False)
+            .select_related("bot__owner", "fit")
             .order_by(F("elo").desc(nulls_last=True), "bot_id"))
 
 

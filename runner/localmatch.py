@@ -38,6 +38,8 @@ from .match import (
 )
 
 BOT_FAULTS = frozenset({"timeout", "crash", "illegal-move", "init-failed", "resign", "bot-error", "output-limit"})
+FAILURES = BOT_FAULTS - {"resign"}  # a bot that resigns chose to; these it did not
+STDERR_TAIL_LINES = 8
 
 
 def add_commands(subparsers) -> None:
@@ -136,6 +138,7 @@ def cmd_match(args) -> int:
         pairings = [Pairing(names[i], names[j]) for i, j in pairs]
         progress = Progress(len(planned))
         lock = threading.Lock()
+        failures: list[str] = []
 
         def play(item: Scheduled) -> dict:
             return play_game(game.id, bots[item.white], bots[item.black], tc=args.tc, sandbox=sandbox,
@@ -150,6 +153,7 @@ def cmd_match(args) -> int:
             pairing = pairings[item.pairing]
             pairing.results.append(points if first_is_white else 1.0 - points)
             pairing.reasons[_reason_label(record)] += 1
+            failures.extend(failure_lines(item.number, record))
             with lock:
                 if records_file:
                     records_file.write(json.dumps(record) + "\n")
@@ -161,6 +165,9 @@ def cmd_match(args) -> int:
         if failure is not None:
             print(f"error: the match stopped: {failure}".replace("\n", " "), file=sys.stderr)
             return 2
+        if failures:
+            print("Games lost by a failure (the reason, then the last lines of the bot's stderr):")
+            print("\n".join(failures) + "\n")
         print(report(game.id, args.tc, names, pairings, len(bots) == 2))
         return 0
     finally:
@@ -194,6 +201,24 @@ def _reason_label(record: dict) -> str:
     if record["reason"] in BOT_FAULTS and record["winner"] in SIDES:
         return f"{record['reason']} ({record[other(record['winner'])]})"
     return record["reason"]
+
+
+def failure_lines(number: int, record: dict) -> list[str]:
+    """Why a bot lost game ``number`` by a failure (both bots, for a void game), each with the last lines of its
+    stderr: what ``check`` says of a failed check, for every such game of a match. None for any other game."""
+    if record["reason"] == "void":
+        sides = list(SIDES)
+    elif record["reason"] in FAILURES and record["winner"] in SIDES:
+        sides = [other(record["winner"])]
+    else:
+        return []
+    lines = []
+    for side in sides:
+        detail = record.get("detail") or "no detail"
+        lines.append(f"  game {number}: {record[side]} ({side}) {record['reason']}: {detail}")
+        tail = (record.get("stderr") or {}).get(side, "").strip().splitlines()[-STDERR_TAIL_LINES:]
+        lines += [f"    | {line[:200]}" for line in tail] or ["    (nothing on stderr)"]
+    return lines
 
 
 def _unique_names(names: list[str]) -> list[str]:

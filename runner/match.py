@@ -413,6 +413,7 @@ class Referee:
         self.position = self.initial
         self.actions: list[str] = []
         self.times: list[int] = []
+        self.thinking = {WHITE: 0.0, BLACK: 0.0}  # ms each side spent on its actions (extra turns included)
         self.max_plies = game.max_plies
         self._last_mover: str | None = None  # extra turns (Fidchell): the same side acts twice
         self.on_ply: Callable[[list[str], list[int]], None] | None = None  # watchers of a live game
@@ -491,6 +492,7 @@ class Referee:
             self.position = self.position.play(action)
             self.actions.append(action)
             self.times.append(round(spent))
+            self.thinking[side] += spent
             self.clocks.charge(side, spent)
             self._last_mover = side
             self.tell_played(side, action)
@@ -641,6 +643,9 @@ def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, set
               on_ply: Callable[[list[str], list[int]], None] | None = None) -> dict[str, Any]:
     """Play one game of ``game_id`` between two ``runner.bots.Bot`` and return its record.
 
+    Beside the actions' ``times`` (ms each), the record has the game's wall-clock ``duration`` and each side's
+    ``thinking`` (seconds): they differ by the bots' start-up, the pipes and the runner's own work.
+
     ``max_plies`` stops the game earlier than the rules' cap, with reason ``max-plies``. ``on_ply`` is
     called with the actions and their times so far after each ply (a live game's watchers); it must not raise.
 
@@ -665,6 +670,7 @@ def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, set
     log = GameLog()
     processes: dict[str, Any] = {}
     build_failures: dict[str, BotFailure] = {}
+    started = time.monotonic()  # the record's wall-clock ``duration``: start-up, both bots' thinking, the runner
     try:
         for side in SIDES:
             try:
@@ -688,6 +694,8 @@ def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, set
             white=names[WHITE], black=names[BLACK], tc=time_control.text(), detail=safe_text(detail),
             stderr={side: safe_text(channels[side].stderr_text()) if side in channels else "" for side in SIDES},
             log=[safe_text(line) for line in log.export()],
+            duration=round(time.monotonic() - started, 3),
+            thinking={side: round(referee.thinking[side] / 1000, 3) for side in SIDES},
         )
         return record
     finally:

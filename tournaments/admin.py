@@ -1,6 +1,7 @@
 """The operator's admin: every model with useful columns, searches and filters, no N+1 on the lists.
 
-The actions (requeue a match, disable a version) go through the services, like the API does.
+The actions (requeue a match, disable a version, retire a bot, pin or deactivate a version) and a bot's deletion go
+through the services, like the API does: the same rules, the same refusals.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from django.core.exceptions import ValidationError
 
 from engines import RefereeError
 from engines.record import RUNNER_REASONS
+from tournaments import services as app_services
 from tournaments.api import services
 from tournaments.models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 
@@ -47,7 +49,9 @@ def _run_for_each(modeladmin, request, rows, action, verb: str) -> None:
 
 class BotVersionInline(admin.TabularInline):
     model = BotVersion
-    fields = ["number", "filename", "kind", "size", "status", "reject_reason", "is_disabled", "uploaded_at"]
+    fk_name = "bot"
+    fields = ["number", "filename", "kind", "size", "status", "reject_reason", "is_disabled", "is_active",
+              "uploaded_at"]
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -56,13 +60,43 @@ class BotVersionInline(admin.TabularInline):
 
 @admin.register(Bot)
 class BotAdmin(admin.ModelAdmin):
-    list_display = ["id", "name", "game", "owner", "is_public", "version_count", "created_at"]
-    list_filter = ["game", "is_public"]
+    list_display = ["id", "name", "game", "owner", "is_public", "is_retired", "pinned_version", "version_count",
+                    "created_at"]
+    list_filter = ["game", "is_public", "is_retired"]
     search_fields = ["name", "owner__username", "description"]
-    list_select_related = ["owner"]
+    list_select_related = ["owner", "pinned_version"]
     raw_id_fields = ["owner"]
+    # Retiring and pinning cancel queued matches and check the version: actions and the versions' page do them.
+    readonly_fields = ["is_retired", "pinned_version"]
     date_hierarchy = "created_at"
     inlines = [BotVersionInline]
+    actions = ["retire_bots", "bring_back_bots"]
+
+    @admin.action(description="Retire the selected bots (they leave the ladder; games and ratings stay)")
+    def retire_bots(self, request, queryset):
+        _run_for_each(self, request, list(queryset), lambda bot: app_services.set_retired(bot, True), "Retired")
+
+    @admin.action(description="Bring the selected bots back from retirement")
+    def bring_back_bots(self, request, queryset):
+        _run_for_each(self, request, list(queryset), lambda bot: app_services.set_retired(bot, False), "Brought back")
+
+    def delete_model(self, request, bot):
+        """Through the service: a bot with rated games or tournament entries is kept, and the admin says why."""
+        try:
+            app_services.delete_bot(bot)
+        except ValidationError as exc:
+            self.message_user(request, f"{bot}: {'; '.join(exc.messages)}", messages.ERROR)
+
+    def delete_queryset(self, request, queryset):
+        _run_for_each(self, request, list(queryset), app_services.delete_bot, "Deleted")
+
+    def response_delete(self, request, obj_display, obj_id):
+        if Bot.objects.filter(pk=obj_id).exists():  # refused: back to the bot, with the reason shown
+            from django.http import HttpResponseRedirect
+            from django.urls import reverse
+
+            return HttpResponseRedirect(reverse("admin:tournaments_bot_change", args=[obj_id]))
+        return super().response_delete(request, obj_display, obj_id)
 
     def get_queryset(self, request):
         from django.db.models import Count
@@ -77,14 +111,15 @@ class BotAdmin(admin.ModelAdmin):
 @admin.register(BotVersion)
 class BotVersionAdmin(admin.ModelAdmin):
     list_display = ["id", "bot", "bot_game", "owner", "number", "kind", "size", "status", "is_disabled",
-                    "short_reason", "uploaded_at"]
-    list_filter = ["status", "is_disabled", "kind", "bot__game"]
+                    "is_active", "short_reason", "uploaded_at"]
+    list_filter = ["status", "is_disabled", "is_active", "kind", "bot__game"]
     search_fields = ["bot__name", "bot__owner__username", "sha256", "filename"]
     list_select_related = ["bot__owner"]
-    readonly_fields = ["bot", "number", "file", "filename", "kind", "sha256", "size", "uploaded_at", "status",
-                       "reject_reason", "checked_at", "is_disabled"]
+    readonly_fields = ["bot", "number", "file", "original", "filename", "kind", "sha256", "size", "uploaded_at",
+                       "status", "reject_reason", "checked_at", "is_disabled", "is_active"]
     date_hierarchy = "uploaded_at"
-    actions = ["disable_versions", "enable_versions"]
+    actions = ["disable_versions", "enable_versions", "deactivate_versions", "activate_versions", "pin_versions",
+               "unpin_versions"]
 
     def has_add_permission(self, request):
         return False  # versions come from uploads, which the services check
@@ -109,10 +144,28 @@ class BotVersionAdmin(admin.ModelAdmin):
     def enable_versions(self, request, queryset):
         _run_for_each(self, request, list(queryset), services.enable_version, "Enabled")
 
+    @admin.action(description="Deactivate the selected versions (the owner's switch: no new pairings)")
+    def deactivate_versions(self, request, queryset):
+        _run_for_each(self, request, list(queryset), lambda v: app_services.set_version_active(v, False),
+                      "Deactivated")
+
+    @admin.action(description="Activate the selected versions again")
+    def activate_versions(self, request, queryset):
+        _run_for_each(self, request, list(queryset), lambda v: app_services.set_version_active(v, True), "Activated")
+
+    @admin.action(description="Pin the selected versions: each plays for its bot on the ladder")
+    def pin_versions(self, request, queryset):
+        _run_for_each(self, request, list(queryset), lambda v: app_services.pin_version(v.bot, v.pk), "Pinned")
+
+    @admin.action(description="Unpin the selected versions' bots: their newest ready version plays")
+    def unpin_versions(self, request, queryset):
+        _run_for_each(self, request, list(queryset), lambda v: app_services.pin_version(v.bot, None), "Unpinned")
+
 
 class GameInline(admin.TabularInline):
     model = Game
-    fields = ["number", "white", "black", "winner", "reason", "plies", "duration", "created_at"]
+    fields = ["number", "white", "black", "winner", "reason", "plies", "duration", "white_thinking",
+              "black_thinking", "created_at"]
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -156,7 +209,7 @@ class RunnerReasonFilter(admin.SimpleListFilter):
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
     list_display = ["id", "match", "number", "white", "black", "winner", "reason", "plies", "duration",
-                    "created_at"]
+                    "white_thinking", "black_thinking", "created_at"]
     list_filter = ["winner", RunnerReasonFilter, "match__game", "created_at"]
     search_fields = ["=id", "=match__id", "white__bot__name", "black__bot__name"]
     list_select_related = ["match", "white__bot", "black__bot"]

@@ -38,6 +38,14 @@ class Bot(models.Model):
     is_public = models.BooleanField(default=True)
     open_to_tournaments = models.BooleanField(
         default=False, help_text="The owner's consent: other players may enter this bot in their tournaments.")
+    # The new columns have database defaults too: rows written outside the ORM (the benchmarks' COPY) still fit.
+    is_retired = models.BooleanField(
+        default=False, db_default=False,
+        help_text="The owner's switch: a retired bot leaves the ladder and the leaderboard and is not paired; its "
+                  "games and ratings stay, and it can come back.")
+    pinned_version = models.ForeignKey(
+        "BotVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        help_text="The version that plays; empty: the newest ready, active, enabled one.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -58,6 +66,11 @@ class Bot(models.Model):
 
 def version_upload_path(version: BotVersion, filename: str) -> str:
     return f"bots/{version.bot_id}/{version.number}/{filename}"
+
+
+def original_upload_path(version: BotVersion, filename: str) -> str:
+    """The player's own file, beside the stored bundle; the name is ours (``original.<kind>``), never theirs."""
+    return f"bots/{version.bot_id}/{version.number}/original.{version.kind}"
 
 
 class BotVersion(models.Model):
@@ -87,6 +100,14 @@ class BotVersion(models.Model):
     # When a worker took the smoke test: no second worker takes it until the smoke lease runs out.
     smoke_started_at = models.DateTimeField(null=True, blank=True)
     is_disabled = models.BooleanField(default=False, help_text="Operator switch: a disabled version never plays.")
+    is_active = models.BooleanField(
+        default=True, db_default=True,
+        help_text="The owner's switch: an inactive version is not paired (the ladder, challenges, new tournament "
+                  "entries); matches already scheduled in a tournament still play.")
+    original = models.FileField(
+        upload_to=original_upload_path, max_length=255, blank=True, default="", db_default="",
+        help_text="The file exactly as uploaded, for its owner to download; never read by the worker. Empty for "
+                  "versions uploaded before the arena kept it.")
 
     class Meta:
         ordering = ["bot_id", "-number"]
@@ -265,7 +286,15 @@ class Game(models.Model):
     winner = models.CharField(max_length=5, choices=[("white", "white"), ("black", "black"), ("none", "none")])
     reason = models.CharField(max_length=40)
     plies = models.PositiveIntegerField(default=0)
-    duration = models.FloatField(default=0, help_text="Seconds of wall-clock time.")
+    duration = models.FloatField(
+        null=True, blank=True, help_text="Seconds of wall-clock time, from the bots' start to the end of the game; "
+                                         "null for games stored before the runner measured it.")
+    white_thinking = models.FloatField(
+        null=True, blank=True, help_text="Seconds White's bot spent on its actions (the sum of its times); null "
+                                         "for games stored before it was kept.")
+    black_thinking = models.FloatField(
+        null=True, blank=True, help_text="Seconds Black's bot spent on its actions; null for games stored before "
+                                         "it was kept.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -38,7 +38,15 @@ def match_list() -> QuerySet[Match]:
 
 
 def tournament_list() -> QuerySet[Tournament]:
-    return Tournament.objects.select_related("organiser")
+    """Tournaments with their organisers and ``entrant_count`` (for the games they will play)."""
+    # Ordered again: a grouped query does not take the model's default ordering.
+    return (Tournament.objects.select_related("organiser").annotate(entrant_count=Count("entrants"))
+            .order_by(*Tournament._meta.ordering))
+
+
+def games_per_two_entrants(tournament: Tournament) -> int:
+    """Games any two entrants play against each other: one match of ``games_per_pairing``, two if double round."""
+    return tournament.games_per_pairing * (2 if tournament.double_round else 1)
 
 
 def entrants_of(tournament: Tournament) -> list[TournamentEntrant]:
@@ -53,7 +61,10 @@ def _scored_games(tournament: Tournament):
 
 @dataclass
 class Standing:
-    rank: int
+    """An entrant's line. Before its first counted game it has no place in the table: rank, score,
+    Sonneborn–Berger and head-to-head are None (an empty table is not a tie of everyone for first)."""
+
+    rank: int | None
     entrant: TournamentEntrant
     games: int = 0
     score: float = 0.0
@@ -104,9 +115,12 @@ def crosstable(tournament: Tournament) -> Crosstable:
         passes = head_to_head[standing.entrant.version_id]
         return -standing.score, -standing.sonneborn_berger, tuple(-points for points in passes)
 
-    ordered = sorted(rows.values(), key=lambda s: (ranking(s), s.entrant.seed))
+    ordered = sorted(rows.values(), key=lambda s: (s.games == 0, ranking(s), s.entrant.seed))
     previous = None
     for place, standing in enumerate(ordered, start=1):
+        if standing.games == 0:
+            standing.rank = standing.score = standing.sonneborn_berger = standing.head_to_head = None
+            continue
         key = ranking(standing)
         standing.rank = previous[1] if previous and previous[0] == key else place
         previous = (key, standing.rank)
@@ -143,7 +157,7 @@ def standings(tournament: Tournament) -> list[Standing]:
 
 # The public record: the game, its rules and start, the actions with their times, the result and its reason.
 PUBLIC_RECORD_FIELDS = frozenset({"game", "ruleset", "settings", "initial", "actions", "times", "winner", "reason",
-                                  "plies", "final", "white", "black", "tc"})
+                                  "plies", "final", "white", "black", "tc", "duration", "thinking"})
 LOG_SIDES = {"w": "white", "white": "white", "b": "black", "black": "black"}
 
 

@@ -1,5 +1,6 @@
 """Ranked play: which pairings the scheduler queues so every game's ladder stays busy, and fairly.
 
+Each bot plays one version: the one its owner pinned, else its newest playable one; retired bots sit out.
 Order of priority: versions still in placement (fewer than a few ranked matches) first, then the
 versions with the fewest rated games; each is paired with the opponent of the closest rating that
 has played least. Never two bots of one owner; no version in two open ladder matches; and one
@@ -72,18 +73,21 @@ def choose_pairings(pool: list[Entrant], wanted: int, busy: set[int], owner_load
 
 
 def ladder_pool(game_id: str) -> list[Entrant]:
-    """The newest ready, enabled version of every public bot of the game, with its bot's rating.
+    """For every public bot of the game that is not retired: its pinned version, or else its newest ready,
+    enabled and active one; with its bot's rating. A bot whose pinned version cannot play sits out.
 
     A version its owner put behind an SPRT gate plays only once that test has passed; until then the
     version before it keeps the bot's place.
     """
-    versions = (BotVersion.objects.filter(bot__game=game_id, bot__is_public=True, status=BotVersion.Status.READY,
-                                          is_disabled=False)
+    versions = (BotVersion.objects.filter(bot__game=game_id, bot__is_public=True, bot__is_retired=False,
+                                          status=BotVersion.Status.READY, is_disabled=False, is_active=True)
                 .exclude(held_back())
                 .order_by("bot_id", "-number").select_related("bot"))
     newest: dict[int, BotVersion] = {}
     for version in versions:
-        newest.setdefault(version.bot_id, version)
+        pinned = version.bot.pinned_version_id
+        if pinned is None or pinned == version.pk:
+            newest.setdefault(version.bot_id, version)
     if not newest:
         return []
     start = settings.ARENA.get("ELO_START", 1500)

@@ -148,3 +148,40 @@ def test_dashboard_shows_the_queue_oldest_first_with_ages_and_warns_when_work_wa
     assert 'id="queue-warning"' in page and "ranked ladder" in page
     Match.objects.filter(pk=old_ladder.pk).update(status="cancelled")
     assert admin_client_logged.get("/admin/dashboard/").context["queue_warning"] == ""
+
+
+def test_admin_retires_pins_and_deactivates_through_the_services(admin_client_logged, player, other_player):
+    from tournaments.models import Bot
+
+    a, b = _busy_arena(player, other_player)
+    newer = ready_version(a.bot)
+    admin_client_logged.post("/admin/tournaments/bot/", {"action": "retire_bots", "_selected_action": [a.bot_id]})
+    assert Bot.objects.get(pk=a.bot_id).is_retired
+    assert not Match.objects.filter(status="queued").exists()  # its queued ladder match was cancelled
+    admin_client_logged.post("/admin/tournaments/bot/", {"action": "bring_back_bots", "_selected_action": [a.bot_id]})
+    assert not Bot.objects.get(pk=a.bot_id).is_retired
+    admin_client_logged.post("/admin/tournaments/botversion/", {"action": "pin_versions", "_selected_action": [a.pk]})
+    assert Bot.objects.get(pk=a.bot_id).pinned_version_id == a.pk
+    admin_client_logged.post("/admin/tournaments/botversion/", {
+        "action": "deactivate_versions", "_selected_action": [a.pk]})
+    assert not BotVersion.objects.get(pk=a.pk).is_active
+    assert Bot.objects.get(pk=a.bot_id).pinned_version_id is None  # a deactivated version stops being pinned
+    refused = admin_client_logged.post("/admin/tournaments/botversion/", {
+        "action": "pin_versions", "_selected_action": [a.pk]}, follow=True)
+    assert "deactivated by its owner" in refused.content.decode()
+    assert Bot.objects.get(pk=a.bot_id).pinned_version_id is None
+    assert newer.is_active
+
+
+def test_admin_deletes_only_a_bot_without_rated_games(admin_client_logged, player, other_player):
+    from tournaments.models import Bot
+
+    a, b = _busy_arena(player, other_player)  # a and b played a rated match
+    fresh = make_bot(player, "fresh")
+    ready_version(fresh)
+    admin_client_logged.post("/admin/tournaments/bot/", {
+        "action": "delete_selected", "_selected_action": [fresh.pk], "post": "yes"}, follow=True)
+    assert not Bot.objects.filter(pk=fresh.pk).exists()
+    page = admin_client_logged.get(f"/admin/tournaments/bot/{a.bot_id}/delete/")
+    assert page.status_code == 200 and "protected" in page.content.decode().lower()  # Django's own refusal
+    assert Bot.objects.filter(pk=a.bot_id).exists()

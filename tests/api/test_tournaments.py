@@ -133,3 +133,57 @@ def test_tournament_list_filters(anon, ada, player):
     _create(ada, game="shatra", name="Steppe")
     assert [t["name"] for t in anon.get("/api/tournaments/?game=shatra").json()["results"]] == ["Steppe"]
     assert len(anon.get("/api/tournaments/?status=draft").json()["results"]) == 2
+
+
+def test_the_answer_says_how_many_games_will_be_played(ada, player, other_player):
+    """games_per_pairing 2 with a double round is 4 games between two entrants: the answer says so."""
+    response = _create(ada, games_per_pairing=2, double_round=True)
+    assert response.status_code == 201
+    body = response.json()
+    assert (body["games_per_pairing"], body["double_round"], body["games_per_two_entrants"], body["games_total"]) == (
+        2, True, 4, 0)
+    tournament_id, _ = _tournament_with_entrants(ada, [player, other_player], count=3)
+    single = _create(ada, games_per_pairing=3, double_round=False).json()
+    assert (single["games_per_two_entrants"], single["games_total"]) == (3, 0)
+    detail = ada.get(f"/api/tournaments/{tournament_id}/").json()
+    assert (detail["games_per_two_entrants"], detail["games_total"]) == (4, 12)  # 3 pairings of 4 games
+    listed = {row["id"]: row for row in ada.get("/api/tournaments/").json()["results"]}
+    assert listed[tournament_id]["games_total"] == 12
+    ada.post(f"/api/tournaments/{tournament_id}/start/")
+    matches = Match.objects.filter(tournament_id=tournament_id)
+    assert sum(match.games_per_match for match in matches) == 12  # what was echoed is what is played
+
+
+def test_standings_before_any_game_rank_nobody(anon, ada, player, other_player):
+    tournament_id, versions = _tournament_with_entrants(ada, [player, other_player], count=3)
+    ada.post(f"/api/tournaments/{tournament_id}/start/")
+    standings = anon.get(f"/api/tournaments/{tournament_id}/standings/").json()
+    assert [(s["seed"], s["rank"], s["score"], s["games"], s["sonneborn_berger"], s["head_to_head"])
+            for s in standings] == [(1, None, None, 0, None, None), (2, None, None, 0, None, None),
+                                    (3, None, None, 0, None, None)]
+    table = anon.get(f"/api/tournaments/{tournament_id}/crosstable/").json()
+    assert all((row["rank"], row["score"]) == (None, None) for row in table)
+    assert all(cell["points"] is None and cell["games"] == 0 for row in table for cell in row["cells"])
+
+
+def test_an_entrant_yet_to_play_is_unranked_beside_those_who_played(anon, ada, player, other_player):
+    from django.utils import timezone
+
+    from tournaments.models import Game
+
+    tournament_id, versions = _tournament_with_entrants(ada, [player, other_player], count=3)
+    ada.post(f"/api/tournaments/{tournament_id}/start/")
+    first = Match.objects.filter(tournament_id=tournament_id).order_by("round", "id").first()
+    a, b = first.version_a, first.version_b
+    Game.objects.create(match=first, number=1, white=a, black=b, winner="none", reason="max-plies", plies=9)
+    Game.objects.create(match=first, number=2, white=b, black=a, winner="none", reason="max-plies", plies=7)
+    Match.objects.filter(pk=first.pk).update(status="finished", score_a=1, score_b=1, finished_at=timezone.now())
+    idle = next(v for v in versions if v.pk not in (a.pk, b.pk))
+    standings = {s["version"]["id"]: s for s in anon.get(f"/api/tournaments/{tournament_id}/standings/").json()}
+    assert (standings[a.pk]["rank"], standings[a.pk]["score"]) == (1, 1.0)
+    assert (standings[b.pk]["rank"], standings[b.pk]["score"]) == (1, 1.0)  # a draw shares the place
+    assert (standings[idle.pk]["rank"], standings[idle.pk]["score"], standings[idle.pk]["games"]) == (None, None, 0)
+    rows = {row["version"]["id"]: row for row in anon.get(f"/api/tournaments/{tournament_id}/crosstable/").json()}
+    cells = {cell["opponent_seed"]: cell for cell in rows[a.pk]["cells"]}
+    assert cells[rows[b.pk]["seed"]]["points"] == 1.0
+    assert cells[rows[idle.pk]["seed"]] == {"opponent_seed": rows[idle.pk]["seed"], "points": None, "games": 0}

@@ -230,3 +230,30 @@ def test_search_beats_random_in_a_colour_swapped_pair(game_id):
 
 def test_win_constant_dominates_any_evaluation():
     assert WIN > 1000 * 27
+
+
+def readme_bot_kit_examples() -> list[tuple[str, str]]:
+    """(game, source) of every example in the README's "The bot kit" section, the game named by its run name."""
+    text = (ROOT / "README.md").read_text()
+    section = text.split("### The bot kit (`engines/botkit.py`)", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+    blocks = [block.split("```", 1)[0] for block in section.split("```python\n")[1:]]
+    games = {"opportunist": "fidchell-1", "greedy-material": "tafl9", "shatra-search": "shatra"}
+    return [(next(game for name, game in games.items() if f'name="{name}"' in block), block) for block in blocks]
+
+
+def test_the_readme_documents_every_player_of_the_kit_with_an_example():
+    sources = "\n".join(source for _, source in readme_bot_kit_examples())
+    for player in ("run(", "Greedy(evaluate)", "AlphaBeta(evaluate", "clock.deadline()"):
+        assert player in sources
+    assert len(readme_bot_kit_examples()) == 3
+
+
+@pytest.mark.parametrize("game, source", readme_bot_kit_examples(), ids=lambda value: value[:12])
+def test_each_readme_example_passes_the_protocol_check(game, source, tmp_path):
+    """What the README shows a bot author works as written: `python -m engines check` passes it."""
+    bot = tmp_path / "example.py"
+    bot.write_text(source)
+    result = subprocess.run([sys.executable, "-m", "engines", "check", str(bot), "--game", game, "--trusted",
+                             "--tc", "move:1000"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "all checks passed" in result.stdout

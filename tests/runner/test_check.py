@@ -73,6 +73,43 @@ def test_round_robin_of_three_bots(flex):
     assert len(table) == 3 and "flex-resign" in table[-1]
 
 
+def test_match_says_why_each_game_was_lost_with_the_end_of_the_bots_stderr(tmp_path, flex):
+    """A bot that dies in its own code: the author reads the exception, not just "crash"."""
+    broken = tmp_path / "broken.py"
+    broken.write_text(
+        "import sys\n"
+        "from engines.botkit import AlphaBeta, run\n"
+        "def evaluate(position):\n"
+        "    print('thinking about', position.turn, file=sys.stderr, flush=True)\n"
+        "    return 1 / 0\n"
+        "run(AlphaBeta(evaluate), name='broken')\n")
+    result = run_cli("match", "--game", "tafl9", "--games", "2", "--trusted", "--tc", "move:1000",
+                     str(broken), flex("first"))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "Games lost by a failure (the reason, then the last lines of the bot's stderr):" in lines
+    assert "  game 1: broken (white) crash: exit code 1 (stderr: ZeroDivisionError: division by zero)" in lines
+    assert "  game 2: broken (black) crash: exit code 1 (stderr: ZeroDivisionError: division by zero)" in lines
+    assert lines.count("    | ZeroDivisionError: division by zero") == 2
+    assert any(line.startswith("    |     return 1 / 0") for line in lines)  # the lines before the last one
+    assert "flex-first" not in result.stdout.split("Game tafl9")[0]  # the winner never failed
+    assert result.stdout.index("Games lost by a failure") < result.stdout.index("Score of broken vs flex-first")
+
+
+def test_match_names_the_illegal_action_and_says_when_stderr_is_empty(flex):
+    result = run_cli("match", "--game", "tafl9", "--games", "2", "--trusted", flex("first"), flex("illegal"))
+    assert result.returncode == 0, result.stderr
+    failures = result.stdout.split("Game tafl9")[0]
+    assert failures.count("flex-illegal") == 2 and "illegal-move: " in failures
+    assert failures.count("    (nothing on stderr)") == 2
+
+
+def test_match_without_failures_prints_no_failure_section(flex):
+    result = run_cli("match", "--game", "tafl9", "--games", "2", "--trusted", flex("first"), flex("resign"))
+    assert result.returncode == 0, result.stderr
+    assert "lost by a failure" not in result.stdout
+
+
 @pytest.mark.parametrize("manifest, message", [
     ('run = "python3 main.py"\nbogus = 1\n', "unknown key"),
     ('run = \n', "cannot parse"),

@@ -378,3 +378,17 @@ def test_smoke_test_passes_a_bot_that_plays_one_action(sandbox, flex, game_id):
 def test_smoke_test_names_the_failure(sandbox, flex, modes, failure):
     found = smoke_test("tafl9", flex(*modes), sandbox=sandbox, startup_ms=1000, move_ms=1200)
     assert found is not None and found.startswith(failure), found
+
+
+def test_record_keeps_wall_clock_duration_apart_from_each_sides_thinking(sandbox, flex):
+    """Start-up and the runner's own work are wall-clock time no bot thinks through: the record says both,
+    and each side's thinking is the sum of that side's action times."""
+    record = play_game("tafl9", flex("first", "slow:30", "crash-at:4"), flex("first"), sandbox=sandbox,
+                       tc="move:1000")
+    assert record["reason"] == "crash" and record["plies"] == 6
+    thinking = record["thinking"]
+    assert thinking["white"] == pytest.approx(sum(record["times"][0::2]) / 1000, abs=0.01)
+    assert thinking["black"] == pytest.approx(sum(record["times"][1::2]) / 1000, abs=0.01)
+    assert thinking["white"] >= 0.075  # three answers, each after a 30 ms sleep
+    # two Python start-ups and the ends of two processes come on top of the thinking
+    assert record["duration"] > thinking["white"] + thinking["black"]

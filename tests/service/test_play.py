@@ -110,3 +110,43 @@ def test_settings_defaults_need_no_server():
                          timeout=60).stdout.split()
     assert out[0] == "django.db.backends.sqlite3" and out[1] == "filesystem://"
     assert out[2].endswith("var/media")
+
+
+def test_a_game_keeps_its_wall_clock_duration_and_each_sides_thinking(make_bot, other_player, anon_client):
+    """``duration`` is the time the game took; the bots' thinking is kept per side beside it, never in its
+    place (it used to be their sum, documented as wall-clock time)."""
+    good = ready_version(make_bot("good"))
+    bad = ready_version(make_bot("bad", owner=other_player), "illegal_bot.py")
+    match = play_match_now(create_match(good, bad, games=1, time_control="move:2000").pk)
+    game = Game.objects.get(match=match)
+    times = game.record["times"]
+    assert game.white_thinking == pytest.approx(sum(times[0::2]) / 1000, abs=0.01)
+    assert game.black_thinking == pytest.approx(sum(times[1::2]) / 1000, abs=0.01)
+    assert game.duration == game.record["duration"]
+    assert game.duration > game.white_thinking + game.black_thinking  # two bots started and stopped
+    body = anon_client.get(f"/api/games/{game.pk}/").json()
+    assert (body["duration"], body["white_thinking"], body["black_thinking"]) == (
+        game.duration, game.white_thinking, game.black_thinking)
+    assert body["record"]["thinking"] == {"white": game.white_thinking, "black": game.black_thinking}
+    listed = anon_client.get("/api/games/").json()["results"][0]
+    assert (listed["duration"], listed["white_thinking"]) == (game.duration, game.white_thinking)
+
+
+def test_a_record_without_times_leaves_them_unknown_rather_than_made_up(pair):
+    from tournaments.services import claim_match, finish_match
+
+    from .conftest import record
+
+    match = create_match(*pair, games=2)
+    token = claim_match(match.pk, "w")
+    odd = {**record("white"), "duration": "long", "thinking": {"white": -1, "black": True}}
+    assert finish_match(match.pk, token, [{**record("white"), "times": [100, 200]}, odd])
+    assert list(Game.objects.order_by("number").values_list("duration", "white_thinking", "black_thinking")) == [
+        (None, None, None), (None, None, None)]
+
+
+@pytest.fixture
+def anon_client():
+    from rest_framework.test import APIClient
+
+    return APIClient()

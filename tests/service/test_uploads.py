@@ -63,7 +63,11 @@ def test_single_python_file(make_bot, settings):
     with version.file.open("rb") as stored:  # stored as the checked list of its one file
         assert unpack(stored.read()) == [Entry("random_bot.py", content)]
     second = upload_version(version.bot, SimpleUploadedFile("random_bot.py", content))
-    assert second.number == 2 and len(stored_files(settings)) == 2
+    # each version: the checked bundle the worker reads, and the upload as sent, for its owner to download
+    assert second.number == 2 and sorted(p.name for p in stored_files(settings)) == [
+        "files.bundle", "files.bundle", "original.py", "original.py"]
+    with second.original.open("rb") as original:
+        assert original.read() == content
 
 
 def test_zip_and_tar_gz_with_manifest(make_bot):

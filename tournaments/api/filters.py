@@ -34,7 +34,7 @@ class BotFilter(filters.FilterSet):
 
     class Meta:
         model = Bot
-        fields = ["game", "owner", "owner_name", "name", "is_public"]
+        fields = ["game", "owner", "owner_name", "name", "is_public", "is_retired"]
 
 
 class BotVersionFilter(filters.FilterSet):
@@ -42,7 +42,7 @@ class BotVersionFilter(filters.FilterSet):
 
     class Meta:
         model = BotVersion
-        fields = ["status", "is_disabled"]
+        fields = ["status", "is_disabled", "is_active"]
 
 
 class MatchFilter(filters.FilterSet):

@@ -47,14 +47,15 @@ def match_row(row: dict) -> dict:
 
 
 GAME_COLUMNS = ("id", "match_id", "number", *_version_columns("white"), *_version_columns("black"), "winner",
-                "reason", "plies", "duration", "created_at")
+                "reason", "plies", "duration", "white_thinking", "black_thinking", "created_at")
 
 
 def game_row(row: dict) -> dict:
     """The GameBriefSerializer shape."""
     return {"id": row["id"], "match": row["match_id"], "number": row["number"], "white": _version(row, "white"),
             "black": _version(row, "black"), "winner": row["winner"], "reason": row["reason"],
-            "plies": row["plies"], "duration": row["duration"], "created_at": when(row["created_at"])}
+            "plies": row["plies"], "duration": row["duration"], "white_thinking": row["white_thinking"],
+            "black_thinking": row["black_thinking"], "created_at": when(row["created_at"])}
 
 
 LEADERBOARD_COLUMNS = ("bot_id", "bot__name", "bot__owner__username", "game", "elo", "games", "wins", "draws",
@@ -85,12 +86,13 @@ def bot_detail(bot, user) -> dict:
     rating = next((r for r in bot.ratings.all() if r.game == bot.game), None)
     return {"id": bot.id, "name": bot.name, "game": bot.game, "description": bot.description,
             "is_public": bot.is_public, "open_to_tournaments": bot.open_to_tournaments,
+            "is_retired": bot.is_retired, "pinned_version": bot.pinned_version_id,
             "owner": bot.owner.username, "owner_id": bot.owner_id,
             "created_at": when(bot.created_at),
             "versions": [{"id": v.id, "bot": v.bot_id, "number": v.number, "filename": v.filename, "kind": v.kind,
                           "sha256": v.sha256, "size": v.size, "uploaded_at": when(v.uploaded_at),
                           "status": v.status, "reject_reason": v.reject_reason if insider else "",
-                          "checked_at": when(v.checked_at), "is_disabled": v.is_disabled,
+                          "checked_at": when(v.checked_at), "is_disabled": v.is_disabled, "is_active": v.is_active,
                           "sprt": version_test_row(latest_test(v))}
                          for v in bot.versions.all()],
             "rating": None if rating is None else {

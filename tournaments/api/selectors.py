@@ -21,7 +21,7 @@ def bots_visible_to(user) -> QuerySet:
 def bot_detail_visible_to(user) -> QuerySet:
     return bots_visible_to(user).prefetch_related(
         # No join back to the bot: the prefetch sets each version's bot to this one.
-        Prefetch("versions", queryset=BotVersion.objects.defer("file").order_by("-number")
+        Prefetch("versions", queryset=BotVersion.objects.defer("file", "original").order_by("-number")
                  .prefetch_related("sprt_tests")),
         "ratings",
     )

@@ -3,6 +3,8 @@ whose validated data goes to a service, which does the real checking and the wri
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -11,11 +13,24 @@ from engines import GAME_IDS
 from ratings import sprt
 from ratings.models import Rating, RatingChange, VersionTest
 from tournaments.models import BOT_NAME_RULE, Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
-from tournaments.selectors import is_insider, record_seen_by
+from tournaments.selectors import games_per_two_entrants, is_insider, record_seen_by
 
 from .filters import MAX_ID
 
 User = get_user_model()
+
+
+class StrictInput(serializers.Serializer):
+    """An input whose unknown fields are refused (a 400 naming them), not silently ignored: a misspelt
+    ``is_retierd`` must not answer 200 and change nothing."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, Mapping):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError(
+                    {name: [f"unknown field; the known ones are {', '.join(self.fields)}"] for name in unknown})
+        return super().to_internal_value(data)
 
 
 # --- players and auth ------------------------------------------------------------------------
@@ -121,7 +136,7 @@ class BotVersionSerializer(serializers.ModelSerializer):
     class Meta:
         model = BotVersion
         fields = ["id", "bot", "number", "filename", "kind", "sha256", "size", "uploaded_at", "status",
-                  "reject_reason", "checked_at", "is_disabled", "sprt"]
+                  "reject_reason", "checked_at", "is_disabled", "is_active", "sprt"]
         read_only_fields = fields
 
     @extend_schema_field(VersionTestSerializer(allow_null=True))
@@ -149,22 +164,36 @@ class VersionUploadSerializer(serializers.Serializer):
     file = BinaryUploadField(help_text="The bot: a single .py file, or a .zip / .tar.gz archive.")
 
 
+class VersionUpdateSerializer(StrictInput):
+    is_active = serializers.BooleanField(
+        help_text="The owner's switch. False: the version is no longer paired (the ladder, challenges, new "
+                  "tournament entries), its queued ladder matches and challenges are cancelled and, if it was the "
+                  "pinned version, its bot falls back to its newest ready one. Its games stay; true brings it back.")
+
+
+ELO_HELP = "The live Elo, unrounded as stored (round it for display)."
+
+
 class RatingBriefSerializer(serializers.ModelSerializer):
     class Meta:
         model = Rating
         fields = ["game", "elo", "games", "wins", "draws", "losses", "updated_at"]
         read_only_fields = fields
+        extra_kwargs = {"elo": {"help_text": ELO_HELP}}
 
 
 class BotSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
     owner_id = serializers.IntegerField(read_only=True)
+    pinned_version = serializers.IntegerField(
+        source="pinned_version_id", read_only=True, allow_null=True,
+        help_text="Id of the version that plays on the ladder; null: the newest ready, active, enabled one.")
 
     class Meta:
         model = Bot
-        fields = ["id", "name", "game", "description", "is_public", "open_to_tournaments", "owner", "owner_id",
-                  "created_at"]
-        read_only_fields = ["id", "owner", "owner_id", "created_at"]
+        fields = ["id", "name", "game", "description", "is_public", "open_to_tournaments", "is_retired",
+                  "pinned_version", "owner", "owner_id", "created_at"]
+        read_only_fields = ["id", "is_retired", "pinned_version", "owner", "owner_id", "created_at"]
 
 
 class BotDetailSerializer(BotSerializer):
@@ -200,11 +229,20 @@ class BotCreateSerializer(serializers.Serializer):
     open_to_tournaments = serializers.BooleanField(required=False, default=False, help_text=CONSENT_HELP)
 
 
-class BotUpdateSerializer(serializers.Serializer):
+class BotUpdateSerializer(StrictInput):
     name = serializers.CharField(max_length=64, required=False, help_text=BOT_NAME_HELP)
     description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
     is_public = serializers.BooleanField(required=False)
     open_to_tournaments = serializers.BooleanField(required=False, help_text=CONSENT_HELP)
+    is_retired = serializers.BooleanField(
+        required=False, help_text="True retires the bot: it leaves the ladder and the leaderboard, is no longer "
+                                  "paired, and its queued ladder matches and challenges are cancelled; its games "
+                                  "and ratings stay, and matches a tournament already scheduled still play. False "
+                                  "brings it back.")
+    pinned_version = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=MAX_ID,
+        help_text="Id of one of this bot's ready, active, enabled versions to play on the ladder (its queued ladder "
+                  "matches with other versions are cancelled); null: the newest such version plays.")
 
 
 class VersionTestRequestSerializer(serializers.Serializer):
@@ -261,7 +299,8 @@ class GameBriefSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Game
-        fields = ["id", "match", "number", "white", "black", "winner", "reason", "plies", "duration", "created_at"]
+        fields = ["id", "match", "number", "white", "black", "winner", "reason", "plies", "duration",
+                  "white_thinking", "black_thinking", "created_at"]
         read_only_fields = fields
 
 
@@ -342,15 +381,38 @@ class EntrantSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+GAMES_PER_PAIRING_HELP = ("Games each time two entrants meet (one match, colours alternating game by game). "
+                          "With double_round they meet twice, so they play twice as many: see games_per_two_entrants.")
+DOUBLE_ROUND_HELP = "Whether every two entrants meet twice (two matches, the second with colours swapped)."
+
+
 class TournamentSerializer(serializers.ModelSerializer):
     organiser = serializers.CharField(source="organiser.username", read_only=True)
     organiser_id = serializers.IntegerField(read_only=True)
+    games_per_two_entrants = serializers.SerializerMethodField(
+        help_text="Games any two entrants play against each other in all: games_per_pairing, twice with "
+                  "double_round.")
+    games_total = serializers.SerializerMethodField(
+        help_text="Games the whole tournament plays with its entrants as they are now: games_per_two_entrants "
+                  "for every two entrants.")
 
     class Meta:
         model = Tournament
         fields = ["id", "name", "game", "organiser", "organiser_id", "time_control", "games_per_pairing",
-                  "double_round", "rated", "status", "created_at", "started_at", "finished_at"]
+                  "double_round", "games_per_two_entrants", "games_total", "rated", "status", "created_at",
+                  "started_at", "finished_at"]
         read_only_fields = fields
+        extra_kwargs = {"games_per_pairing": {"help_text": GAMES_PER_PAIRING_HELP},
+                        "double_round": {"help_text": DOUBLE_ROUND_HELP}}
+
+    def get_games_per_two_entrants(self, tournament) -> int:
+        return games_per_two_entrants(tournament)
+
+    def get_games_total(self, tournament) -> int:
+        count = getattr(tournament, "entrant_count", None)  # annotated on lists (tournaments_all)
+        if count is None:
+            count = tournament.entrants.count()
+        return games_per_two_entrants(tournament) * count * (count - 1) // 2
 
 
 class TournamentDetailSerializer(TournamentSerializer):
@@ -365,8 +427,10 @@ class TournamentCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
     game = serializers.ChoiceField(choices=GAME_IDS)
     time_control = serializers.CharField(max_length=40, required=False)
-    games_per_pairing = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
-    double_round = serializers.BooleanField(required=False, default=True)
+    games_per_pairing = serializers.IntegerField(min_value=1, max_value=10_000, required=False,
+                                                 help_text=GAMES_PER_PAIRING_HELP + " Default 2.")
+    double_round = serializers.BooleanField(required=False, default=True,
+                                            help_text=DOUBLE_ROUND_HELP + " Default true.")
     rated = serializers.BooleanField(required=False, default=False)
 
 
@@ -375,22 +439,27 @@ class EntrantRequestSerializer(serializers.Serializer):
         min_value=1, max_value=MAX_ID, help_text="Id of a ready version of the tournament's game.")
 
 
+UNPLAYED = "Null while the entrant has played no counted game (an empty table ranks nobody)."
+
+
 class StandingSerializer(serializers.Serializer):
-    rank = serializers.IntegerField()
+    rank = serializers.IntegerField(allow_null=True, help_text="Place, shared by entrants equal on score, "
+                                    "Sonneborn-Berger and head-to-head. " + UNPLAYED)
     seed = serializers.IntegerField(source="entrant.seed")
     version = EntrantVersionSerializer(source="entrant.version")
-    score = serializers.FloatField()
+    score = serializers.FloatField(allow_null=True, help_text="Points: 1 a win, 0.5 a draw. " + UNPLAYED)
     games = serializers.IntegerField()
     wins = serializers.IntegerField()
     draws = serializers.IntegerField()
     losses = serializers.IntegerField()
-    sonneborn_berger = serializers.FloatField()
-    head_to_head = serializers.FloatField()
+    sonneborn_berger = serializers.FloatField(allow_null=True, help_text=UNPLAYED)
+    head_to_head = serializers.FloatField(allow_null=True, help_text=UNPLAYED)
 
 
 class CrosstableCellSerializer(serializers.Serializer):
     opponent_seed = serializers.IntegerField()
-    points = serializers.FloatField(allow_null=True, help_text="Null on the diagonal.")
+    points = serializers.FloatField(allow_null=True, help_text="Null on the diagonal and while the two have played "
+                                    "no counted game.")
     games = serializers.IntegerField()
 
 
@@ -398,8 +467,8 @@ class CrosstableRowSerializer(serializers.Serializer):
     seed = serializers.IntegerField()
     version = EntrantVersionSerializer()
     cells = CrosstableCellSerializer(many=True)
-    score = serializers.FloatField()
-    rank = serializers.IntegerField()
+    score = serializers.FloatField(allow_null=True, help_text=UNPLAYED)
+    rank = serializers.IntegerField(allow_null=True, help_text=UNPLAYED)
 
 
 # --- ratings ---------------------------------------------------------------------------------
@@ -414,6 +483,7 @@ class LeaderboardEntrySerializer(serializers.ModelSerializer):
         model = Rating
         fields = ["rank", "bot", "bot_name", "owner", "game", "elo", "games", "wins", "draws", "losses"]
         read_only_fields = fields
+        extra_kwargs = {"elo": {"help_text": ELO_HELP}}
 
 
 class RatingChangeSerializer(serializers.ModelSerializer):
@@ -424,6 +494,9 @@ class RatingChangeSerializer(serializers.ModelSerializer):
         model = RatingChange
         fields = ["id", "game", "match", "before", "after", "delta", "k", "score", "created_at"]
         read_only_fields = fields
+        extra_kwargs = {name: {"help_text": f"The live Elo {what}, unrounded as stored (round it for display)."}
+                        for name, what in (("before", "before the game"), ("after", "after the game"),
+                                           ("delta", "change"))}
 
 
 class ErrorSerializer(serializers.Serializer):

@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import hashlib
 
-from django.db import transaction
-from django.http import HttpResponse
+from django.http import FileResponse, HttpResponse
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.filters import OrderingFilter
 from rest_framework.generics import GenericAPIView, ListAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.renderers import BaseRenderer, BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -55,6 +55,17 @@ class NoListFiltersOnDetail:
         names = set(filterset_class.base_filters) if filterset_class is not None else set()
         names.add("ordering")
         return any(name in names for name in self.request.query_params)
+
+
+class FileRenderer(BaseRenderer):
+    """Lets a download be asked for as ``Accept: application/octet-stream`` (the file itself never goes through a
+    renderer); an error answered to such a request is still the JSON error body."""
+
+    media_type = "application/octet-stream"
+    format = "file"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return JSONRenderer().render(data)
 
 
 class ArenaViewMixin(NoListFiltersOnDetail):
@@ -119,19 +130,29 @@ class PlayerViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
 
 @extend_schema_view(
     create=extend_schema(request=serializers.BotCreateSerializer, responses={201: serializers.BotSerializer, **ERRORS}),
-    partial_update=extend_schema(request=serializers.BotUpdateSerializer,
-                                 responses={200: serializers.BotSerializer, **ERRORS}),
+    partial_update=extend_schema(
+        request=serializers.BotUpdateSerializer, responses={200: serializers.BotSerializer, **ERRORS},
+        description="Change the bot (owner or staff): rename it, show or hide it, open it to others' tournaments, "
+                    "retire it or bring it back (`is_retired`), choose the version that plays (`pinned_version`). "
+                    "Unknown fields are refused; a refused request changes nothing."),
+    destroy=extend_schema(
+        responses={204: None, **ERRORS},
+        description="Delete a bot that has never played a rated game (owner or staff), with its versions, their "
+                    "files and its unrated matches. A bot with rated games, or entered in a tournament, is kept "
+                    "(400): retire it instead with `PATCH {\"is_retired\": true}`."),
     retrieve=extend_schema(responses={200: serializers.BotDetailSerializer, 404: serializers.ErrorSerializer}),
 )
-class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet):
-    """Bots: anyone reads public ones, the owner also their private ones; the owner (or an admin) edits."""
+class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixin, mixins.DestroyModelMixin,
+                 viewsets.ReadOnlyModelViewSet):
+    """Bots: anyone reads public ones, the owner also their private ones; the owner (or an admin) edits,
+    retires or deletes."""
 
     permission_classes = [IsOwnerOrAdminOrReadOnly]
     pagination_class = SmallPages
     filterset_class = BotFilter
     filter_backends = [DjangoFilterBackend, OrderingFilter]
     ordering_fields = ["id", "name", "game", "created_at"]
-    http_method_names = ["get", "post", "patch", "head", "options"]
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
     def get_queryset(self):
         if self.action == "retrieve":
@@ -160,9 +181,12 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
         bot = self.get_object()
         data = serializers.BotUpdateSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        with transaction.atomic():
-            bot = app_services.update_bot(bot, **data.validated_data)
+        bot = app_services.update_bot(bot, **data.validated_data)
         return Response(serializers.BotSerializer(bot).data)
+
+    def destroy(self, request, pk=None):
+        app_services.delete_bot(self.get_object())
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
     def update(self, request, *args, **kwargs):
         return self.partial_update(request, *args, **kwargs)
@@ -243,18 +267,55 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
                             build)
 
 
-class BotVersionViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
-    lookup_value_regex = ID_REGEX
-    """A version's status; the rejection reason is shown to its owner and admins only."""
+@extend_schema_view(
+    partial_update=extend_schema(
+        request=serializers.VersionUpdateSerializer, responses={200: serializers.BotVersionSerializer, **ERRORS},
+        description="Deactivate a version, or activate it again (its bot's owner, or staff). Unknown fields are "
+                    "refused; a refused request changes nothing."),
+)
+class BotVersionViewSet(ArenaViewMixin, mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """A version's status; the rejection reason is shown to its owner and admins only. Its owner (or an admin)
+    deactivates it and downloads the file they uploaded."""
 
+    permission_classes = [IsOwnerOrAdminOrReadOnly]
     serializer_class = serializers.BotVersionSerializer
     pagination_class = SmallPages
     filterset_class = BotVersionFilter
     filter_backends = [DjangoFilterBackend, OrderingFilter]
     ordering_fields = ["id", "uploaded_at", "number"]
+    http_method_names = ["get", "patch", "head", "options"]
 
     def get_queryset(self):
         return selectors.versions_visible_to(self.request.user)
+
+    def partial_update(self, request, pk=None):
+        version = self.get_object()
+        data = serializers.VersionUpdateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        version = app_services.set_version_active(version, data.validated_data["is_active"])
+        return Response(serializers.BotVersionSerializer(version, context={"request": request}).data)
+
+    @extend_schema(
+        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY, 403: serializers.ErrorSerializer,
+                   404: serializers.ErrorSerializer},
+        description="The file exactly as its owner uploaded it (`.py`, `.zip` or `.tar.gz`), as an attachment named "
+                    "by the version's `filename`: for the bot's owner and staff only (403 for others' public bots, "
+                    "404 for private ones). Versions uploaded before the arena kept uploads have no file to give "
+                    "(404, saying so).")
+    @action(detail=True, filter_backends=[], pagination_class=None,
+            renderer_classes=[JSONRenderer, BrowsableAPIRenderer, FileRenderer])
+    def download(self, request, pk=None):
+        version = self.get_object()
+        if not app_selectors.is_insider(request.user, version.bot.owner_id):
+            raise PermissionDenied("only the bot's owner (or staff) may download its files")
+        if not version.original.name:
+            raise NotFound(f"{version} was uploaded before the arena kept uploaded files: there is no file to give")
+        try:
+            stored = version.original.open("rb")
+        except FileNotFoundError:
+            raise NotFound(f"the file of {version} is missing from storage") from None
+        return FileResponse(stored, as_attachment=True, filename=version.filename,
+                            content_type="application/octet-stream")
 
 
 # --- matches and games ------------------------------------------------------------------------------
@@ -475,7 +536,7 @@ def crosstable_rows(table) -> list[dict]:
                 cells.append({"opponent_seed": opponent.seed, "points": None, "games": 0})
                 continue
             points, games = table.cells[entrant.version_id][opponent.version_id]
-            cells.append({"opponent_seed": opponent.seed, "points": points, "games": games})
+            cells.append({"opponent_seed": opponent.seed, "points": points if games else None, "games": games})
         standing = ranks[entrant.version_id]
         rows.append({"seed": entrant.seed, "version": entrant.version, "cells": cells, "score": standing.score,
                      "rank": standing.rank})

@@ -1,5 +1,6 @@
 """Writes: every rule of the service that changes data. Views, serializers and tasks call these."""
 
+from .bots import delete_bot, pin_version, set_retired, set_version_active
 from .matches import (
     LeaseLost,
     Report,
@@ -31,7 +32,8 @@ from .uploads import claim_smoke_test, set_version_disabled, smoke_test_version,
 from .version_tests import previous_version, request_version_test
 
 __all__ = [
-    "LeaseLost", "Report", "add_entrant", "api_token", "cancel_match", "cancel_queued_matches_of", "cancel_tournament",
+    "LeaseLost", "Report", "add_entrant", "delete_bot", "pin_version", "set_retired", "set_version_active",
+    "api_token", "cancel_match", "cancel_queued_matches_of", "cancel_tournament",
     "check_time_control", "claim_match", "claim_next_match", "claim_smoke_test",
     "create_bot", "create_match", "create_player", "create_tournament",
     "fail_match", "finish_match", "finish_tournament_if_done", "heartbeat", "play_match_now",

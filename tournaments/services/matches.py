@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import math
 import uuid
 from datetime import timedelta
 
@@ -60,10 +61,16 @@ def check_games_per_match(games: int, field: str = "games_per_match") -> int:
 
 
 def check_playable(version: BotVersion, field: str) -> None:
+    """A version may be paired (the ladder, a challenge, a tournament's entry and start) only when it is ready,
+    enabled by the operators, active by its owner's choice, and its bot is not retired."""
     if version.status != BotVersion.Status.READY:
         raise ValidationError({field: [f"{version} is {version.status}, not ready to play"]})
     if version.is_disabled:
         raise ValidationError({field: [f"{version} is disabled by an operator"]})
+    if not version.is_active:
+        raise ValidationError({field: [f"{version} is deactivated by its owner"]})
+    if version.bot.is_retired:
+        raise ValidationError({field: [f"{version.bot.name} is retired by its owner"]})
 
 
 def create_match(version_a: BotVersion, version_b: BotVersion, *, time_control: str | None = None,
@@ -262,11 +269,19 @@ def _store_games(match: Match, records) -> list[Game]:
 
 def _new_game(match: Match, number: int, record: dict) -> Game:
     white, black = colours(match, number)
+    thinking = record.get("thinking") if isinstance(record.get("thinking"), dict) else {}
     return Game.objects.create(
         match=match, number=number, white=white, black=black, record=record, winner=record["winner"],
-        reason=record["reason"], plies=int(record.get("plies") or 0),
-        duration=float(record.get("duration") or sum(t or 0 for t in record.get("times") or []) / 1000),
+        reason=record["reason"], plies=int(record.get("plies") or 0), duration=_seconds(record.get("duration")),
+        white_thinking=_seconds(thinking.get("white")), black_thinking=_seconds(thinking.get("black")),
     )
+
+
+def _seconds(value) -> float | None:
+    """A time from the runner's record; None when the record has none (never a guess passed off as one)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        return None
+    return float(value)
 
 
 def finish_tournament_if_done(tournament_id: int) -> bool:
@@ -347,8 +362,13 @@ def cancel_match(match_id: int) -> bool:
 
 def cancel_queued_matches_of(version: BotVersion) -> int:
     version_tests.stop_tests_of(version, f"{version} was disabled")
-    return Match.objects.filter(Q(version_a=version) | Q(version_b=version), status=Match.Status.QUEUED).update(
-        status=Match.Status.CANCELLED, finished_at=timezone.now(), failure_reason=f"{version} was disabled")
+    return cancel_queued(Q(version_a=version) | Q(version_b=version), f"{version} was disabled")
+
+
+def cancel_queued(where: Q, reason: str) -> int:
+    """Cancel the queued matches ``where`` picks, saying why; running ones finish (or are requeued) first."""
+    return Match.objects.filter(where, status=Match.Status.QUEUED).update(
+        status=Match.Status.CANCELLED, finished_at=timezone.now(), failure_reason=reason)
 
 
 def play_match_now(match_id: int, worker_id: str = "inline") -> Match:

@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
 from ..models import Bot, validate_bot_name
+from .bots import pin_version, set_retired
 from .matches import check_game
 
 
@@ -57,12 +58,19 @@ def create_bot(owner, game: str, name: str, description: str = "", is_public: bo
         raise ValidationError({"name": [f"you already have a {game} bot called {name!r}"]}) from None
 
 
+UNCHANGED = object()  # ``pinned_version`` not given (None is a choice: the newest ready version)
+
+
+@transaction.atomic
 def update_bot(bot: Bot, *, name: str | None = None, description: str | None = None,
-               is_public: bool | None = None, open_to_tournaments: bool | None = None) -> Bot:
-    """Name, description, visibility and consent may change; the game may not (versions were judged for it).
+               is_public: bool | None = None, open_to_tournaments: bool | None = None,
+               is_retired: bool | None = None, pinned_version=UNCHANGED) -> Bot:
+    """Name, description, visibility, consent, retirement and the pinned version may change; the game may not
+    (versions were judged for it). Every field is checked before anything is written.
 
     Withdrawing ``open_to_tournaments`` keeps the bot out of tournaments that have not started yet
     (``start_tournament`` checks every entrant's consent again)."""
+    bot = Bot.objects.select_for_update().get(pk=bot.pk)
     if name is not None:
         _check_bot_fields(bot.game, name)
         if Bot.objects.filter(owner=bot.owner_id, game=bot.game, name=name).exclude(pk=bot.pk).exists():
@@ -75,4 +83,8 @@ def update_bot(bot: Bot, *, name: str | None = None, description: str | None = N
     if open_to_tournaments is not None:
         bot.open_to_tournaments = open_to_tournaments
     bot.save()
+    if is_retired is not None:
+        set_retired(bot, is_retired)
+    if pinned_version is not UNCHANGED:
+        pin_version(bot, pinned_version)  # raises before the transaction commits: then nothing changed
     return bot

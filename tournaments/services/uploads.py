@@ -4,7 +4,8 @@ smoke-test it in the sandbox.
 An archive is parsed exactly once, here, by ``runner.bundle``: regular files and directories only,
 every name and limit checked. What is stored (``BotVersion.file``) is that list as a bundle, and the
 worker writes exactly it to disk (``referee.bot_directory``); the player's archive is never read
-again. ``sha256`` and ``size`` stay those of what the player sent. Every check runs before anything
+again. ``sha256`` and ``size`` stay those of what the player sent, and the bytes themselves are kept
+apart (``BotVersion.original``) for the owner to download, never given to a worker. Every check runs before anything
 is written, so a refused upload leaves no file and no row.
 """
 
@@ -156,10 +157,12 @@ def upload_version(bot: Bot, uploaded) -> BotVersion:
             version = BotVersion(bot=bot, number=number, filename=filename, kind=kind, sha256=digest,
                                  size=len(content))
             version.file.save(STORED_NAME, ContentFile(pack(entries)), save=False)
+            version.original.save(filename, ContentFile(content), save=False)  # for its owner only
             version.save()
     except BaseException:
-        if version is not None and version.file.name:
-            version.file.storage.delete(version.file.name)
+        for stored in (version.file, version.original) if version is not None else ():
+            if stored.name:
+                stored.storage.delete(stored.name)
         raise
     return version
 
@@ -189,14 +192,18 @@ def smoke_test_version(version_id: int) -> BotVersion:
 
 
 def set_version_disabled(version: BotVersion, disabled: bool) -> BotVersion:
-    """Operator action: a disabled version never plays; its queued matches are cancelled."""
+    """Operator action: a disabled version never plays; its queued matches are cancelled and it stops being
+    its bot's pinned version. Saved (not updated in bulk) so that public pages are renewed."""
+    from .bots import unpin_if_pinned
     from .matches import cancel_queued_matches_of
 
     with transaction.atomic():
-        BotVersion.objects.filter(pk=version.pk).update(is_disabled=disabled)
+        version = BotVersion.objects.select_for_update().select_related("bot").get(pk=version.pk)
+        version.is_disabled = disabled
+        version.save(update_fields=["is_disabled"])
         if disabled:
+            unpin_if_pinned(version)
             cancel_queued_matches_of(version)
-    version.refresh_from_db()
     return version
 
 
