@@ -250,10 +250,10 @@ def test_the_readme_documents_every_player_of_the_kit_with_an_example():
 
 @pytest.mark.parametrize("game, source", readme_bot_kit_examples(), ids=lambda value: value[:12])
 def test_each_readme_example_passes_the_protocol_check(game, source, tmp_path):
-    """What the README shows a bot author works as written: `python -m engines check` passes it."""
+    """What the README shows a bot author works as written: `python -m runner check` passes it."""
     bot = tmp_path / "example.py"
     bot.write_text(source)
-    result = subprocess.run([sys.executable, "-m", "engines", "check", str(bot), "--game", game, "--trusted",
+    result = subprocess.run([sys.executable, "-m", "runner", "check", str(bot), "--game", game, "--trusted",
                              "--tc", "move:1000"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "all checks passed" in result.stdout
