@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
 
 def _piece_counts(b) -> tuple[tuple[int, int], int]:
-    """(pieces of each side in its own fortress and gate, pieces on the board) for ``_Board.fg``/``total``."""
+    """(pieces of each side in its own fortress+gate, pieces on the board): ``_Board.fortress_counts``, ``.total``."""
     fg = tuple(sum(1 for sq in FG_SQUARES[c] if b[sq] and b[sq] >> 3 == c) for c in (0, 1))
     return fg, 98 - bytes(b).count(0)
 
@@ -78,45 +78,46 @@ class _Board:
     """A mutable position with make/unmake; the engine behind every public method."""
 
     __slots__ = (
-        "rules", "b", "side", "tem", "ep", "np", "ply", "urg", "fg", "total", "winner", "bare", "hist",
+        "rules", "board", "side", "temdeks", "ep_square", "noprogress", "ply", "urgent", "fortress_counts", "total",
+        "winner", "bare", "hist",
     )
 
-    def __init__(self, rules: _Rules, board, side, tem, ep, noprogress, ply, urgent, winner, bare, hist=(),
+    def __init__(self, rules: _Rules, board, side, temdeks, ep_square, noprogress, ply, urgent, winner, bare, hist=(),
                  counts=None):
         """``hist`` is kept as given: a tuple for reading, a list where perft pushes and pops keys."""
         self.rules = rules
-        self.b = bytearray(board)
+        self.board = bytearray(board)
         self.side = side
-        self.tem = list(tem)
-        self.ep = ep
-        self.np = noprogress
+        self.temdeks = list(temdeks)
+        self.ep_square = ep_square
+        self.noprogress = noprogress
         self.ply = ply
-        self.urg = urgent
+        self.urgent = urgent
         self.winner = winner
         self.bare = bare
         self.hist = hist
         if counts is None:
             counts = _piece_counts(board)
-        self.fg = list(counts[0])
+        self.fortress_counts = list(counts[0])
         self.total = counts[1]
 
     def key(self):
         """FEN fields 1-4 (board with urgent marks, side, temdeks, ep): what repetition compares."""
-        return (bytes(self.b), self.side, self.tem[0], self.tem[1], self.ep, self.urg)
+        return (bytes(self.board), self.side, self.temdeks[0], self.temdeks[1], self.ep_square, self.urgent)
 
     # ------------------------------------------------------------ helpers
 
     def available(self, c: int) -> tuple[int, ...]:
         """Promotion types side c may choose now (book §5.11, A11)."""
-        on_board, pool = bytes(self.b), self.rules.pool
+        on_board, pool = bytes(self.board), self.rules.pool
         return tuple(t for t in (Q, R, B) if on_board.count(t | c << 3) < pool[t])
 
     def drawn(self) -> str | None:
         """The draw reason of D1-D4 for the current position (whose key is hist[-1]), if any."""
-        return _draw_reason(self.rules, self.hist, self.np, self.total, self.bare, self.ply)
+        return _draw_reason(self.rules, self.hist, self.noprogress, self.total, self.bare, self.ply)
 
     def own_squares(self, cells):
-        """The squares of the side to move's pieces in name order; ``cells`` is ``bytes(self.b)``."""
+        """The squares of the side to move's pieces in name order; ``cells`` is ``bytes(self.board)``."""
         rules = self.rules
         own = cells.translate(OWN_PIECES[self.side])
         return compress(rules.squares_by_name, rules.pieces_by_name(own))
@@ -130,7 +131,7 @@ class _Board:
 
     def _jumps(self, s, t, caps, first, restricted, biy):
         """The jumps (captured square, landing squares) from s for a piece of type t of the side to move."""
-        b, c = self.b, self.side
+        b, c = self.board, self.side
         myfg = IN_FG[c]
         res = []
         if t == K or t == P:
@@ -147,7 +148,7 @@ class _Board:
                 if restricted and myfg[land] and not (biy and land == GATE[c]):
                     continue
                 res.append((v, (land,)))
-            if t == P and first and self.ep >= 0 and REL[c][s] == 8:
+            if t == P and first and self.ep_square >= 0 and REL[c][s] == 8:
                 res.extend(self._en_passant(s))
             return res
         for ray in SLIDER_LINES[t][s]:
@@ -171,8 +172,8 @@ class _Board:
 
     def _en_passant(self, s):
         """The en-passant jump (book §5.10) of the shatra on s, if the ep square allows one."""
-        b, c = self.b, self.side
-        m = self.ep
+        b, c = self.board, self.side
+        m = self.ep_square
         pawn = STEP[m][FORWARD[1 - c]]
         if pawn < 0 or b[pawn] != (P | (1 - c) << 3) or s not in (STEP[pawn][E_], STEP[pawn][W_]):
             return []
@@ -188,7 +189,7 @@ class _Board:
         A jump needs an enemy piece with an empty square behind it along the jump's direction (its "prey" on
         that direction); a biy or shatra must stand right before the prey, a slider must see it along its ray.
         """
-        b = self.b
+        b = self.board
         x = int.from_bytes(cells.translate(ROLES[self.side]), "little")
         steppers = x & ON_BOARD
         sliders = x >> 1 & ON_BOARD
@@ -202,7 +203,8 @@ class _Board:
             prey[d] = ahead = exposed & empty >> k  # jumped along d, landing k bits higher
             prey[back] = behind = exposed & empty << k
             before_prey |= ahead >> k | behind << k
-        candidates = steppers if self.ep >= 0 else steppers & before_prey  # en passant jumps over an empty square
+        # en passant jumps over an empty square
+        candidates = steppers if self.ep_square >= 0 else steppers & before_prey
         if sliders:  # those boxed in by their own pieces (as in an untouched fortress) cannot jump
             free = empty | theirs
             free |= free >> 8 | free << 8  # a square or a neighbour along its rank is free
@@ -223,9 +225,9 @@ class _Board:
     def captures(self, cells=None):
         """Every capture series of the side to move: (moves, any compulsory capturer, optional capturers).
 
-        ``cells`` is ``bytes(self.b)`` if the caller has it.
+        ``cells`` is ``bytes(self.board)`` if the caller has it.
         """
-        b, c, rules = self.b, self.side, self.rules
+        b, c, rules = self.board, self.side, self.rules
         candidates = self._capturer_candidates(cells or bytes(b))
         if not candidates:
             return [], False, []
@@ -238,7 +240,7 @@ class _Board:
             s = low.bit_length() >> 3
             p = b[s]
             t = p & 7
-            restricted = self.tem[c] and not IN_FG[c][s]
+            restricted = self.temdeks[c] and not IN_FG[c][s]
             optional = t == K or (t == P and s == GATE[1 - c] and rules.settings.gate_shatra_optional_capture)
             before = len(found)
             self._series(s, p, optional, restricted, found)
@@ -252,7 +254,7 @@ class _Board:
 
     def _series(self, s0, p0, optional, restricted, found):
         """Depth-first search of the capture series of the piece on s0 (book §5.6-5.11), into found."""
-        b, c, rules = self.b, self.side, self.rules
+        b, c, rules = self.board, self.side, self.rules
         st = rules.settings
         biy = (p0 & 7) == K
         rel = REL[c]
@@ -311,7 +313,7 @@ class _Board:
 
     def _great_road(self, s, p, out, rows):
         """The initial-reserve batyr or tura on the d-file slides on beyond its own half (A17)."""
-        b, c = self.b, self.side
+        b, c = self.board, self.side
         rel = REL[c]
         row = rows.steps(s, p)
         for land in RAY[s][FORWARD[c]]:
@@ -323,12 +325,12 @@ class _Board:
     def _quiet_piece(self, s, p, out, rows, cells):
         """Quiet moves and drops of the piece p on s (book §5.3-5.5), appended to out; for reserves and intruders.
 
-        ``cells`` is ``bytes(self.b)``.
+        ``cells`` is ``bytes(self.board)``.
         """
         c, rules = self.side, self.rules
         st = rules.settings
         t = p & 7
-        tem = self.tem[c]
+        tem = self.temdeks[c]
         own = IN_FG[c][s]
         intruder = IN_FG[1 - c][s]
         before = len(out)
@@ -353,7 +355,7 @@ class _Board:
             self._ordinary(s, p, t, tem, out, rows)
 
     def _ordinary(self, s, p, t, tem, out, rows):
-        b, c, rules = self.b, self.side, self.rules
+        b, c, rules = self.board, self.side, self.rules
         myfg = IN_FG[c]
         row = rows.steps(s, p)
         if t == P:
@@ -398,11 +400,11 @@ class _Board:
     def quiet(self, rows, squares=None, cells=None):
         """The quiet moves and drops of the pieces on ``squares`` (own pieces, all of them by default).
 
-        ``rows`` (a ``_QuietRows``) says how a move is written; ``cells`` is ``bytes(self.b)`` if the caller has it.
+        ``rows`` (a ``_QuietRows``) says how a move is written; ``cells`` is ``bytes(self.board)`` if the caller has it.
         """
-        b, c, rules = self.b, self.side, self.rules
+        b, c, rules = self.board, self.side, self.rules
         cells = cells or bytes(b)
-        tem = self.tem[c]
+        tem = self.temdeks[c]
         out = []
         if squares is None:
             if tem and not rules.settings.reserve_ordinary_moves:  # the initial reserve only drops
@@ -431,10 +433,10 @@ class _Board:
         return out
 
     def urgent_drops(self, rows):
-        urg = self.urg
+        urg = self.urgent
         if not urg:
             return []
-        b, c = self.b, self.side
+        b, c = self.board, self.side
         out = []
         mask = self.rules.drop_mask(c, bytes(b))
         for s in FORTRESS[c] + (GATE[c],):
@@ -444,7 +446,8 @@ class _Board:
 
     def legal_parts(self, cells, rows):
         """The legal move set of book §5.12 but for the biy-safety filter (A22), ignoring whether the game is over:
-        (capture series as move tuples, quiet moves and drops as ``rows`` writes them); ``cells`` is ``bytes(self.b)``.
+        (capture series as move tuples, quiet moves and drops as ``rows`` writes them);
+        ``cells`` is ``bytes(self.board)``.
         """
         caps, compulsory, optional_squares = self.captures(cells)
         if compulsory:
@@ -459,8 +462,8 @@ class _Board:
         return caps, urgent or self.quiet(rows, None, cells)
 
     def legal(self, cells=None):
-        """The legal move set of book §5.12, ignoring whether the game is over; ``cells`` is ``bytes(self.b)``."""
-        caps, quiet = self.legal_parts(cells or bytes(self.b), self.rules.move_rows)
+        """The legal move set of book §5.12, ignoring whether the game is over; ``cells`` is ``bytes(self.board)``."""
+        caps, quiet = self.legal_parts(cells or bytes(self.board), self.rules.move_rows)
         moves = caps + quiet
         if not self.rules.settings.may_leave_biy_capturable:
             moves = [m for m in moves if not self._leaves_biy_capturable(m)]
@@ -471,7 +474,7 @@ class _Board:
         try:
             if self.winner is not None:
                 return False
-            return any(any((self.b[v] & 7) == K for v in series[3]) for series in self.captures()[0])
+            return any(any((self.board[v] & 7) == K for v in series[3]) for series in self.captures()[0])
         finally:
             self.unmake(m, undo)
 
@@ -479,33 +482,34 @@ class _Board:
 
     def make(self, m):
         frm, to, piece, caps, path, _, _ = m
-        b = self.b
+        b = self.board
         c = self.side
-        tem = self.tem
-        fg = self.fg
+        tem = self.temdeks
+        counts = self.fortress_counts
         moving = b[frm]
         myfg = IN_FG[c]
         undo = (
-            moving, self.ep, self.np, self.urg, tem[0], tem[1], fg[0], fg[1], self.winner, self.bare, None
+            moving, self.ep_square, self.noprogress, self.urgent, tem[0], tem[1], counts[0], counts[1], self.winner,
+            self.bare, None,
         )
         reserve = tem[c] and myfg[frm]
         b[frm] = 0
         if myfg[frm]:
-            fg[c] -= 1
+            counts[c] -= 1
         if not caps:
             b[to] = piece
             if myfg[to]:
-                fg[c] += 1
-            if self.urg:
-                self.urg &= ~BIT[frm]
-            if tem[c] and not fg[c]:
+                counts[c] += 1
+            if self.urgent:
+                self.urgent &= ~BIT[frm]
+            if tem[c] and not counts[c]:
                 tem[c] = False
             if (moving & 7) == P:
-                self.np = 0
-                self.ep = self._ep_after(frm, to) if (to - frm == 14 or frm - to == 14) else -1
+                self.noprogress = 0
+                self.ep_square = self._ep_after(frm, to) if (to - frm == 14 or frm - to == 14) else -1
             else:
-                self.np = 0 if reserve else self.np + 1
-                self.ep = -1
+                self.noprogress = 0 if reserve else self.noprogress + 1
+                self.ep_square = -1
             self.side = c ^ 1
             self.ply += 1
             if self.total == 2:
@@ -517,31 +521,31 @@ class _Board:
             b[v] = 0
         b[to] = piece
         if myfg[to]:
-            fg[c] += 1
+            counts[c] += 1
         efg = IN_FG[e]
-        urg = self.urg & ~BIT[frm]
+        urg = self.urgent & ~BIT[frm]
         for v in caps:
             if efg[v]:
-                fg[e] -= 1
+                counts[e] -= 1
             urg &= ~BIT[v]
-        fg_before = undo[6 + c]
+        count_before = undo[6 + c]
         mid_series_off = (
-            reserve and self.rules.settings.temdek_off_mid_series and fg_before == 1
+            reserve and self.rules.settings.temdek_off_mid_series and count_before == 1
             and any(not myfg[land] for land, _ in path)
         )
         if reserve and myfg[to] and not mid_series_off:
             urg |= BIT[to]
-        self.urg = urg
+        self.urgent = urg
         for x in taken:
             if (x & 7) == K:
                 self.winner = c
         promoted = self._delayed_promotions(e, taken) if self.rules.settings.delayed_promotion else None
-        if tem[c] and (not fg[c] or mid_series_off):
+        if tem[c] and (not counts[c] or mid_series_off):
             tem[c] = False
-        if tem[e] and not fg[e]:
+        if tem[e] and not counts[e]:
             tem[e] = False
-        self.ep = -1
-        self.np = 0
+        self.ep_square = -1
+        self.noprogress = 0
         self.total -= len(caps)
         self.bare = 0
         self.side = e
@@ -552,7 +556,7 @@ class _Board:
         """The skipped square if the opponent now has an en-passant jump (normalised ep field), else -1."""
         if not self.rules.settings.en_passant:
             return -1
-        b = self.b
+        b = self.board
         e = self.side ^ 1
         mid = (frm + to) >> 1
         enemy_pawn = P | e << 3
@@ -569,7 +573,7 @@ class _Board:
         types = [x & 7 for x in taken if (x & 7) in (Q, R, B)]
         if not types:
             return None
-        b = self.b
+        b = self.board
         waiting = [sq for sq in LAST_RANK[e] if b[sq] == P | e << 3]
         if not waiting:
             return None
@@ -585,12 +589,12 @@ class _Board:
 
     def unmake(self, m, undo):
         frm, to, _, caps, _, _, _ = m
-        b = self.b
+        b = self.board
         b[to] = 0
         b[frm] = undo[0]
-        self.ep, self.np, self.urg = undo[1], undo[2], undo[3]
-        tem, fg = self.tem, self.fg
-        tem[0], tem[1], fg[0], fg[1] = undo[4], undo[5], undo[6], undo[7]
+        self.ep_square, self.noprogress, self.urgent = undo[1], undo[2], undo[3]
+        tem, counts = self.temdeks, self.fortress_counts
+        tem[0], tem[1], counts[0], counts[1] = undo[4], undo[5], undo[6], undo[7]
         self.winner, self.bare = undo[8], undo[9]
         extra = undo[10]
         if extra is not None:

@@ -34,26 +34,26 @@ class _SortedLabels:
 class ShatraPosition(Position):
     """An immutable Altai Shatra position; ``play`` returns a new one."""
 
-    __slots__ = ("settings", "_rules", "_b", "_side", "_tem", "_ep", "_np", "_ply", "_urg", "_winner",
-                 "_bare", "_history", "_known", "_first", "_captured", "_moves", "_labels", "_outcome", "_text",
-                 "_groups", "_earlier", "_counts")
+    __slots__ = ("settings", "_rules", "_board", "_side", "_temdeks", "_ep_square", "_noprogress", "_ply", "_urgent",
+                 "_winner", "_bare", "_history", "_known", "_first", "_captured", "_moves", "_labels", "_outcome",
+                 "_text", "_groups", "_earlier", "_counts")
 
-    def __init__(self, settings, rules, board, side, tem, ep, noprogress, ply, urgent, winner, bare, history,
+    def __init__(self, settings, rules, board, side, temdeks, ep_square, noprogress, ply, urgent, winner, bare, history,
                  known, captured, counts):
-        """``board`` is bytes, ``tem`` a pair, ``history`` the earlier keys, ``known`` the (labels, moves) of each
+        """``board`` is bytes, ``temdeks`` a pair, ``history`` the earlier keys, ``known`` the (labels, moves) of each
         (as ``_legal`` leaves them), ``counts`` as ``_piece_counts``."""
         self.settings = settings
         self._rules = rules
-        self._b = board
+        self._board = board
         self._side = side
-        self._tem = tem
-        self._ep = ep
-        self._np = noprogress
+        self._temdeks = temdeks
+        self._ep_square = ep_square
+        self._noprogress = noprogress
         self._ply = ply
-        self._urg = urgent
+        self._urgent = urgent
         self._winner = winner
         self._bare = bare
-        self._history = history + ((board, side, tem[0], tem[1], ep, urgent),)
+        self._history = history + ((board, side, temdeks[0], temdeks[1], ep_square, urgent),)
         self._known = known
         self._first = None  # where the current key first comes in the history, once _legal looked
         self._captured = captured
@@ -65,9 +65,9 @@ class ShatraPosition(Position):
         self._earlier = None  # (the groups of the position before, the squares play changed) if known
         self._counts = counts
 
-    def _board(self, hist=()) -> _Board:
-        return _Board(self._rules, self._b, self._side, self._tem, self._ep, self._np, self._ply, self._urg,
-                      self._winner, self._bare, hist, self._counts)
+    def _core(self, hist=()) -> _Board:
+        return _Board(self._rules, self._board, self._side, self._temdeks, self._ep_square, self._noprogress,
+                      self._ply, self._urgent, self._winner, self._bare, hist, self._counts)
 
     @property
     def turn(self) -> str:
@@ -95,11 +95,11 @@ class ShatraPosition(Position):
                 return self._labels
             rules = self._rules
             if rules.settings.may_leave_biy_capturable:
-                self._moves, labels = self._board().legal_parts(self._b, rules.label_rows)
+                self._moves, labels = self._core().legal_parts(self._board, rules.label_rows)
                 if self._moves:
                     labels += map(LABEL, self._moves)
             else:
-                self._moves = self._board().legal(self._b)
+                self._moves = self._core().legal(self._board)
                 labels = list(map(LABEL, self._moves))
             labels.sort()
             self._labels = labels
@@ -118,7 +118,7 @@ class ShatraPosition(Position):
                 return Outcome(NONE, "no-legal-move")
             return Outcome(BLACK if self._side == 0 else WHITE, "no-legal-move")
         hist = self._history[self._first:]  # the earlier keys cannot be the current one
-        reason = _draw_reason(self._rules, hist, self._np, self._counts[1], self._bare, self._ply)
+        reason = _draw_reason(self._rules, hist, self._noprogress, self._counts[1], self._bare, self._ply)
         return Outcome(NONE, reason) if reason else None
 
     def legal_moves(self) -> list[str]:
@@ -143,7 +143,7 @@ class ShatraPosition(Position):
         parts = wanted.replace("*", "-").replace("x", "-").split("=")[0].split("-")
         if len(parts) < 2 or any(part not in names for part in parts):
             return "malformed: expected FROM-TO, FROM-TO=Q|R|B or a series FROMxTOxTO..."
-        piece = self._b[names[parts[0]]]
+        piece = self._board[names[parts[0]]]
         if not piece or piece >> 3 != self._side:
             return f"no {self.turn} piece on {parts[0]}"
         legal = self._legal()
@@ -162,23 +162,23 @@ class ShatraPosition(Position):
         if "x" in label:
             return next(m for m in self._moves if m[6] == label)
         frm, to, letter = self._rules.quiet_labels.get(label) or self._rules.quiet_squares(label)
-        piece = TYPE_OF_PROMOTION[letter] | self._side << 3 if letter else self._b[frm]
+        piece = TYPE_OF_PROMOTION[letter] | self._side << 3 if letter else self._board[frm]
         return (frm, to, piece, (), letter, 0, label)
 
     def play(self, action: str) -> ShatraPosition:
         label = self.canonical_action(action)
         m = self._move(label)
-        board = self._board()
-        board.make(m)
+        core = self._core()
+        core.make(m)
         caps = m[3]
         names = self._rules.names
         # A capture removes a piece for good, so no earlier position can come back: repetition can forget them.
         history = () if caps else self._history
         known = () if caps else self._known + ((self._labels, self._moves),)
         after = ShatraPosition(
-            self.settings, self._rules, bytes(board.b), board.side, (board.tem[0], board.tem[1]), board.ep,
-            board.np, board.ply, board.urg, board.winner, board.bare, history, known,
-            tuple([names[v] for v in caps]) if caps else (), (tuple(board.fg), board.total),
+            self.settings, self._rules, bytes(core.board), core.side, (core.temdeks[0], core.temdeks[1]),
+            core.ep_square, core.noprogress, core.ply, core.urgent, core.winner, core.bare, history, known,
+            tuple([names[v] for v in caps]) if caps else (), (tuple(core.fortress_counts), core.total),
         )
         if self._groups is not None:
             # a capture may also promote the captured side's waiting shatras (A10)
@@ -188,20 +188,20 @@ class ShatraPosition(Position):
 
     def text(self) -> str:
         if self._text is None:
-            tem = TEMDEK_TEXT[self._tem]
-            ep = self._rules.names[self._ep] if self._ep >= 0 else "-"
+            tem = TEMDEK_TEXT[self._temdeks]
+            ep = self._rules.names[self._ep_square] if self._ep_square >= 0 else "-"
             moveno = self._ply // 2 + 1
-            if self._urg:
-                board = _marked_board_text(self._b, self._urg)
+            if self._urgent:
+                board = _marked_board_text(self._board, self._urgent)
             else:
-                self._groups = _rank_groups(self._b, self._earlier)
+                self._groups = _rank_groups(self._board, self._earlier)
                 board = "/".join(self._groups)
             self._earlier = None
-            self._text = f"{board} {'wb'[self._side]} {tem} {ep} {self._np} {moveno}"
+            self._text = f"{board} {'wb'[self._side]} {tem} {ep} {self._noprogress} {moveno}"
         return self._text
 
     def _perft(self, depth: int) -> int:
-        return self._board(list(self._history)).perft(depth)
+        return self._core(list(self._history)).perft(depth)
 
 
 def _parse(text: str, settings: Settings) -> ShatraPosition:

@@ -34,7 +34,7 @@ def generic_perft(position, depth):
 
 def depth2_captures(position):
     """How many depth-2 positions give the side to move a capture, force one, or leave it to the biy alone."""
-    board = position._board()
+    board = position._core()
     counts = {"with_capture": 0, "forced": 0, "biy_only": 0}
     for first in board.legal():
         undo1 = board.make(first)
