@@ -303,31 +303,32 @@ class _Board:
     """One game state, changed in place by ``make`` and restored by ``unmake``."""
 
     __slots__ = (
-        "variant", "st", "g", "b", "hand", "count", "turn", "king", "ch", "ply", "capfree", "z",
+        "variant", "settings", "geometry", "board", "hand", "count", "turn", "king", "challenge", "ply", "capfree",
+        "stone_hash",
         "end", "reps", "path_sides", "strength_rule", "owed", "forbid",
     )
 
-    def __init__(self, variant, settings, geometry, board, hands, turn, king, ch):
+    def __init__(self, variant, settings, geometry, board, hands, turn, king, challenge):
         """A state with no history: the initial position or a parsed one."""
         self.variant = variant
-        self.st = settings
-        self.g = geometry
-        self.b = list(board)
+        self.settings = settings
+        self.geometry = geometry
+        self.board = list(board)
         self.hand = [0, hands[0], hands[1]]
-        self.count = [0, self.b.count(W_STONE), self.b.count(B_STONE)]
+        self.count = [0, self.board.count(W_STONE), self.board.count(B_STONE)]
         self.turn = turn
         self.king = king  # F1: 0 dead, 1 live; F2: 0 white, 1 both
-        self.ch = ch  # F2 challenge: 0 none, 1..window pending, -1 remove owed
+        self.challenge = challenge  # F2 challenge: 0 none, 1..window pending, -1 remove owed
         self.ply = 0
         self.capfree = 0
         zw, zb = geometry.zobrist[W_STONE], geometry.zobrist[B_STONE]
         z = 0
-        for p, v in enumerate(self.b):
+        for p, v in enumerate(self.board):
             if v == W_STONE:
                 z ^= zw[p]
             elif v == B_STONE:
                 z ^= zb[p]
-        self.z = z  # Zobrist hash of the stones, for the repetition key
+        self.stone_hash = z  # Zobrist hash of the stones, for the repetition key
         self.end = None  # (winner code 0/1/2, reason) for wins decided by an action
         if variant == 1:
             self.path_sides = (W_STONE, B_STONE)
@@ -343,17 +344,17 @@ class _Board:
         """A copy to make actions on; it shares the reps dict, which play replaces and perft copies."""
         new = _Board.__new__(_Board)
         new.variant = self.variant
-        new.st = self.st
-        new.g = self.g
-        new.b = self.b[:]
+        new.settings = self.settings
+        new.geometry = self.geometry
+        new.board = self.board[:]
         new.hand = self.hand[:]
         new.count = self.count[:]
         new.turn = self.turn
         new.king = self.king
-        new.ch = self.ch
+        new.challenge = self.challenge
         new.ply = self.ply
         new.capfree = self.capfree
-        new.z = self.z
+        new.stone_hash = self.stone_hash
         new.end = self.end
         new.reps = self.reps
         new.path_sides = self.path_sides
@@ -363,24 +364,24 @@ class _Board:
         return new
 
     def key(self):
-        return (self.z, self.turn, self.hand[1], self.hand[2], self.king, self.ch, self.owed,
+        return (self.stone_hash, self.turn, self.hand[1], self.hand[2], self.king, self.challenge, self.owed,
                 self.forbid[1], self.forbid[2])
 
     # -- generation ---------------------------------------------------------------------------
 
     def gen(self) -> list[int]:
         s = self.turn
-        g = self.g
-        if self.ch == -1:
+        g = self.geometry
+        if self.challenge == -1:
             return self._removals()
         if self.hand[s] > 0:
-            acts = list(compress(range(g.nr), bytes(self.b).translate(EMPTY_CELLS)))
-            if not self.st.may_move_with_stones_in_hand:
+            acts = list(compress(range(g.nr), bytes(self.board).translate(EMPTY_CELLS)))
+            if not self.settings.may_move_with_stones_in_hand:
                 return acts
         else:
             acts = []
-        if g.full_ring_rays and not self.st.slide_to_obstruction:
-            self.slides(acts.append, g.slide_codes, bytes(self.b))
+        if g.full_ring_rays and not self.settings.slide_to_obstruction:
+            self.slides(acts.append, g.slide_codes, bytes(self.board))
         else:
             self._slides_general(acts)
         forbidden = self.forbid[s]
@@ -391,14 +392,14 @@ class _Board:
         return acts
 
     def texts(self, cells: bytes) -> list[str]:
-        """The texts of ``gen``'s actions (``cells`` is ``bytes(self.b)``); common cases make no codes."""
+        """The texts of ``gen``'s actions (``cells`` is ``bytes(self.board)``); common cases make no codes."""
         s = self.turn
-        g = self.g
-        if self.ch != -1 and self.forbid[s] < 0:
-            if self.hand[s] > 0 and not self.st.may_move_with_stones_in_hand:
+        g = self.geometry
+        if self.challenge != -1 and self.forbid[s] < 0:
+            if self.hand[s] > 0 and not self.settings.may_move_with_stones_in_hand:
                 cells_in_order, texts = g.sorted_placements
                 return list(compress(texts, cells_in_order(cells.translate(EMPTY_CELLS))))
-            if self.hand[s] == 0 and g.full_ring_rays and not self.st.slide_to_obstruction:
+            if self.hand[s] == 0 and g.full_ring_rays and not self.settings.slide_to_obstruction:
                 texts = []
                 self.slides(texts.append, g.slide_texts, cells)
                 if self.challenge_open():
@@ -408,12 +409,12 @@ class _Board:
 
     def challenge_open(self) -> bool:
         """F2: may Black's slides here be challenges too?"""
-        return self.variant == 2 and self.turn == B_STONE and self.ch == 0 and self.hand[1] == self.hand[2] == 0
+        return self.variant == 2 and self.turn == B_STONE and self.challenge == 0 and self.hand[1] == self.hand[2] == 0
 
     def slides(self, append, table: list[tuple], cells: bytes) -> None:
         """Every slide of the side to act under the default D3/D4, named as ``table`` names them."""
-        b = self.b
-        for f in compress(range(self.g.nr), cells.translate(STONES_OF[self.turn])):
+        b = self.board
+        for f in compress(range(self.geometry.nr), cells.translate(STONES_OF[self.turn])):
             cw_ray, ccw_ray, radial_ray, other_radial_ray, row = table[f]
             for t in cw_ray:
                 if b[t]:
@@ -434,8 +435,8 @@ class _Board:
 
     def _slides_general(self, acts: list[int]) -> None:
         """Slides under non-default D3/D4 settings: destinations deduplicated per stone."""
-        b, g, s = self.b, self.g, self.turn
-        to_obstruction = self.st.slide_to_obstruction
+        b, g, s = self.board, self.geometry, self.turn
+        to_obstruction = self.settings.slide_to_obstruction
         for f in range(g.nr):
             if b[f] != s:
                 continue
@@ -454,8 +455,8 @@ class _Board:
             acts.extend(MOVE | f << 8 | t for t in sorted(destinations))
 
     def _removals(self) -> list[int]:
-        blacks = [p for p in range(self.g.nr) if self.b[p] == B_STONE]
-        if self.st.challenge_removal == 1 or len(blacks) == 1:
+        blacks = [p for p in range(self.geometry.nr) if self.board[p] == B_STONE]
+        if self.settings.challenge_removal == 1 or len(blacks) == 1:
             return [REMOVE | p << 8 | NO_NODE for p in blacks]
         return [REMOVE | p << 8 | q for p, q in combinations(blacks, 2)]
 
@@ -463,21 +464,24 @@ class _Board:
 
     def make(self, a: int):
         """Play action ``a`` (assumed legal); returns what ``unmake`` needs."""
-        b = self.b
+        b = self.board
         s = self.turn
         e = 3 - s
-        g = self.g
-        st = self.st
+        g = self.geometry
+        st = self.settings
         hand = self.hand
         count = self.count
-        undo = (a, s, self.king, self.ch, self.capfree, self.ply, self.z, self.end, self.owed, self.forbid[s])
-        ch_before = self.ch
+        undo = (
+            a, s, self.king, self.challenge, self.capfree, self.ply, self.stone_hash, self.end, self.owed,
+            self.forbid[s],
+        )
+        ch_before = self.challenge
         stage2 = hand[1] == 0 and hand[2] == 0
         kind = a & KIND_MASK
         t = a & 255
         zs = g.zobrist[s]
         ze = g.zobrist[e]
-        z = self.z
+        z = self.stone_hash
         caps = []
         if kind == REMOVE:
             for q in ((a >> 8) & 255, t):
@@ -486,9 +490,9 @@ class _Board:
                     z ^= ze[q]
                     caps.append(q)
             count[e] -= len(caps)
-            self.ch = 0
+            self.challenge = 0
             self.turn = s  # White now takes the extra turn its capture earned (and took off owed)
-            self.z = z
+            self.stone_hash = z
             self.capfree = 0
             self.ply += 1
             return undo + (caps,)
@@ -526,7 +530,7 @@ class _Board:
             b[q] = EMPTY
             z ^= ze[q]
         count[e] -= len(caps)
-        self.z = z
+        self.stone_hash = z
         end = None
         if (
             s in self.path_sides
@@ -540,13 +544,13 @@ class _Board:
             end = (B_STONE, "strength")
         if self.variant == 2 and end is None:
             if kind == CHALLENGE_MOVE:
-                self.ch = st.challenge_window
+                self.challenge = st.challenge_window
             elif s == W_STONE and ch_before > 0:
                 if caps:
-                    self.ch = -1 if count[B_STONE] else 0
+                    self.challenge = -1 if count[B_STONE] else 0
                 else:
-                    self.ch = ch_before - 1
-                    if self.ch == 0:
+                    self.challenge = ch_before - 1
+                    if self.challenge == 0:
                         end = (B_STONE, "challenge")
         self.end = end
         owed = self.owed
@@ -567,7 +571,7 @@ class _Board:
             self.forbid[s] = (MOVE | t << 8 | (a >> 8) & 255) if kind != PLACE else -1
         if not stage2 or caps:
             self.capfree = 0
-        elif ch_before == 0 and self.ch == 0:
+        elif ch_before == 0 and self.challenge == 0:
             self.capfree += 1
         self.ply += 1
         if end is None and not st.no_legal_move_loses:
@@ -578,7 +582,7 @@ class _Board:
         """D20 = pass: a side with no legal action passes; if neither side can act, a draw."""
         if self.gen():
             return
-        if self.turn == W_STONE and self.ch > 0:
+        if self.turn == W_STONE and self.challenge > 0:
             self.end = (B_STONE, "no-legal-move")  # White cannot answer the challenge (README)
             return
         self.turn = 3 - self.turn
@@ -587,9 +591,11 @@ class _Board:
             self.end = (0, "no-legal-move")
 
     def unmake(self, undo) -> None:
-        a, s, self.king, self.ch, self.capfree, self.ply, self.z, self.end, self.owed, forbid, caps = undo
+        a, s, self.king, self.challenge, self.capfree, self.ply, self.stone_hash, self.end, self.owed, forbid, caps = (
+            undo
+        )
         self.forbid[s] = forbid
-        b = self.b
+        b = self.board
         e = 3 - s
         self.turn = s
         for q in caps:
@@ -610,10 +616,10 @@ class _Board:
 
     def _path_through(self, start: int, s: int) -> bool:
         """Does the group of ``s`` stones holding ``start`` touch ring 1 and the outer ring?"""
-        b = self.b
-        adjacent = self.g.adjacent
-        ring_of = self.g.ring_of
-        outer = self.g.rings
+        b = self.board
+        adjacent = self.geometry.adjacent
+        ring_of = self.geometry.ring_of
+        outer = self.geometry.rings
         seen = {start}
         stack = [start]
         inner_found = outer_found = False
@@ -633,16 +639,16 @@ class _Board:
         return False
 
     def has_path(self, s: int) -> bool:
-        b = self.b
-        return any(b[p] == s and self._path_through(p, s) for p in self.g.inner_nodes)
+        b = self.board
+        return any(b[p] == s and self._path_through(p, s) for p in self.geometry.inner_nodes)
 
     def white_strength(self) -> int:
-        hand = self.hand[W_STONE] if self.st.white_strength_counts_hand else 0
+        hand = self.hand[W_STONE] if self.settings.white_strength_counts_hand else 0
         return self.count[W_STONE] + hand
 
     def draw_reason(self) -> str | None:
         """The history-based draws of §6, in the book's order (repetition first)."""
-        st = self.st
+        st = self.settings
         if st.repetition_count and self.reps.get(self.key(), 0) >= st.repetition_count:
             return "repetition"
         if st.no_capture_limit and self.capfree >= st.no_capture_limit:
@@ -667,7 +673,7 @@ class _Board:
             return len(actions)
         total = 0
         reps = self.reps
-        track = self.st.repetition_count > 0
+        track = self.settings.repetition_count > 0
         for a in actions:
             undo = make(a)
             if track:
@@ -698,9 +704,9 @@ class FidchellPosition(Position):
 
     def __init__(self, state: _Board, captured: tuple[str, ...] = (), end: Outcome | None = None):
         self.game = FIDCHELL_1 if state.variant == 1 else FIDCHELL_2
-        self.settings = state.st
+        self.settings = state.settings
         self._state = state  # never changed: play and perft work on copies
-        self._cells = bytes(state.b)  # the board as bytes, for bytes.translate
+        self._cells = bytes(state.board)  # the board as bytes, for bytes.translate
         self._captured = captured
         self._end = end
         self._moves = None  # the legal actions' texts, sorted, once asked for
@@ -725,7 +731,7 @@ class FidchellPosition(Position):
     @property
     def phase(self) -> str:
         state = self._state
-        if state.ch == -1:
+        if state.challenge == -1:
             return "remove"
         return "place" if state.hand[state.turn] > 0 else "move"
 
@@ -740,11 +746,11 @@ class FidchellPosition(Position):
 
     @property
     def challenge(self) -> str:
-        return _ch_text(self._state.ch)
+        return _ch_text(self._state.challenge)
 
     def stones(self, side: str) -> tuple[str, ...]:
         code = W_STONE if side == WHITE else B_STONE
-        return tuple(compress(self._state.g.names, self._cells.translate(STONES_OF[code])))
+        return tuple(compress(self._state.geometry.names, self._cells.translate(STONES_OF[code])))
 
     def _sorted_moves(self) -> list[str]:
         if self._moves is None:
@@ -786,13 +792,13 @@ class FidchellPosition(Position):
 
     def _legal_actions(self) -> dict[str, int]:
         if self._legal is None:
-            codes = self._state.g.action_texts.codes
+            codes = self._state.geometry.action_texts.codes
             self._legal = {text: codes[text] for text in self._sorted_moves()}
         return self._legal
 
     def play(self, action: str) -> FidchellPosition:
         state = self._state
-        texts = state.g.action_texts
+        texts = state.geometry.action_texts
         moves = self._sorted_moves()
         i = bisect_left(moves, action) if type(action) is str else len(moves)
         if i < len(moves) and moves[i] == action:  # a legal action's exact text
@@ -823,15 +829,15 @@ class FidchellPosition(Position):
         state = self._state
         nodes = [token for token in shape.groups() if token and token != "!"]
         for token in nodes:
-            if token not in state.g.index:
+            if token not in state.geometry.index:
                 return f"no node {token!r} on this board"
         side = SIDE_NAME[state.turn]
         hand = state.hand[state.turn]
         if wanted.startswith("x:"):
-            if state.ch != -1:
+            if state.challenge != -1:
                 return "no removal is owed here"
             return "name Black stones in ring-then-index order, as many as the rule asks"
-        if state.ch == -1:
+        if state.challenge == -1:
             return "white must first remove black stones (x:...)"
         if wanted.startswith("@"):
             if hand == 0:
@@ -842,7 +848,7 @@ class FidchellPosition(Position):
         if wanted.endswith("!"):
             if state.variant == 1 or state.turn != B_STONE:
                 return "only black may challenge, in fidchell-2"
-            if state.ch != 0:
+            if state.challenge != 0:
                 return "a challenge is already pending"
             if any(self.hands):
                 return "a challenge needs both hands empty"
@@ -857,9 +863,9 @@ class FidchellPosition(Position):
         if self._text is None:
             state = self._state
             hand, variant = state.hand, state.variant
-            white = state.g.stone_list(self._cells, W_STONE)
-            black = state.g.stone_list(self._cells, B_STONE)
-            ch = f"; CH={_ch_text(state.ch)}" if variant == 2 else ""
+            white = state.geometry.stone_list(self._cells, W_STONE)
+            black = state.geometry.stone_list(self._cells, B_STONE)
+            ch = f"; CH={_ch_text(state.challenge)}" if variant == 2 else ""
             self._text = (
                 f"V={VARIANT_TAG[variant]}; W={white}; B={black}; H={hand[W_STONE]}/{hand[B_STONE]}; "
                 f"T={SIDE_LETTER[state.turn]}; K={KING_WORDS[variant][state.king]}{ch}"
