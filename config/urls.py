@@ -5,3 +5,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("tournaments.api.urls")),
 ]
+
+handler404 = "tournaments.exceptions.api_not_found"
