@@ -3,63 +3,150 @@ whose validated data goes to a service, which does the real checking and the wri
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from engines import GAME_IDS
 from ratings.models import Rating, RatingChange
-from tournaments.models import BOT_NAME_RULE, Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
+from tournaments.models import BOT_NAME, BOT_NAME_RULE, Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 from tournaments.selectors import is_insider, record_seen_by
 
 from .filters import MAX_ID
 
 User = get_user_model()
 
+ARENA = settings.ARENA
+# What the services check, said in the schema too (a pattern there is what a client can check before sending).
+BOT_NAME_PATTERN = RegexValidator(rf"\A{BOT_NAME.pattern}\Z", f"not a bot name: use {BOT_NAME_RULE}")
+TIME_CONTROL_PATTERN = RegexValidator(r"\A(move:[0-9]{1,9}|clock:[0-9]{1,9}\+[0-9]{1,9})\Z",
+                                      "bad time control: expected clock:BASE_MS+INC_MS or move:MS")
+TIME_CONTROL_HELP = (
+    f"`move:MS` (from {ARENA['TIME_CONTROL_MOVE_MIN_MS']} to {ARENA['TIME_CONTROL_MOVE_MAX_MS']} ms per action) or "
+    f"`clock:BASE_MS+INC_MS` (base up to {ARENA['TIME_CONTROL_CLOCK_BASE_MAX_MS']} ms, increment up to "
+    f"{ARENA['TIME_CONTROL_CLOCK_INCREMENT_MAX_MS']} ms); the server's default "
+    f"({ARENA['DEFAULT_TIME_CONTROL']}) when left out.")
+
+
+class StrictInput(serializers.Serializer):
+    """A request body read as the schema writes it: a JSON object with only the declared fields, each of its
+    JSON type (DRF alone would take ``"5"`` or ``5.0`` for an integer, ``0`` for a boolean, ``7`` for a
+    string). The schema marks these bodies ``additionalProperties: false`` (tournaments.api.schema)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            errors = {name: ["unknown field"] for name in data if name not in self.fields}
+            for name, field in self.fields.items():
+                expected = _json_type(field)
+                if name in data and data[name] is not None and expected and not expected(data[name]):
+                    errors[name] = [f"must be {expected.__doc__}"]
+            if errors:
+                raise serializers.ValidationError(errors)
+        return super().to_internal_value(data)
+
+
+def _json_type(field):
+    """A check that a raw JSON value has the field's type (its docstring names the type), or None."""
+    if isinstance(field, serializers.BooleanField):
+        return _is_bool
+    if isinstance(field, serializers.IntegerField):
+        return _is_int
+    if isinstance(field, serializers.CharField | serializers.ChoiceField):
+        return _is_str
+    return None
+
+
+def _is_bool(value):
+    """true or false"""
+    return isinstance(value, bool)
+
+
+def _is_int(value):
+    """a whole number"""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_str(value):
+    """a string"""
+    return isinstance(value, str)
+
 
 # --- players and auth ------------------------------------------------------------------------
+
+ID_HELP = "Unique id, stable for the life of the object."
+PLAYER_NAME_HELP = "The player's user name: unique, up to 150 letters, digits and @ . + - _."
+
 
 class PlayerSerializer(serializers.ModelSerializer):
     class Meta:
         model = User
         fields = ["id", "username", "date_joined"]
         read_only_fields = fields
+        extra_kwargs = {"id": {"help_text": ID_HELP}, "username": {"help_text": PLAYER_NAME_HELP},
+                        "date_joined": {"help_text": "When the account was created."}}
 
 
 class MeSerializer(serializers.ModelSerializer):
+    email = serializers.CharField(read_only=True, help_text="The account's e-mail address; empty when none was given.")
+
     class Meta:
         model = User
         fields = ["id", "username", "email", "date_joined", "is_staff"]
         read_only_fields = fields
+        extra_kwargs = {"id": {"help_text": ID_HELP}, "username": {"help_text": PLAYER_NAME_HELP},
+                        "date_joined": {"help_text": "When the account was created."},
+                        "is_staff": {"help_text": "Whether this player is an operator (admin rights everywhere)."}}
 
 
-class RegisterSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(write_only=True, max_length=128, style={"input_type": "password"})
-    email = serializers.EmailField(required=False, allow_blank=True, default="")
+class RegisterSerializer(StrictInput):
+    username = serializers.CharField(max_length=150, help_text=PLAYER_NAME_HELP + " Must not be taken.")
+    password = serializers.CharField(
+        write_only=True, min_length=8, max_length=128, style={"input_type": "password"},
+        help_text="At least 8 characters, not all digits, not a common password, not like the user name.")
+    email = serializers.EmailField(required=False, allow_blank=True, default="",
+                                   help_text="An e-mail address for the account (optional).")
 
 
-class TokenRequestSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=128, style={"input_type": "password"})
+class TokenRequestSerializer(StrictInput):
+    username = serializers.CharField(max_length=150, help_text="The player's user name.")
+    password = serializers.CharField(max_length=128, style={"input_type": "password"},
+                                     help_text="The player's password.")
 
 
 class TokenSerializer(serializers.Serializer):
-    token = serializers.CharField()
-    player = PlayerSerializer()
+    token = serializers.CharField(help_text="The API token: send it as `Authorization: Token <token>`.")
+    player = PlayerSerializer(help_text="The player the token belongs to.")
 
 
 # --- bots and versions ----------------------------------------------------------------------
 
+VERSION_HELP = {
+    "id": {"help_text": ID_HELP},
+    "number": {"help_text": "The version's number within its bot: 1, 2, ... in upload order."},
+    "filename": {"help_text": "The name of the uploaded file."},
+    "kind": {"help_text": "What was uploaded: a single Python file or an archive."},
+    "sha256": {"help_text": "SHA-256 of the uploaded file, as 64 hex digits."},
+    "size": {"help_text": "Size of the uploaded file in bytes."},
+    "uploaded_at": {"help_text": "When the version was uploaded."},
+    "status": {"help_text": "`pending` until the smoke test has run, then `ready` (it may play) or `rejected`."},
+    "checked_at": {"help_text": "When the smoke test decided; null while pending."},
+    "is_disabled": {"help_text": "Operator switch: a disabled version never plays."},
+}
+
+
 class BotVersionSerializer(serializers.ModelSerializer):
-    bot = serializers.PrimaryKeyRelatedField(read_only=True)
-    reject_reason = serializers.SerializerMethodField()
+    bot = serializers.PrimaryKeyRelatedField(read_only=True, help_text="Id of the bot this is a version of.")
+    reject_reason = serializers.SerializerMethodField(
+        help_text="Why the smoke test rejected it: shown to the owner and staff only, empty for anyone else.")
 
     class Meta:
         model = BotVersion
         fields = ["id", "bot", "number", "filename", "kind", "sha256", "size", "uploaded_at", "status",
                   "reject_reason", "checked_at", "is_disabled"]
         read_only_fields = fields
+        extra_kwargs = VERSION_HELP
 
     @extend_schema_field(serializers.CharField(allow_blank=True))
     def get_reject_reason(self, version) -> str:
@@ -80,27 +167,51 @@ class VersionUploadSerializer(serializers.Serializer):
     file = BinaryUploadField(help_text="The bot: a single .py file, or a .zip / .tar.gz archive.")
 
 
+RATING_HELP = {
+    "game": {"help_text": "The game this rating is for."},
+    "elo": {"help_text": "The Elo rating, from rated games only."},
+    "games": {"help_text": "Rated games played (wins + draws + losses)."},
+    "wins": {"help_text": "Rated games won."},
+    "draws": {"help_text": "Rated games drawn."},
+    "losses": {"help_text": "Rated games lost."},
+    "updated_at": {"help_text": "When the rating last changed."},
+}
+
+
 class RatingBriefSerializer(serializers.ModelSerializer):
     class Meta:
         model = Rating
         fields = ["game", "elo", "games", "wins", "draws", "losses", "updated_at"]
         read_only_fields = fields
+        extra_kwargs = RATING_HELP
+
+
+BOT_NAME_HELP = f"The bot's name: {BOT_NAME_RULE}."
+CONSENT_HELP = ("Whether other players may enter this bot in their tournaments (rated or not); off by default. "
+                "Your own tournaments never need it.")
+GAME_HELP = "The game: `tafl9` (Tafl 9x9), `fidchell-1` / `fidchell-2` (Fidchell, Rules One / 2), `shatra`."
+DESCRIPTION_HELP = "Free text about the bot, up to 2000 characters."
+PUBLIC_HELP = "Whether anyone may see the bot, its versions and games; a private bot is seen by its owner only."
 
 
 class BotSerializer(serializers.ModelSerializer):
-    owner = serializers.CharField(source="owner.username", read_only=True)
-    owner_id = serializers.IntegerField(read_only=True)
+    owner = serializers.CharField(source="owner.username", read_only=True, help_text="The owner's user name.")
+    owner_id = serializers.IntegerField(read_only=True, help_text="The owner's player id.")
 
     class Meta:
         model = Bot
         fields = ["id", "name", "game", "description", "is_public", "open_to_tournaments", "owner", "owner_id",
                   "created_at"]
         read_only_fields = ["id", "owner", "owner_id", "created_at"]
+        extra_kwargs = {"id": {"help_text": ID_HELP}, "name": {"help_text": BOT_NAME_HELP},
+                        "game": {"help_text": GAME_HELP}, "description": {"help_text": DESCRIPTION_HELP},
+                        "is_public": {"help_text": PUBLIC_HELP}, "open_to_tournaments": {"help_text": CONSENT_HELP},
+                        "created_at": {"help_text": "When the bot was created."}}
 
 
 class BotDetailSerializer(BotSerializer):
-    versions = serializers.SerializerMethodField()
-    rating = serializers.SerializerMethodField()
+    versions = serializers.SerializerMethodField(help_text="Every version, newest first.")
+    rating = serializers.SerializerMethodField(help_text="The bot's rating in its game; null before any rated game.")
 
     class Meta(BotSerializer.Meta):
         fields = BotSerializer.Meta.fields + ["versions", "rating"]
@@ -118,51 +229,64 @@ class BotDetailSerializer(BotSerializer):
         return None
 
 
-BOT_NAME_HELP = f"The bot's name: {BOT_NAME_RULE}."
-CONSENT_HELP = ("Whether other players may enter this bot in their tournaments (rated or not); off by default. "
-                "Your own tournaments never need it.")
-
-
-class BotCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=64, help_text=BOT_NAME_HELP)
-    game = serializers.ChoiceField(choices=GAME_IDS)
-    description = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
-    is_public = serializers.BooleanField(required=False, default=True)
+class BotCreateSerializer(StrictInput):
+    name = serializers.CharField(max_length=32, trim_whitespace=False, validators=[BOT_NAME_PATTERN],
+                                 help_text=BOT_NAME_HELP + " Unique among your bots of this game.")
+    game = serializers.ChoiceField(choices=GAME_IDS, help_text=GAME_HELP)
+    description = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000,
+                                        help_text=DESCRIPTION_HELP)
+    is_public = serializers.BooleanField(required=False, default=True, help_text=PUBLIC_HELP + " On by default.")
     open_to_tournaments = serializers.BooleanField(required=False, default=False, help_text=CONSENT_HELP)
 
 
-class BotUpdateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=64, required=False, help_text=BOT_NAME_HELP)
-    description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
-    is_public = serializers.BooleanField(required=False)
+class BotUpdateSerializer(StrictInput):
+    name = serializers.CharField(max_length=32, required=False, trim_whitespace=False, validators=[BOT_NAME_PATTERN],
+                                 help_text=BOT_NAME_HELP)
+    description = serializers.CharField(required=False, allow_blank=True, max_length=2000, help_text=DESCRIPTION_HELP)
+    is_public = serializers.BooleanField(required=False, help_text=PUBLIC_HELP)
     open_to_tournaments = serializers.BooleanField(required=False, help_text=CONSENT_HELP)
 
 
 # --- matches and games ------------------------------------------------------------------------
 
 class VersionBriefSerializer(serializers.ModelSerializer):
-    bot_id = serializers.IntegerField(read_only=True)
-    bot_name = serializers.CharField(source="bot.name", read_only=True)
+    bot_id = serializers.IntegerField(read_only=True, help_text="Id of the version's bot.")
+    bot_name = serializers.CharField(source="bot.name", read_only=True, help_text="The bot's name.")
 
     class Meta:
         model = BotVersion
         fields = ["id", "bot_id", "bot_name", "number"]
         read_only_fields = fields
+        extra_kwargs = {"id": {"help_text": "Id of the bot version."}, "number": VERSION_HELP["number"]}
+
+
+GAME_FIELDS_HELP = {
+    "id": {"help_text": ID_HELP},
+    "number": {"help_text": "The game's number within its match: 1, 2, ..."},
+    "winner": {"help_text": "Which side won: `white`, `black`, or `none` for a draw."},
+    "reason": {"help_text": "How the game ended, e.g. `king-captured`, `timeout`, `illegal-move`, `resign`."},
+    "plies": {"help_text": "Actions played, both sides counted."},
+    "duration": {"help_text": "Seconds of wall-clock time the game took."},
+    "created_at": {"help_text": "When the game was stored (just after it ended)."},
+}
 
 
 class GameBriefSerializer(serializers.ModelSerializer):
-    white = VersionBriefSerializer(read_only=True)
-    black = VersionBriefSerializer(read_only=True)
-    match = serializers.PrimaryKeyRelatedField(read_only=True)
+    white = VersionBriefSerializer(read_only=True, help_text="The version that played white (moved first).")
+    black = VersionBriefSerializer(read_only=True, help_text="The version that played black.")
+    match = serializers.PrimaryKeyRelatedField(read_only=True, help_text="Id of the match the game belongs to.")
 
     class Meta:
         model = Game
         fields = ["id", "match", "number", "white", "black", "winner", "reason", "plies", "duration", "created_at"]
         read_only_fields = fields
+        extra_kwargs = GAME_FIELDS_HELP
 
 
 class GameSerializer(GameBriefSerializer):
-    record = serializers.SerializerMethodField()
+    record = serializers.SerializerMethodField(
+        help_text="The game record (see the README: game, ruleset, settings, initial, actions, winner, reason, "
+                  "plies, final, per-action times); a bot's stderr and protocol log only for its owner and staff.")
 
     class Meta(GameBriefSerializer.Meta):
         fields = GameBriefSerializer.Meta.fields + ["record"]
@@ -177,9 +301,10 @@ class GameSerializer(GameBriefSerializer):
 
 
 class MatchSerializer(serializers.ModelSerializer):
-    version_a = VersionBriefSerializer(read_only=True)
-    version_b = VersionBriefSerializer(read_only=True)
-    tournament = serializers.PrimaryKeyRelatedField(read_only=True)
+    version_a = VersionBriefSerializer(read_only=True, help_text="Version A: white in odd-numbered games.")
+    version_b = VersionBriefSerializer(read_only=True, help_text="Version B: white in even-numbered games.")
+    tournament = serializers.PrimaryKeyRelatedField(
+        read_only=True, allow_null=True, help_text="Id of the tournament the match belongs to; null for a challenge.")
 
     class Meta:
         model = Match
@@ -187,17 +312,33 @@ class MatchSerializer(serializers.ModelSerializer):
                   "games_per_match", "ruleset", "status", "score_a", "score_b", "created_at", "started_at",
                   "finished_at", "attempts", "failure_reason"]
         read_only_fields = fields
+        extra_kwargs = {
+            "id": {"help_text": ID_HELP}, "game": {"help_text": GAME_HELP},
+            "round": {"help_text": "The tournament round (Berger table); null outside tournaments."},
+            "rated": {"help_text": "Whether the match's games change ratings."},
+            "time_control": {"help_text": "`move:MS` per action, or `clock:BASE_MS+INC_MS`."},
+            "games_per_match": {"help_text": "How many games the match plays, colours alternating."},
+            "ruleset": {"help_text": "The referee's ruleset version the games were played under."},
+            "status": {"help_text": "`queued`, `running`, then `finished`, `failed` or `cancelled`."},
+            "score_a": {"help_text": "Points of version A so far: 1 a win, 0.5 a draw."},
+            "score_b": {"help_text": "Points of version B so far: 1 a win, 0.5 a draw."},
+            "created_at": {"help_text": "When the match was asked for."},
+            "started_at": {"help_text": "When a worker started it; null while queued."},
+            "finished_at": {"help_text": "When it ended; null until then."},
+            "attempts": {"help_text": "How many times a worker took it up (more than 1 after a worker was lost)."},
+            "failure_reason": {"help_text": "Why the match failed; empty unless its status is `failed`."},
+        }
 
 
 class MatchDetailSerializer(MatchSerializer):
-    games = GameBriefSerializer(many=True, read_only=True)
+    games = GameBriefSerializer(many=True, read_only=True, help_text="The games played so far, in order.")
 
     class Meta(MatchSerializer.Meta):
         fields = MatchSerializer.Meta.fields + ["games"]
         read_only_fields = fields
 
 
-class MatchRequestSerializer(serializers.Serializer):
+class MatchRequestSerializer(StrictInput):
     version_a = serializers.IntegerField(
         min_value=1, max_value=MAX_ID, help_text="Id of a ready version you own (or any, for admins).")
     version_b = serializers.IntegerField(
@@ -205,8 +346,12 @@ class MatchRequestSerializer(serializers.Serializer):
     rated = serializers.BooleanField(
         default=False, help_text="Always false: a challenge is unrated (true is refused with a 400); rated games "
                                  "come from the ranked ladder and rated tournaments.")
-    games_per_match = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
-    time_control = serializers.CharField(max_length=40, required=False)
+    games_per_match = serializers.IntegerField(
+        min_value=1, max_value=10_000, required=False,
+        help_text=f"How many games to play, colours alternating: at most the server's bound "
+                  f"({ARENA['MAX_GAMES_PER_MATCH']} unless set otherwise); the server's default when left out.")
+    time_control = serializers.CharField(max_length=40, required=False, trim_whitespace=False,
+                                         validators=[TIME_CONTROL_PATTERN], help_text=TIME_CONTROL_HELP)
 
 
 # --- tournaments -----------------------------------------------------------------------------
@@ -218,9 +363,14 @@ class EntrantVersionSerializer(VersionBriefSerializer):
     """An entrant's version on a tournament page: a private bot is named (with its ids) only to its owner and
     staff; anyone else reads ``bot_name`` "private bot" and null ids, its results still in place."""
 
-    id = serializers.IntegerField(read_only=True, allow_null=True)
-    bot_id = serializers.IntegerField(read_only=True, allow_null=True)
-    number = serializers.IntegerField(read_only=True, allow_null=True)
+    id = serializers.IntegerField(read_only=True, allow_null=True,
+                                  help_text="Id of the bot version; null when its bot is private and not yours.")
+    bot_id = serializers.IntegerField(read_only=True, allow_null=True,
+                                      help_text="Id of the bot; null when it is private and not yours.")
+    bot_name = serializers.CharField(source="bot.name", read_only=True,
+                                     help_text=f'The bot\'s name; "{PRIVATE_BOT}" when it is private and not yours.')
+    number = serializers.IntegerField(read_only=True, allow_null=True,
+                                      help_text="The version's number; null when its bot is private and not yours.")
 
     def to_representation(self, version):
         request = self.context.get("request")
@@ -230,97 +380,137 @@ class EntrantVersionSerializer(VersionBriefSerializer):
 
 
 class EntrantSerializer(serializers.ModelSerializer):
-    version = EntrantVersionSerializer(read_only=True)
+    version = EntrantVersionSerializer(read_only=True, help_text="The bot version entered.")
 
     class Meta:
         model = TournamentEntrant
         fields = ["id", "seed", "version", "added_at"]
         read_only_fields = fields
+        extra_kwargs = {"id": {"help_text": ID_HELP},
+                        "seed": {"help_text": "The entrant's seed: 1, 2, ... in the order entered."},
+                        "added_at": {"help_text": "When the version was entered."}}
+
+
+GAMES_PER_PAIRING_HELP = "Games each pairing plays per round, colours alternating."
 
 
 class TournamentSerializer(serializers.ModelSerializer):
-    organiser = serializers.CharField(source="organiser.username", read_only=True)
-    organiser_id = serializers.IntegerField(read_only=True)
+    organiser = serializers.CharField(source="organiser.username", read_only=True,
+                                      help_text="The organiser's user name.")
+    organiser_id = serializers.IntegerField(read_only=True, help_text="The organiser's player id.")
 
     class Meta:
         model = Tournament
         fields = ["id", "name", "game", "organiser", "organiser_id", "time_control", "games_per_pairing",
                   "double_round", "rated", "status", "created_at", "started_at", "finished_at"]
         read_only_fields = fields
+        extra_kwargs = {
+            "id": {"help_text": ID_HELP}, "name": {"help_text": "The tournament's name."},
+            "game": {"help_text": GAME_HELP},
+            "time_control": {"help_text": "`move:MS` per action, or `clock:BASE_MS+INC_MS`."},
+            "games_per_pairing": {"help_text": GAMES_PER_PAIRING_HELP},
+            "double_round": {"help_text": "Whether every pairing plays twice, colours swapped."},
+            "rated": {"help_text": "Whether the tournament's games change ratings."},
+            "status": {"help_text": "`draft` (entrants may change), `running`, `finished` or `cancelled`."},
+            "created_at": {"help_text": "When the tournament was created."},
+            "started_at": {"help_text": "When it was started; null while a draft."},
+            "finished_at": {"help_text": "When its last match ended (or it was cancelled); null until then."},
+        }
 
 
 class TournamentDetailSerializer(TournamentSerializer):
-    entrants = EntrantSerializer(many=True, read_only=True)
+    entrants = EntrantSerializer(many=True, read_only=True, help_text="The entrants, in seed order.")
 
     class Meta(TournamentSerializer.Meta):
         fields = TournamentSerializer.Meta.fields + ["entrants"]
         read_only_fields = fields
 
 
-class TournamentCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=100)
-    game = serializers.ChoiceField(choices=GAME_IDS)
-    time_control = serializers.CharField(max_length=40, required=False)
-    games_per_pairing = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
-    double_round = serializers.BooleanField(required=False, default=True)
-    rated = serializers.BooleanField(required=False, default=False)
+class TournamentCreateSerializer(StrictInput):
+    name = serializers.CharField(max_length=100, help_text="The tournament's name, up to 100 characters.")
+    game = serializers.ChoiceField(choices=GAME_IDS, help_text=GAME_HELP)
+    time_control = serializers.CharField(max_length=40, required=False, trim_whitespace=False,
+                                         validators=[TIME_CONTROL_PATTERN], help_text=TIME_CONTROL_HELP)
+    games_per_pairing = serializers.IntegerField(
+        min_value=1, max_value=10_000, required=False,
+        help_text=GAMES_PER_PAIRING_HELP + f" At most the server's bound ({ARENA['MAX_GAMES_PER_MATCH']} unless set "
+                                           f"otherwise); the server's default when left out.")
+    double_round = serializers.BooleanField(required=False, default=True,
+                                            help_text="Whether every pairing plays twice, colours swapped (default).")
+    rated = serializers.BooleanField(
+        required=False, default=False,
+        help_text="Whether the games change ratings; every entrant must then be yours or open to tournaments.")
 
 
-class EntrantRequestSerializer(serializers.Serializer):
+class EntrantRequestSerializer(StrictInput):
     version = serializers.IntegerField(
         min_value=1, max_value=MAX_ID, help_text="Id of a ready version of the tournament's game.")
 
 
 class StandingSerializer(serializers.Serializer):
-    rank = serializers.IntegerField()
-    seed = serializers.IntegerField(source="entrant.seed")
-    version = EntrantVersionSerializer(source="entrant.version")
-    score = serializers.FloatField()
-    games = serializers.IntegerField()
-    wins = serializers.IntegerField()
-    draws = serializers.IntegerField()
-    losses = serializers.IntegerField()
-    sonneborn_berger = serializers.FloatField()
-    head_to_head = serializers.FloatField()
+    rank = serializers.IntegerField(help_text="Place, from 1; entrants level on every tie-break share it.")
+    seed = serializers.IntegerField(source="entrant.seed", help_text="The entrant's seed.")
+    version = EntrantVersionSerializer(source="entrant.version", help_text="The entrant's bot version.")
+    score = serializers.FloatField(help_text="Points: 1 a win, 0.5 a draw.")
+    games = serializers.IntegerField(help_text="Games played.")
+    wins = serializers.IntegerField(help_text="Games won.")
+    draws = serializers.IntegerField(help_text="Games drawn.")
+    losses = serializers.IntegerField(help_text="Games lost.")
+    sonneborn_berger = serializers.FloatField(
+        help_text="Tie-break: each point scored against an opponent, weighted by that opponent's score.")
+    head_to_head = serializers.FloatField(
+        help_text="Tie-break: points scored in the games among the entrants level on score and Sonneborn-Berger.")
 
 
 class CrosstableCellSerializer(serializers.Serializer):
-    opponent_seed = serializers.IntegerField()
-    points = serializers.FloatField(allow_null=True, help_text="Null on the diagonal.")
-    games = serializers.IntegerField()
+    opponent_seed = serializers.IntegerField(help_text="The opponent's seed (the column).")
+    points = serializers.FloatField(allow_null=True, help_text="Points scored against that opponent; null on the "
+                                                               "diagonal.")
+    games = serializers.IntegerField(help_text="Games played against that opponent.")
 
 
 class CrosstableRowSerializer(serializers.Serializer):
-    seed = serializers.IntegerField()
-    version = EntrantVersionSerializer()
-    cells = CrosstableCellSerializer(many=True)
-    score = serializers.FloatField()
-    rank = serializers.IntegerField()
+    seed = serializers.IntegerField(help_text="The entrant's seed (the row).")
+    version = EntrantVersionSerializer(help_text="The entrant's bot version.")
+    cells = CrosstableCellSerializer(many=True, help_text="One cell per opponent, in seed order.")
+    score = serializers.FloatField(help_text="Points in all: 1 a win, 0.5 a draw.")
+    rank = serializers.IntegerField(help_text="Place in the standings.")
 
 
 # --- ratings ---------------------------------------------------------------------------------
 
 class LeaderboardEntrySerializer(serializers.ModelSerializer):
-    rank = serializers.IntegerField(read_only=True)
-    bot = serializers.IntegerField(source="bot_id", read_only=True)
-    bot_name = serializers.CharField(source="bot.name", read_only=True)
-    owner = serializers.CharField(source="bot.owner.username", read_only=True)
+    rank = serializers.IntegerField(read_only=True, help_text="Place on the leaderboard, from 1.")
+    bot = serializers.IntegerField(source="bot_id", read_only=True, help_text="Id of the bot.")
+    bot_name = serializers.CharField(source="bot.name", read_only=True, help_text="The bot's name.")
+    owner = serializers.CharField(source="bot.owner.username", read_only=True, help_text="The owner's user name.")
 
     class Meta:
         model = Rating
         fields = ["rank", "bot", "bot_name", "owner", "game", "elo", "games", "wins", "draws", "losses"]
         read_only_fields = fields
+        extra_kwargs = RATING_HELP
 
 
 class RatingChangeSerializer(serializers.ModelSerializer):
-    game = serializers.IntegerField(source="played_id", read_only=True)
-    match = serializers.IntegerField(source="match_id", read_only=True)
+    game = serializers.IntegerField(source="played_id", read_only=True, help_text="Id of the rated game.")
+    match = serializers.IntegerField(source="match_id", read_only=True, help_text="Id of the game's match.")
 
     class Meta:
         model = RatingChange
         fields = ["id", "game", "match", "before", "after", "delta", "k", "score", "created_at"]
         read_only_fields = fields
+        extra_kwargs = {
+            "id": {"help_text": ID_HELP}, "before": {"help_text": "Elo before the game."},
+            "after": {"help_text": "Elo after the game."}, "delta": {"help_text": "after - before."},
+            "k": {"help_text": "The K factor applied (larger while the bot is provisional)."},
+            "score": {"help_text": "1 win, 0.5 draw, 0 loss, for this bot."},
+            "created_at": {"help_text": "When the change was recorded."},
+        }
 
 
 class ErrorSerializer(serializers.Serializer):
-    detail = serializers.ListField(child=serializers.CharField(), required=False)
+    """The error body (tournaments.exceptions); its schema is written in tournaments.api.schema."""
+
+    detail = serializers.ListField(child=serializers.CharField(), required=False,
+                                   help_text="Messages about the request as a whole.")

@@ -13,8 +13,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound
-from rest_framework.filters import OrderingFilter
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.generics import GenericAPIView, ListAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -28,14 +27,11 @@ from tournaments.models import BotVersion, Tournament
 
 from . import public, rows, selectors, serializers
 from . import services as api_services
-from .filters import BotFilter, BotVersionFilter, GameFilter, MatchFilter, TournamentFilter
+from .filters import BotFilter, BotVersionFilter, GameFilter, MatchFilter, StrictOrdering, TournamentFilter
 from .pagination import NewestChangeFirstCursor, NewestFirstCursor, SmallPages
 from .permissions import IsOwnerOrAdminOrReadOnly
 from .records import record_text
 from .throttles import ArenaScopedThrottle
-
-ERRORS = {400: serializers.ErrorSerializer, 403: serializers.ErrorSerializer, 404: serializers.ErrorSerializer}
-
 
 ID_REGEX = "[0-9]{1,18}"  # ids the database can hold; anything else is a 404, never an overflow
 
@@ -71,7 +67,7 @@ class TokenView(ArenaViewMixin, APIView):
     authentication_classes = []
     throttle_scope = "auth"
 
-    @extend_schema(request=serializers.TokenRequestSerializer, responses={200: serializers.TokenSerializer, **ERRORS},
+    @extend_schema(request=serializers.TokenRequestSerializer, responses={200: serializers.TokenSerializer},
                    auth=[])
     def post(self, request):
         data = serializers.TokenRequestSerializer(data=request.data)
@@ -87,7 +83,7 @@ class RegisterView(ArenaViewMixin, APIView):
     authentication_classes = []
     throttle_scope = "auth"
 
-    @extend_schema(request=serializers.RegisterSerializer, responses={201: serializers.TokenSerializer, **ERRORS},
+    @extend_schema(request=serializers.RegisterSerializer, responses={201: serializers.TokenSerializer},
                    auth=[])
     def post(self, request):
         data = serializers.RegisterSerializer(data=request.data)
@@ -102,13 +98,13 @@ class PlayerViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = ID_REGEX
     serializer_class = serializers.PlayerSerializer
     pagination_class = SmallPages
-    filter_backends = [OrderingFilter]
+    filter_backends = [StrictOrdering]
     ordering_fields = ["id", "username", "date_joined"]
 
     def get_queryset(self):
         return selectors.players()
 
-    @extend_schema(responses={200: serializers.MeSerializer, 403: serializers.ErrorSerializer})
+    @extend_schema(responses={200: serializers.MeSerializer})
     @action(detail=False, permission_classes=[IsAuthenticated], filter_backends=[], pagination_class=None)
     def me(self, request):
         return Response(serializers.MeSerializer(request.user).data)
@@ -117,10 +113,10 @@ class PlayerViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
 # --- bots and versions ------------------------------------------------------------------------------
 
 @extend_schema_view(
-    create=extend_schema(request=serializers.BotCreateSerializer, responses={201: serializers.BotSerializer, **ERRORS}),
+    create=extend_schema(request=serializers.BotCreateSerializer, responses={201: serializers.BotSerializer}),
     partial_update=extend_schema(request=serializers.BotUpdateSerializer,
-                                 responses={200: serializers.BotSerializer, **ERRORS}),
-    retrieve=extend_schema(responses={200: serializers.BotDetailSerializer, 404: serializers.ErrorSerializer}),
+                                 responses={200: serializers.BotSerializer}),
+    retrieve=extend_schema(responses={200: serializers.BotDetailSerializer}),
 )
 class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet):
     """Bots: anyone reads public ones, the owner also their private ones; the owner (or an admin) edits."""
@@ -128,7 +124,7 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
     permission_classes = [IsOwnerOrAdminOrReadOnly]
     pagination_class = SmallPages
     filterset_class = BotFilter
-    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    filter_backends = [DjangoFilterBackend, StrictOrdering]
     ordering_fields = ["id", "name", "game", "created_at"]
     http_method_names = ["get", "post", "patch", "head", "options"]
 
@@ -171,7 +167,7 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
         parameters=[OpenApiParameter("status", str, enum=BotVersion.Status.values)])
     @extend_schema(
         methods=["POST"], request={"multipart/form-data": serializers.VersionUploadSerializer},
-        responses={201: serializers.BotVersionSerializer, **ERRORS},
+        responses={201: serializers.BotVersionSerializer},
         description="Upload a new version: a single `.py` file, or a `.zip` / `.tar.gz` archive with a "
                     "`bot.toml`/`bot.json` manifest. It starts `pending` until the smoke test makes it `ready` "
                     "or `rejected` (the reason is shown to the owner).")
@@ -180,7 +176,10 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
     def versions(self, request, pk=None):
         bot = self.get_object()
         if request.method == "GET":
-            versions = BotVersionFilter(request.query_params, queryset=app_selectors.versions_of(bot)).qs
+            filters = BotVersionFilter(request.query_params, queryset=app_selectors.versions_of(bot))
+            if not filters.is_valid():
+                raise ValidationError(filters.errors)
+            versions = filters.qs
             return Response(serializers.BotVersionSerializer(versions, many=True, context={"request": request}).data)
         data = serializers.VersionUploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -214,7 +213,7 @@ class BotVersionViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
     serializer_class = serializers.BotVersionSerializer
     pagination_class = SmallPages
     filterset_class = BotVersionFilter
-    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    filter_backends = [DjangoFilterBackend, StrictOrdering]
     ordering_fields = ["id", "uploaded_at", "number"]
 
     def get_queryset(self):
@@ -225,8 +224,8 @@ class BotVersionViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
 
 @extend_schema_view(
     create=extend_schema(request=serializers.MatchRequestSerializer,
-                         responses={201: serializers.MatchSerializer, **ERRORS}),
-    retrieve=extend_schema(responses={200: serializers.MatchDetailSerializer, 404: serializers.ErrorSerializer}),
+                         responses={201: serializers.MatchSerializer}),
+    retrieve=extend_schema(responses={200: serializers.MatchDetailSerializer}),
 )
 class MatchViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     """Matches, newest first (cursor pages). POST asks for a casual or ranked match: your own ready
@@ -234,7 +233,7 @@ class MatchViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
 
     pagination_class = NewestFirstCursor
     filterset_class = MatchFilter
-    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    filter_backends = [DjangoFilterBackend, StrictOrdering]
     ordering_fields = ["created_at", "finished_at"]
 
     def get_queryset(self):
@@ -270,7 +269,7 @@ class GameViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
 
     pagination_class = NewestFirstCursor
     filterset_class = GameFilter
-    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    filter_backends = [DjangoFilterBackend, StrictOrdering]
     ordering_fields = ["created_at"]
 
     def get_queryset(self):
@@ -321,7 +320,7 @@ class GameRecordTextView(GenericAPIView):
     def get_queryset(self):
         return selectors.games_visible_to(self.request.user, with_record=True)
 
-    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR, 404: serializers.ErrorSerializer})
+    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR})
     def get(self, request, pk=None):
         return HttpResponse(record_text(self.get_object()), content_type="text/plain; charset=utf-8")
 
@@ -330,8 +329,8 @@ class GameRecordTextView(GenericAPIView):
 
 @extend_schema_view(
     create=extend_schema(request=serializers.TournamentCreateSerializer,
-                         responses={201: serializers.TournamentSerializer, **ERRORS}),
-    retrieve=extend_schema(responses={200: serializers.TournamentDetailSerializer, 404: serializers.ErrorSerializer}),
+                         responses={201: serializers.TournamentSerializer}),
+    retrieve=extend_schema(responses={200: serializers.TournamentDetailSerializer}),
 )
 class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     """Round-robin tournaments. The organiser (or an admin) adds and removes entrants while it is a
@@ -340,7 +339,7 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
     permission_classes = [IsOwnerOrAdminOrReadOnly]
     pagination_class = SmallPages
     filterset_class = TournamentFilter
-    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    filter_backends = [DjangoFilterBackend, StrictOrdering]
     ordering_fields = ["id", "created_at", "name"]
 
     def get_queryset(self):
@@ -369,7 +368,7 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
                         status=code)
 
     @extend_schema(request=serializers.EntrantRequestSerializer,
-                   responses={201: serializers.TournamentDetailSerializer, **ERRORS})
+                   responses={201: serializers.TournamentDetailSerializer})
     @action(detail=True, methods=["post"], filter_backends=[], pagination_class=None)
     def entrants(self, request, pk=None):
         tournament = self._tournament_for_change()
@@ -379,7 +378,7 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
         app_services.add_entrant(tournament, version)
         return self._detail(tournament, status.HTTP_201_CREATED)
 
-    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer, **ERRORS},
+    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer},
                    parameters=[OpenApiParameter("version_id", int, OpenApiParameter.PATH)])
     @action(detail=True, methods=["delete"], url_path=r"entrants/(?P<version_id>[0-9]{1,18})", filter_backends=[],
             pagination_class=None)
@@ -391,21 +390,21 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
         app_services.remove_entrant(tournament, version.version)
         return self._detail(tournament)
 
-    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer, **ERRORS})
+    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer})
     @action(detail=True, methods=["post"], filter_backends=[], pagination_class=None)
     def start(self, request, pk=None):
         tournament = self._tournament_for_change()
         app_services.start_tournament(tournament)
         return self._detail(tournament)
 
-    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer, **ERRORS})
+    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer})
     @action(detail=True, methods=["post"], filter_backends=[], pagination_class=None)
     def cancel(self, request, pk=None):
         tournament = self._tournament_for_change()
         app_services.cancel_tournament(tournament)
         return self._detail(tournament)
 
-    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer, **ERRORS})
+    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer})
     @action(detail=True, methods=["post"], filter_backends=[], pagination_class=None)
     def resume(self, request, pk=None):
         tournament = self._tournament_for_change()
@@ -456,7 +455,7 @@ class LeaderboardView(ListAPIView):
     filter_backends = []
 
     @extend_schema(parameters=[OpenApiParameter("game", str, OpenApiParameter.PATH, enum=list(GAME_IDS))],
-                   responses={200: serializers.LeaderboardEntrySerializer(many=True), 404: serializers.ErrorSerializer})
+                   responses={200: serializers.LeaderboardEntrySerializer(many=True)})
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
