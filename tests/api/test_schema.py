@@ -25,8 +25,8 @@ def test_schema_and_docs_are_served(anon, db):
     spec = schema.json()
     assert spec["openapi"].startswith("3.")
     upload = spec["paths"]["/api/bots/{id}/versions/"]["post"]["requestBody"]["content"]
-    assert upload["multipart/form-data"]["schema"]["$ref"].endswith("/VersionUpload")
-    version_upload = spec["components"]["schemas"]["VersionUpload"]["properties"]["file"]
+    assert upload["multipart/form-data"]["schema"]["$ref"].endswith("/VersionUploadRequest")  # request components split
+    version_upload = spec["components"]["schemas"]["VersionUploadRequest"]["properties"]["file"]
     assert version_upload == {"type": "string", "format": "binary",
                               "description": version_upload["description"]}
     assert spec["components"]["schemas"]["MatchStatusEnum"]["enum"] == [

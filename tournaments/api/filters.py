@@ -26,9 +26,13 @@ class IdField(forms.IntegerField):
         super().__init__(*args, **kwargs)
 
 
-@extend_schema_field({"type": "integer", "minimum": 1, "maximum": MAX_ID})
 class IdFilter(filters.NumberFilter):
     field_class = IdField
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # An id in the schema (django-filter's number would say any float), with the label as its description.
+        extend_schema_field({"type": "integer", "minimum": 1, "maximum": MAX_ID, "description": self.label})(self)
 
 
 class TrueOrFalseField(forms.Field):
@@ -107,11 +111,17 @@ def versions_of_bot(bot_id: int) -> list[int]:
     return list(BotVersion.objects.filter(bot_id=bot_id).values_list("id", flat=True))
 
 
+AFTER_LABEL = "Only those created at or after this moment (ISO 8601)."
+BEFORE_LABEL = "Only those created before this moment (ISO 8601)."
+
+
 class BotFilter(StrictFilterSet):
-    game = filters.ChoiceFilter(choices=GAME_CHOICES)
-    owner = IdFilter(field_name="owner_id")
-    owner_name = filters.CharFilter(field_name="owner__username")
-    name = filters.CharFilter(lookup_expr="icontains")
+    game = filters.ChoiceFilter(choices=GAME_CHOICES, label="Only bots of this game.")
+    owner = IdFilter(field_name="owner_id", label="Only bots of the player with this id.")
+    owner_name = filters.CharFilter(field_name="owner__username", label="Only bots of the player with this user name.")
+    name = filters.CharFilter(lookup_expr="icontains", label="Only bots whose name contains this, in any case.")
+    is_public = BooleanFilter(label="Only public bots (true) or only private ones, which only their owner sees "
+                                    "(false).")
 
     class Meta:
         model = Bot
@@ -119,7 +129,8 @@ class BotFilter(StrictFilterSet):
 
 
 class BotVersionFilter(StrictFilterSet):
-    status = filters.ChoiceFilter(choices=BotVersion.Status.choices)
+    status = filters.ChoiceFilter(choices=BotVersion.Status.choices, label="Only versions in this status.")
+    is_disabled = BooleanFilter(label="Only versions an operator disabled (true), or only the others (false).")
 
     class Meta:
         model = BotVersion
@@ -127,13 +138,14 @@ class BotVersionFilter(StrictFilterSet):
 
 
 class MatchFilter(StrictFilterSet):
-    game = filters.ChoiceFilter(choices=GAME_CHOICES)
-    status = filters.ChoiceFilter(choices=Match.Status.choices)
-    tournament = IdFilter(field_name="tournament_id")
-    bot = IdFilter(method="filter_bot", label="Matches in which this bot played")
-    version = IdFilter(method="filter_version", label="Matches in which this version played")
-    created_after = MomentFilter(field_name="created_at", lookup_expr="gte")
-    created_before = MomentFilter(field_name="created_at", lookup_expr="lt")
+    game = filters.ChoiceFilter(choices=GAME_CHOICES, label="Only matches of this game.")
+    status = filters.ChoiceFilter(choices=Match.Status.choices, label="Only matches in this status.")
+    rated = BooleanFilter(label="Only rated matches (true) or only unrated ones (false).")
+    tournament = IdFilter(field_name="tournament_id", label="Only matches of the tournament with this id.")
+    bot = IdFilter(method="filter_bot", label="Only matches in which the bot with this id played.")
+    version = IdFilter(method="filter_version", label="Only matches in which the version with this id played.")
+    created_after = MomentFilter(field_name="created_at", lookup_expr="gte", label=AFTER_LABEL)
+    created_before = MomentFilter(field_name="created_at", lookup_expr="lt", label=BEFORE_LABEL)
 
     class Meta:
         model = Match
@@ -149,13 +161,14 @@ class MatchFilter(StrictFilterSet):
 
 
 class GameFilter(StrictFilterSet):
-    game = filters.ChoiceFilter(field_name="match__game", choices=GAME_CHOICES)
-    match = IdFilter(field_name="match_id")
-    winner = filters.ChoiceFilter(choices=Game._meta.get_field("winner").choices)
-    reason = filters.CharFilter()
-    bot = IdFilter(method="filter_bot", label="Games in which this bot played")
-    created_after = MomentFilter(field_name="created_at", lookup_expr="gte")
-    created_before = MomentFilter(field_name="created_at", lookup_expr="lt")
+    game = filters.ChoiceFilter(field_name="match__game", choices=GAME_CHOICES, label="Only games of this game.")
+    match = IdFilter(field_name="match_id", label="Only games of the match with this id.")
+    winner = filters.ChoiceFilter(choices=Game._meta.get_field("winner").choices,
+                                  label="Only games won by this side (`none`: drawn).")
+    reason = filters.CharFilter(label="Only games that ended this way, e.g. `timeout`.")
+    bot = IdFilter(method="filter_bot", label="Only games in which the bot with this id played.")
+    created_after = MomentFilter(field_name="created_at", lookup_expr="gte", label=AFTER_LABEL)
+    created_before = MomentFilter(field_name="created_at", lookup_expr="lt", label=BEFORE_LABEL)
 
     class Meta:
         model = Game
@@ -167,9 +180,10 @@ class GameFilter(StrictFilterSet):
 
 
 class TournamentFilter(StrictFilterSet):
-    game = filters.ChoiceFilter(choices=GAME_CHOICES)
-    status = filters.ChoiceFilter(choices=Tournament.Status.choices)
-    organiser = IdFilter(field_name="organiser_id")
+    game = filters.ChoiceFilter(choices=GAME_CHOICES, label="Only tournaments of this game.")
+    status = filters.ChoiceFilter(choices=Tournament.Status.choices, label="Only tournaments in this status.")
+    organiser = IdFilter(field_name="organiser_id", label="Only tournaments organised by the player with this id.")
+    rated = BooleanFilter(label="Only rated tournaments (true) or only unrated ones (false).")
 
     class Meta:
         model = Tournament

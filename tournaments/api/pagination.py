@@ -18,11 +18,25 @@ def _bounded_int(request, name: str, maximum: int) -> int | None:
     return int(raw)
 
 
+PAGE_FIELDS = {
+    "count": "How many rows there are in all, on every page.",
+    "next": "The address of the next page; null on the last.",
+    "previous": "The address of the previous page; null on the first.",
+    "results": "This page's rows.",
+}
+
+
 class StrictPageSize:
     page_size_query_param = "page_size"
 
     def get_page_size(self, request):
         return _bounded_int(request, self.page_size_query_param, self.max_page_size) or self.page_size
+
+    def get_paginated_response_schema(self, schema):
+        paginated = super().get_paginated_response_schema(schema)
+        for name, prop in paginated["properties"].items():
+            prop["description"] = PAGE_FIELDS[name]
+        return paginated
 
     def get_schema_operation_parameters(self, view):
         parameters = super().get_schema_operation_parameters(view)

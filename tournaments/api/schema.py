@@ -85,7 +85,7 @@ class ArenaAutoSchema(AutoSchema):
         codes = ["400"] if has_input else []
         if self.view.get_authenticators():
             codes.append("401")
-        if not safe:
+        if not safe and self.view.get_authenticators():
             codes.append("403")
         if "{" in self.path or self._is_list_view() and self._get_paginator():
             codes.append("404")
@@ -94,6 +94,12 @@ class ArenaAutoSchema(AutoSchema):
         if not safe and any(issubclass(t, ArenaScopedThrottle) for t in self.view.throttle_classes):
             codes.append("429")
         return codes
+
+
+def refused_when(rules: str) -> OpenApiResponse:
+    """The 400 of an operation whose acceptance depends on more than the schema can say: ``rules`` names it."""
+    return OpenApiResponse(_error_serializer(), description=f"{ERROR_DESCRIPTIONS['400']} Beyond the schema, "
+                                                            f"refused also when {rules}")
 
 
 def _error_serializer():

@@ -509,6 +509,17 @@ class RatingChangeSerializer(serializers.ModelSerializer):
         }
 
 
+class EndpointSerializer(serializers.Serializer):
+    url = serializers.URLField(help_text="The endpoint's address.")
+    description = serializers.CharField(help_text="What it is.")
+
+
+def api_root_serializer(endpoints: dict[str, str]) -> type[serializers.Serializer]:
+    """The API root's shape: one property per top-level endpoint (name: what it is)."""
+    fields = {name: EndpointSerializer(help_text=text) for name, text in endpoints.items()}
+    return type("ApiRootSerializer", (serializers.Serializer,), fields)
+
+
 class ErrorSerializer(serializers.Serializer):
     """The error body (tournaments.exceptions); its schema is written in tournaments.api.schema."""
 
