@@ -98,6 +98,8 @@ def test_the_page_size_bounds_are_in_the_schema(spec):
     assert parameters["page"]["schema"]["minimum"] == 1
     assert parameters["owner"]["schema"]["minimum"] == 1
     assert parameters["ordering"]["schema"]["items"]["enum"][:2] == ["id", "name"]
+    bot_id = spec["paths"]["/api/bots/{id}/"]["get"]["parameters"][0]
+    assert bot_id["schema"] == {"type": "integer", "minimum": 1, "maximum": 10**18 - 1}
 
 
 # --- strict bodies -----------------------------------------------------------------------------------
@@ -198,8 +200,8 @@ def test_every_field_has_a_description(spec):
     for path, operations in spec["paths"].items():
         for method, operation in operations.items():
             assert operation.get("description"), f"{method.upper()} {path} has no description"
-            missing += [f"{method.upper()} {path} ?{p['name']}" for p in operation.get("parameters", [])
-                        if p["in"] == "query" and not p.get("description")]
+            missing += [f"{method.upper()} {path} {p['name']}" for p in operation.get("parameters", [])
+                        if not p.get("description")]
     assert not missing, missing
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import get_view_model
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import permissions
 
@@ -18,6 +19,8 @@ from .permissions import IsOwnerOrAdminOrReadOnly
 
 # Permissions under which anyone, signed in or not, may read.
 READ_OPEN = (permissions.AllowAny, permissions.IsAuthenticatedOrReadOnly, IsOwnerOrAdminOrReadOnly)
+
+ID_PATTERN = "^[0-9]{1,18}$"  # views.ID_REGEX as drf-spectacular writes it
 
 ERROR_DESCRIPTIONS = {
     "400": "The request is not valid: each key names a field of the request (or `detail` for the request as a "
@@ -56,6 +59,19 @@ class ArenaAutoSchema(AutoSchema):
             auths.append({})
         return auths
 
+    def _resolve_path_parameters(self, variables):
+        """An id in the path is an integer (the route takes 1 to 18 digits), described."""
+        parameters = super()._resolve_path_parameters(variables)
+        model = get_view_model(self.view, emit_warnings=False)
+        for parameter in parameters:
+            if parameter["schema"].get("pattern") == ID_PATTERN:
+                parameter["schema"] = {"type": "integer", "minimum": 1, "maximum": 10**18 - 1}  # views.PATH_ID
+                if parameter["name"] == "version_id":
+                    parameter["description"] = "Id of the bot version."
+                elif model is not None:
+                    parameter["description"] = f"Id of the {model._meta.verbose_name}."
+        return parameters
+
     def _map_serializer(self, serializer, direction, bypass_extensions=False):
         schema = super()._map_serializer(serializer, direction, bypass_extensions)
         from .serializers import StrictInput
@@ -89,7 +105,7 @@ class ArenaAutoSchema(AutoSchema):
             codes.append("403")
         if "{" in self.path or self._is_list_view() and self._get_paginator():
             codes.append("404")
-        if self.get_request_serializer() is not None and not safe:
+        if not safe and self.get_request_serializer() is not None:
             codes.append("415")
         if not safe and any(issubclass(t, ArenaScopedThrottle) for t in self.view.throttle_classes):
             codes.append("429")

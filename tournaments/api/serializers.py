@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.validators import RegexValidator
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from engines import GAME_IDS
@@ -109,6 +109,7 @@ class RegisterSerializer(StrictInput):
                                    help_text="An e-mail address for the account (optional).")
 
 
+@extend_schema_serializer(component_name="Login")  # "LoginRequest" in the schema
 class TokenRequestSerializer(StrictInput):
     username = serializers.CharField(max_length=150, help_text="The player's user name.")
     password = serializers.CharField(max_length=128, style={"input_type": "password"},
@@ -338,6 +339,7 @@ class MatchDetailSerializer(MatchSerializer):
         read_only_fields = fields
 
 
+@extend_schema_serializer(component_name="Challenge")  # "ChallengeRequest" in the schema
 class MatchRequestSerializer(StrictInput):
     version_a = serializers.IntegerField(
         min_value=1, max_value=MAX_ID, help_text="Id of a ready version you own (or any, for admins).")
@@ -442,6 +444,7 @@ class TournamentCreateSerializer(StrictInput):
         help_text="Whether the games change ratings; every entrant must then be yours or open to tournaments.")
 
 
+@extend_schema_serializer(component_name="NewEntrant")  # "NewEntrantRequest" in the schema
 class EntrantRequestSerializer(StrictInput):
     version = serializers.IntegerField(
         min_value=1, max_value=MAX_ID, help_text="Id of a ready version of the tournament's game.")

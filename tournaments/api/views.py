@@ -40,6 +40,7 @@ LOCKED_OUT = ("Too many tries: too many failed logins for this account or from t
               "lasts a while after the last failure), or too many token requests from this client.")
 
 ID_REGEX = "[0-9]{1,18}"  # ids the database can hold; anything else is a 404, never an overflow
+PATH_ID = {"type": "integer", "minimum": 1, "maximum": 10**18 - 1}  # the same, in the schema
 
 
 class NoListFiltersOnDetail:
@@ -453,7 +454,8 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
 
     @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer,
                                             400: refused_when("the tournament is not a draft.")},
-                   parameters=[OpenApiParameter("version_id", int, OpenApiParameter.PATH)])
+                   parameters=[OpenApiParameter("version_id", PATH_ID, OpenApiParameter.PATH,
+                                                description="Id of the bot version to take out.")])
     @action(detail=True, methods=["delete"], url_path=r"entrants/(?P<version_id>[0-9]{1,18})", filter_backends=[],
             pagination_class=None)
     def remove_entrant(self, request, pk=None, version_id=None):
@@ -538,7 +540,8 @@ class LeaderboardView(ListAPIView):
     pagination_class = SmallPages
     filter_backends = []
 
-    @extend_schema(parameters=[OpenApiParameter("game", str, OpenApiParameter.PATH, enum=list(GAME_IDS))],
+    @extend_schema(parameters=[OpenApiParameter("game", str, OpenApiParameter.PATH, enum=list(GAME_IDS),
+                                                description="The game whose leaderboard to read.")],
                    responses={200: serializers.LeaderboardEntrySerializer(many=True)})
     def get(self, request, *args, **kwargs):
         """Public bots of one game ranked by Elo, best first (page numbers)."""
