@@ -62,7 +62,9 @@ def test_every_error_body_is_documented_as_the_error_component(spec):
 
 @pytest.mark.parametrize("query, field", [
     ("owner=0", "owner"), ("owner=x", "owner"), ("is_public=maybe", "is_public"), ("is_public=1", "is_public"),
-    ("game=", "game"), ("game=chess", "game"), ("ordering=password", "ordering"), ("page_size=null", "page_size"),
+    ("game=", "game"), ("game=chess", "game"), ("ordering=password", "ordering"),
+    ("ordering=", "ordering"), ("ordering=id,id", "ordering"), ("ordering=%20id", "ordering"),
+    ("page_size=null", "page_size"), ("owner_name=%00", "owner_name"),
     ("page_size=0", "page_size"), ("page_size=201", "page_size"), ("page=0", "page"), ("page=last", "page"),
 ])
 def test_a_bad_list_parameter_is_a_400_naming_it(anon, player, query, field):
@@ -98,6 +100,7 @@ def test_the_page_size_bounds_are_in_the_schema(spec):
     assert parameters["page"]["schema"]["minimum"] == 1
     assert parameters["owner"]["schema"]["minimum"] == 1
     assert parameters["ordering"]["schema"]["items"]["enum"][:2] == ["id", "name"]
+    assert parameters["owner_name"]["schema"]["pattern"] == "^[^\\x00]*$"  # a NUL is refused: the schema says so
     bot_id = spec["paths"]["/api/bots/{id}/"]["get"]["parameters"][0]
     assert bot_id["schema"] == {"type": "integer", "minimum": 1, "maximum": 10**18 - 1}
 

@@ -50,6 +50,14 @@ class TrueOrFalseField(forms.Field):
         return self.WORDS[value]
 
 
+class TextFilter(filters.CharFilter):
+    """Free text; a NUL is refused (Django's form field does), and the schema says so."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        extend_schema_field({"type": "string", "pattern": "^[^\\x00]*$", "description": self.label})(self)
+
+
 class BooleanFilter(filters.BooleanFilter):
     field_class = TrueOrFalseField
 
@@ -90,12 +98,16 @@ class StrictOrdering(OrderingFilter):
     """DRF's ordering, but an unknown field is a 400 (DRF drops it in silence), and the schema lists the
     allowed values (each field, or ``-field`` for descending; several joined by commas)."""
 
-    def remove_invalid_fields(self, queryset, fields, view, request):
-        valid = super().remove_invalid_fields(queryset, fields, view, request)
-        if len(valid) != len(fields):
-            allowed = ", ".join(name for name, _ in self.get_valid_fields(queryset, view, {"request": request}))
-            raise ValidationError({self.ordering_param: [f"order by any of {allowed}, or -field for descending"]})
-        return valid
+    def get_ordering(self, request, queryset, view):
+        if self.ordering_param not in request.query_params:
+            return self.get_default_ordering(view)
+        terms = request.query_params[self.ordering_param].split(",")
+        valid = {name for name, _ in self.get_valid_fields(queryset, view, {"request": request})}
+        if len(set(terms)) != len(terms) or not all(term.removeprefix("-") in valid for term in terms):
+            allowed = ", ".join(sorted(valid))
+            raise ValidationError({self.ordering_param: [
+                f"order by one or more of {allowed} (each once, -field for descending), joined by commas"]})
+        return terms
 
     def get_schema_operation_parameters(self, view):
         fields = list(getattr(view, "ordering_fields", None) or [])
@@ -118,8 +130,8 @@ BEFORE_LABEL = "Only those created before this moment (ISO 8601)."
 class BotFilter(StrictFilterSet):
     game = filters.ChoiceFilter(choices=GAME_CHOICES, label="Only bots of this game.")
     owner = IdFilter(field_name="owner_id", label="Only bots of the player with this id.")
-    owner_name = filters.CharFilter(field_name="owner__username", label="Only bots of the player with this user name.")
-    name = filters.CharFilter(lookup_expr="icontains", label="Only bots whose name contains this, in any case.")
+    owner_name = TextFilter(field_name="owner__username", label="Only bots of the player with this user name.")
+    name = TextFilter(lookup_expr="icontains", label="Only bots whose name contains this, in any case.")
     is_public = BooleanFilter(label="Only public bots (true) or only private ones, which only their owner sees "
                                     "(false).")
 
@@ -165,7 +177,7 @@ class GameFilter(StrictFilterSet):
     match = IdFilter(field_name="match_id", label="Only games of the match with this id.")
     winner = filters.ChoiceFilter(choices=Game._meta.get_field("winner").choices,
                                   label="Only games won by this side (`none`: drawn).")
-    reason = filters.CharFilter(label="Only games that ended this way, e.g. `timeout`.")
+    reason = TextFilter(label="Only games that ended this way, e.g. `timeout`.")
     bot = IdFilter(method="filter_bot", label="Only games in which the bot with this id played.")
     created_after = MomentFilter(field_name="created_at", lookup_expr="gte", label=AFTER_LABEL)
     created_before = MomentFilter(field_name="created_at", lookup_expr="lt", label=BEFORE_LABEL)

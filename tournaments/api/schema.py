@@ -13,13 +13,14 @@ from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import get_view_model
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
-from rest_framework import permissions
+from rest_framework import permissions, serializers
 
 from .permissions import IsOwnerOrAdminOrReadOnly
 
 # Permissions under which anyone, signed in or not, may read.
 READ_OPEN = (permissions.AllowAny, permissions.IsAuthenticatedOrReadOnly, IsOwnerOrAdminOrReadOnly)
 
+NO_NUL = "^[^\\x00]+$"  # an empty string is written apart (drf-spectacular's oneOf for blank-allowed fields)
 ID_PATTERN = "^[0-9]{1,18}$"  # views.ID_REGEX as drf-spectacular writes it
 
 ERROR_DESCRIPTIONS = {
@@ -71,6 +72,13 @@ class ArenaAutoSchema(AutoSchema):
                 elif model is not None:
                     parameter["description"] = f"Id of the {model._meta.verbose_name}."
         return parameters
+
+    def _map_serializer_field(self, field, direction, bypass_extensions=False):
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if direction == "request" and isinstance(field, serializers.CharField) and not schema.keys() & {
+                "pattern", "format", "enum"}:
+            schema["pattern"] = NO_NUL  # DRF refuses a NUL in any string
+        return schema
 
     def _map_serializer(self, serializer, direction, bypass_extensions=False):
         schema = super()._map_serializer(serializer, direction, bypass_extensions)
