@@ -34,8 +34,9 @@ SAFETY = {
     # Keep reconnecting to a restarted broker instead of giving up after 100 tries.
     "broker_connection_max_retries": None,
     "worker_hijack_root_logger": False,
-    # Matches wait in "celery"; the periodic housekeeping has its own queue so that a long backlog of
-    # matches never delays the scavenger or the dispatcher. Workers consume both.
+    # Wake-ups for matches wait in "celery"; the periodic housekeeping and the smoke tests' wake-ups
+    # have their own queue so that a long backlog of matches never delays them. Workers consume both;
+    # the quick start adds a process for the housekeeping queue alone (workers.playing says why).
     "task_default_queue": "celery",
     # Each queue with its own exchange and key: a shared key would copy every message into both.
     "task_queues": (Queue("celery", Exchange("celery"), routing_key="celery"),
@@ -46,6 +47,7 @@ SAFETY = {
         "workers.schedule_ladder": {"queue": "arena.control"},
         "workers.smoke_test": {"queue": "arena.control"},
         "ratings.fit": {"queue": "arena.control"},
+        "workers.smoke_next": {"queue": "arena.control"},
     },
 }
 app.conf.update(SAFETY)

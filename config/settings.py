@@ -92,6 +92,7 @@ INSTALLED_APPS = [
     "tournaments",
     "ratings",
     "workers",
+    "web",  # the site's pages
 ]
 
 MIDDLEWARE = [
@@ -139,8 +140,10 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     VAR_DIR.mkdir(parents=True, exist_ok=True)
-    # Workers and the web process share the file: wait for a lock instead of failing at once.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+    # Workers and the web process share the file: wait for a lock instead of failing at once, and take
+    # the write lock when a transaction begins, since a transaction that reads first and then writes
+    # fails at once ("database is locked") when another holds the lock, whatever the timeout.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(timeout=30, transaction_mode="IMMEDIATE")
     DATABASES["default"].setdefault("TEST", {})["NAME"] = None
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -156,6 +159,10 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+
+LOGIN_URL = "web:login"
+LOGIN_REDIRECT_URL = "web:home"
+LOGOUT_REDIRECT_URL = "web:home"
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "static"))
@@ -260,6 +267,10 @@ ARENA = {
     # Fitted ratings (ratings.fit): the pool's average they are anchored to, and how often beat refits.
     "RATING_FIT_AVERAGE": env_int("ARENA_RATING_FIT_AVERAGE", 1500),
     "RATING_FIT_SECONDS": env_int("ARENA_RATING_FIT_SECONDS", 3600),
+    # SPRT of a new version against the previous one: its matches queued or running at once, and the
+    # colour-swapped pairs after which a test without a verdict stops.
+    "SPRT_OPEN_MATCHES": env_int("ARENA_SPRT_OPEN_MATCHES", 4),
+    "SPRT_MAX_PAIRS": env_int("ARENA_SPRT_MAX_PAIRS", 5000),
     # Uploads: the stored file, and for archives what they unpack to.
     "UPLOAD_MAX_BYTES": env_int("ARENA_UPLOAD_MAX_BYTES", 5 * 1024 * 1024),
     "UPLOAD_MAX_FILES": env_int("ARENA_UPLOAD_MAX_FILES", 200),
@@ -287,6 +298,10 @@ ARENA = {
     "MATCH_MAX_ATTEMPTS": env_int("ARENA_MATCH_MAX_ATTEMPTS", 3),
     "SMOKE_TEST_STARTUP_SECONDS": env_int("ARENA_SMOKE_TEST_STARTUP_SECONDS", 10),
     "SMOKE_TEST_MOVE_SECONDS": env_int("ARENA_SMOKE_TEST_MOVE_SECONDS", 10),
+    # The queue: the ladder queues no more once this many matches per active worker are waiting; the
+    # dashboard warns when the oldest queued match has waited longer than QUEUE_WARNING_SECONDS.
+    "LADDER_QUEUED_PER_WORKER": env_int("ARENA_LADDER_QUEUED_PER_WORKER", 2),
+    "QUEUE_WARNING_SECONDS": env_int("ARENA_QUEUE_WARNING_SECONDS", 900),
     # The bare-subprocess sandbox runs bots unconfined: only for trusted bots on a developer machine.
     "SANDBOX_TRUSTED": env_bool("ARENA_SANDBOX_TRUSTED", False),
     "BOT_MEMORY_BYTES": env_int("ARENA_BOT_MEMORY_BYTES", 1 << 30),

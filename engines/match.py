@@ -28,6 +28,7 @@ import signal
 import tempfile
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -463,6 +464,7 @@ class Referee:
         self.times: list[int] = []
         self.max_plies = game.max_plies
         self._last_mover: str | None = None  # extra turns (Fidchell): the same side acts twice
+        self.on_ply: Callable[[list[str], list[int]], None] | None = None  # watchers of a live game
 
     # start-up
 
@@ -541,6 +543,8 @@ class Referee:
             self.clocks.charge(side, spent)
             self._last_mover = side
             self.tell_played(side, action)
+            if self.on_ply is not None:
+                self.on_ply(self.actions, self.times)
 
     def tell_played(self, side: str, action: str) -> None:
         line = played_line(side, action, self.position, len(self.actions))
@@ -682,10 +686,12 @@ def _collect_stderr(channels: dict[str, Channel]) -> None:
 def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, settings=None, limits=None,
               margin_ms: float = 50, startup_ms: float = 10000, retries: int = 0, seed: int | None = None,
               match_id: str = "local", white_name: str | None = None, black_name: str | None = None,
-              suspend: bool = True, max_plies: int | None = None) -> dict[str, Any]:
+              suspend: bool = True, max_plies: int | None = None,
+              on_ply: Callable[[list[str], list[int]], None] | None = None) -> dict[str, Any]:
     """Play one game of ``game_id`` between two ``engines.bots.Bot`` and return its record.
 
-    ``max_plies`` stops the game earlier than the rules' cap, with reason ``max-plies``.
+    ``max_plies`` stops the game earlier than the rules' cap, with reason ``max-plies``. ``on_ply`` is
+    called with the actions and their times so far after each ply (a live game's watchers); it must not raise.
 
     Bad arguments raise a ``RefereeError`` before any bot starts. ``SandboxError``
     (the infrastructure failed, not a bot) propagates after both bots are killed,
@@ -721,6 +727,7 @@ def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, set
                           suspend=suspend, log=log)
         if max_plies is not None:
             referee.max_plies = min(max_plies, game.max_plies)
+        referee.on_ply = on_ply
         outcome, detail = _run(referee, names, startup_ms, match_id, seed, build_failures)
         referee.finish(outcome, detail)
         _collect_stderr(channels)

@@ -1,10 +1,10 @@
-"""Ratings in the admin: the leaderboard rows, every change, and the latest fits, searchable by bot."""
+"""Ratings in the admin: the leaderboard rows, every change, the latest fits and the SPRTs, searchable by bot."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 
-from ratings.models import FittedRating, Rating, RatingChange, RatingFit
+from ratings.models import FittedRating, Rating, RatingChange, RatingFit, VersionTest
 
 
 @admin.register(Rating)
@@ -47,3 +47,13 @@ class FittedRatingAdmin(admin.ModelAdmin):
     search_fields = ["bot__name", "bot__owner__username"]
     list_select_related = ["bot", "fit"]
     raw_id_fields = ["bot"]
+
+
+@admin.register(VersionTest)
+class VersionTestAdmin(admin.ModelAdmin):
+    list_display = ["id", "candidate", "baseline", "state", "llr", "elo0", "elo1", "gate", "pentanomial", "created_at"]
+    list_filter = ["state", "gate", "candidate__bot__game"]
+    search_fields = ["candidate__bot__name", "candidate__bot__owner__username"]
+    list_select_related = ["candidate__bot", "baseline__bot"]
+    raw_id_fields = ["candidate", "baseline"]
+    readonly_fields = ["matches"]

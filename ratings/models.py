@@ -113,3 +113,53 @@ class FittedRating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot_id} {self.status} {self.elo}"
+
+
+class VersionTest(models.Model):
+    """An SPRT of a bot's new version (``candidate``) against its previous one (``baseline``): unrated
+    colour-swapped pairs until the LLR crosses a bound (``ratings.sprt``). With ``gate`` the candidate
+    takes the baseline's place on the ladder only once the test has passed.
+
+    ``pentanomial`` counts the pairs by the candidate's pair score 0, ½, 1, 1½, 2; ``wins``/``draws``/
+    ``losses`` are the candidate's games. Elo bounds are logistic Elo.
+    """
+
+    class State(models.TextChoices):
+        RUNNING = "running"
+        PASSED = "passed"  # the LLR reached the upper bound: H1, the new version is better
+        FAILED = "failed"  # the LLR reached the lower bound: H0
+        STOPPED = "stopped"  # ended without a verdict: the pair limit, or a version could not play (note)
+
+    candidate = models.ForeignKey("tournaments.BotVersion", on_delete=models.CASCADE, related_name="sprt_tests")
+    baseline = models.ForeignKey("tournaments.BotVersion", on_delete=models.CASCADE, related_name="sprt_baselines")
+    elo0 = models.FloatField(default=0.0)
+    elo1 = models.FloatField(default=10.0)
+    alpha = models.FloatField(default=0.05)
+    beta = models.FloatField(default=0.05)
+    gate = models.BooleanField(default=False, help_text="The candidate goes on the ladder only if it passes.")
+    state = models.CharField(max_length=8, choices=State.choices, default=State.RUNNING)
+    pentanomial = models.JSONField(default=list, help_text="Pairs by the candidate's score 0, ½, 1, 1½, 2.")
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    llr = models.FloatField(default=0.0)
+    note = models.CharField(max_length=200, blank=True)
+    matches = models.ManyToManyField("tournaments.Match", blank=True, related_name="sprt_tests")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(candidate=F("baseline")), name="versiontest_two_versions"),
+            models.CheckConstraint(condition=Q(elo1__gt=F("elo0")), name="versiontest_bounds_ordered"),
+            models.CheckConstraint(condition=Q(state__in=["running", "passed", "failed", "stopped"]),
+                                   name="versiontest_state_known"),
+            # One running test per new version: the matches of two would be counted in neither.
+            models.UniqueConstraint(fields=["candidate"], condition=Q(state="running"),
+                                    name="versiontest_one_running"),
+        ]
+        indexes = [models.Index(fields=["candidate", "state"], name="versiontest_candidate_idx")]
+
+    def __str__(self) -> str:
+        return f"SPRT {self.candidate_id} vs {self.baseline_id} {self.state} llr={self.llr:.2f}"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from django.db.models import F, QuerySet
+from django.db.models import F, Q, QuerySet
 
-from .models import FittedRating, Rating, RatingChange, RatingFit
+from .models import FittedRating, Rating, RatingChange, RatingFit, VersionTest
 
 
 def leaderboard(game: str) -> QuerySet[Rating]:
@@ -30,3 +30,16 @@ def fitted_leaderboard(game: str) -> QuerySet[FittedRating]:
     unbounded (``status`` above/below/apart/unrated, ``elo`` null), each with its bot and owner."""
     return (FittedRating.objects.filter(fit__game=game, bot__is_public=True).select_related("bot__owner", "fit")
             .order_by(F("elo").desc(nulls_last=True), "bot_id"))
+
+
+def held_back(prefix: str = "") -> Q:
+    """Versions the SPRT gate keeps off the ladder, as a filter on a bot version reached through ``prefix``:
+    the owner asked for a gated test of them and none of those tests has passed (yet)."""
+    gated = VersionTest.objects.filter(gate=True).values("candidate_id")
+    passed = VersionTest.objects.filter(gate=True, state=VersionTest.State.PASSED).values("candidate_id")
+    return Q(**{f"{prefix}pk__in": gated}) & ~Q(**{f"{prefix}pk__in": passed})
+
+
+def version_tests_of(bot_id: int) -> QuerySet[VersionTest]:
+    """A bot's SPRTs (its versions' tests as the candidate), newest first."""
+    return VersionTest.objects.filter(candidate__bot_id=bot_id).order_by("-created_at", "-id")

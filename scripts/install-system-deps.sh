@@ -1,5 +1,5 @@
 #!/bin/sh
-# Install the system packages the bot sandbox needs (engines/sandbox.py), only when missing.
+# Install the system packages the bot sandbox needs, and with --tests the browser, only when missing.
 # Idempotent: a second run installs nothing. Needs root (or sudo) only when something is missing.
 set -eu
 
@@ -9,6 +9,12 @@ command -v bwrap >/dev/null 2>&1 || missing="$missing bubblewrap"
 command -v setpriv >/dev/null 2>&1 || missing="$missing util-linux"
 # The bot runs the system interpreter: the worker's own python (pyenv, venv) is not visible inside.
 [ -x /usr/bin/python3 ] || missing="$missing python3-minimal"
+# With --tests: the browser tests (tests/web) drive Debian's chromium through Playwright, whose own
+# download cannot work offline. Running the service needs no browser.
+if [ "${1:-}" = "--tests" ]; then
+    [ -x /usr/bin/chromium ] || missing="$missing chromium"
+    [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing="$missing fonts-dejavu-core"
+fi
 
 if [ -z "$missing" ]; then
     echo "install-system-deps: nothing to install (bwrap $(bwrap --version 2>/dev/null | cut -d' ' -f2))"

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.views.decorators import staff_member_required
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max, Min, Q
 from django.db.models.functions import TruncHour
 from django.shortcuts import render
 from django.utils import timezone
 
 from engines.record import RUNNER_REASONS
-from tournaments.models import Game, Match
+from tournaments.models import BotVersion, Game, Match
 
 RECENT_LIMIT = 20
 WORKER_WINDOW = timedelta(minutes=15)
@@ -26,12 +27,40 @@ def match_counts() -> dict[str, int]:
     return {status: counts.get(status, 0) for status in Match.Status.values}
 
 
-def recent_matches(status: str, limit: int = RECENT_LIMIT) -> list[Match]:
+def recent_matches(status: str, limit: int = RECENT_LIMIT, oldest_first: bool = False) -> list[Match]:
+    order = ("created_at", "id") if oldest_first else ("-created_at", "-id")
     return list(
         Match.objects.filter(status=status)
         .select_related("version_a__bot", "version_b__bot", "tournament")
-        .order_by("-created_at", "-id")[:limit]
+        .order_by(*order)[:limit]
     )
+
+
+def queue_by_priority(now=None) -> list[dict]:
+    """What waits, by priority as workers take it (smoke tests of new versions first): how many, and
+    how long the oldest has waited."""
+    now = now or timezone.now()
+    smoke = BotVersion.objects.filter(status=BotVersion.Status.PENDING).aggregate(
+        count=Count("id"), oldest=Min("uploaded_at"))
+    rows = [{"label": "smoke test of a new version", **smoke}]
+    queued = {row["priority"]: row for row in Match.objects.filter(status=Match.Status.QUEUED)
+                  .values("priority").annotate(count=Count("id"), oldest=Min("created_at")).order_by()}
+    for priority in sorted(Match.Priority, reverse=True):
+        rows.append({"label": priority.label, "count": 0, "oldest": None, **queued.get(priority.value, {})})
+    for row in rows:
+        row["waited"] = now - row["oldest"] if row["oldest"] else None
+    return rows
+
+
+def queue_warning(queue: list[dict]) -> str:
+    """A sentence when the longest-waiting work is older than the threshold, else ''."""
+    limit = timedelta(seconds=settings.ARENA["QUEUE_WARNING_SECONDS"])
+    late = [row for row in queue if row["waited"] and row["waited"] > limit]
+    if not late:
+        return ""
+    worst = max(late, key=lambda row: row["waited"])
+    return (f"The oldest queued {worst['label']} has waited {int(worst['waited'].total_seconds() // 60)} min, "
+            f"longer than {int(limit.total_seconds() // 60)} min: too few workers, workers stuck, or work starved.")
 
 
 def match_failures_by_reason(now=None) -> list[dict]:
@@ -82,9 +111,12 @@ def workers_seen(now=None) -> list[dict]:
 def dashboard_context(now=None) -> dict:
     now = now or timezone.now()
     per_hour = games_per_hour(now)
+    queue = queue_by_priority(now)
     return {
         "counts": match_counts(),
-        "queued": recent_matches(Match.Status.QUEUED),
+        "queue": queue,
+        "queue_warning": queue_warning(queue),
+        "queued": recent_matches(Match.Status.QUEUED, oldest_first=True),
         "running": recent_matches(Match.Status.RUNNING),
         "failed": recent_matches(Match.Status.FAILED),
         "match_failures": match_failures_by_reason(now),

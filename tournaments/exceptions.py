@@ -57,9 +57,9 @@ def json_exception_handler(exc, context):
 
 def api_not_found(request, exception=None):
     """Django's 404 for a URL no route matches: under /api/ in the API's error shape (a client reads JSON
-    there, and the schema promises it), elsewhere Django's own page."""
+    there, and the schema promises it), elsewhere the site's own page."""
     if request.path.startswith("/api/"):
         return JsonResponse({NON_FIELD: ["no API endpoint at this address; /api/ lists them"]}, status=404)
-    from django.views.defaults import page_not_found
+    from web.views import not_found
 
-    return page_not_found(request, exception)
+    return not_found(request, exception)

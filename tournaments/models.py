@@ -84,6 +84,8 @@ class BotVersion(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     reject_reason = models.TextField(blank=True, default="")
     checked_at = models.DateTimeField(null=True, blank=True)
+    # When a worker took the smoke test: no second worker takes it until the smoke lease runs out.
+    smoke_started_at = models.DateTimeField(null=True, blank=True)
     is_disabled = models.BooleanField(default=False, help_text="Operator switch: a disabled version never plays.")
 
     class Meta:
@@ -178,6 +180,13 @@ class Match(models.Model):
         FAILED = "failed"
         CANCELLED = "cancelled"
 
+    class Priority(models.IntegerChoices):
+        """Which queued match a free worker plays first: the highest, then the oldest (smoke tests of new
+        versions come before any match; see ``workers.playing``)."""
+
+        LADDER = 10, "ranked ladder"
+        REQUESTED = 20, "tournament or requested match"
+
     game = models.CharField(max_length=16, choices=GAME_CHOICES)
     version_a = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="matches_as_a")
     version_b = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="matches_as_b")
@@ -185,6 +194,7 @@ class Match(models.Model):
                                    related_name="matches")
     round = models.PositiveIntegerField(null=True, blank=True, help_text="Tournament round (Berger table).")
     rated = models.BooleanField(default=True)
+    priority = models.PositiveSmallIntegerField(choices=Priority.choices, default=Priority.REQUESTED)
     time_control = models.CharField(max_length=40)
     games_per_match = models.PositiveIntegerField(default=2)
     ruleset = models.CharField(max_length=40, blank=True, default="")
@@ -215,8 +225,11 @@ class Match(models.Model):
                 name="match_status_known"),
             models.CheckConstraint(condition=~Q(status="running") | Q(lease_token__isnull=False),
                                    name="match_running_has_lease"),
+            models.CheckConstraint(condition=Q(priority__in=[10, 20]), name="match_priority_known"),
         ]
         indexes = [
+            # The claim: the next queued match by priority, then age (tournaments.services.matches).
+            models.Index(fields=["status", "-priority", "created_at", "id"], name="match_claim_idx"),
             models.Index(fields=["status", "created_at"], name="match_status_created_idx"),
             models.Index(fields=["game", "status"], name="match_game_status_idx"),
             models.Index(fields=["status", "lease_expires_at"], name="match_lease_idx"),

@@ -118,13 +118,26 @@ def smoke_test(version) -> None:
 
 
 def play_game(match, number: int, white_bot: Bot, black_bot: Bot, sandbox) -> dict:
-    """One game of ``match`` through ``engines.match.play_game``; the runner's record comes back."""
+    """One game of ``match`` through ``engines.match.play_game``; the runner's record comes back. Watchers see
+    the game as it goes (``tournaments.live``)."""
+    from engines import get_game
     from engines import match as runner
 
+    from . import live
+
+    start = {"game": match.game, "initial": get_game(match.game).initial().text(), "white": white_bot.name,
+             "black": black_bot.name, "tc": match.time_control}
+
+    def on_ply(actions, times):
+        live.publish(match.pk, number, {**start, "actions": actions, "times": times, "plies": len(actions)})
+
+    on_ply([], [])
     try:
-        return runner.play_game(
+        record = runner.play_game(
             match.game, white_bot, black_bot, tc=match.time_control, sandbox=sandbox, limits=limits(),
-            seed=match.pk * 1000 + number, match_id=f"m{match.pk}-g{number}",
+            seed=match.pk * 1000 + number, match_id=f"m{match.pk}-g{number}", on_ply=on_ply,
         )
     except _sandbox_module().SandboxError as error:
         raise InfrastructureError(f"sandbox failed during game {number}: {error}") from error
+    live.publish(match.pk, number, record)
+    return record

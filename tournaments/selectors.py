@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
+from engines.stats import EloEstimate, elo_trinomial
 from ratings.elo import scores_for
 
 from .models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
@@ -29,7 +30,7 @@ def visible_bots(user=None) -> QuerySet[Bot]:
 
 
 def versions_of(bot: Bot) -> QuerySet[BotVersion]:
-    return BotVersion.objects.filter(bot=bot).select_related("bot").order_by("-number")
+    return BotVersion.objects.filter(bot=bot).select_related("bot").prefetch_related("sprt_tests").order_by("-number")
 
 
 def match_list() -> QuerySet[Match]:
@@ -189,3 +190,43 @@ def _log_side(line) -> str | None:
     if who == "runner":
         return LOG_SIDES.get(parts[2].rstrip(":"), None)
     return "?"
+
+
+@dataclass
+class OpponentResult:
+    """A bot's games against one other bot, from its own side: W/D/L and the Elo difference (bot minus opponent)
+    with its 95% interval, as cutechess reports a match."""
+
+    bot_id: int
+    name: str
+    owner: str
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def estimate(self) -> EloEstimate:
+        return elo_trinomial(self.wins, self.draws, self.losses)
+
+
+def opponents(bot: Bot, user) -> list[OpponentResult]:
+    """Every other bot this bot has played (any version, any finished match: ladder, tournament, casual) that
+    ``user`` may see, most games first. Two grouped queries: the bot as white, then as black."""
+    results: dict[int, OpponentResult] = {}
+    for side, other, win, loss in (("white", "black", "white", "black"), ("black", "white", "black", "white")):
+        rows = (Game.objects.filter(**{f"{side}__bot": bot}).exclude(**{f"{other}__bot": bot})
+                .filter(visible_bot_q(user, f"{other}__bot__"))
+                .values_list(f"{other}__bot", f"{other}__bot__name", f"{other}__bot__owner__username")
+                .annotate(wins=Count("id", filter=Q(winner=win)), draws=Count("id", filter=Q(winner="none")),
+                          losses=Count("id", filter=Q(winner=loss)))
+                .order_by())
+        for bot_id, name, owner, wins, draws, losses in rows:
+            result = results.setdefault(bot_id, OpponentResult(bot_id, name, owner))
+            result.wins += wins
+            result.draws += draws
+            result.losses += losses
+    return sorted(results.values(), key=lambda result: (-result.games, result.bot_id))

@@ -52,8 +52,14 @@ def max_match_seconds() -> int:
 
 
 def ladder_target_queued() -> int:
-    """Queued ranked matches per game the scheduler keeps waiting (enough to keep workers busy)."""
+    """Open (queued or running) ranked matches per game the scheduler keeps at most."""
     return int(_arena("LADDER_QUEUED_PER_GAME", 8))
+
+
+def ladder_queued_per_worker() -> int:
+    """Queued matches per worker (seen lately) beyond which the ladder queues no more: enough that a
+    worker finishing a match finds the next, few enough that a pairing is played soon after it is made."""
+    return int(_arena("LADDER_QUEUED_PER_WORKER", 2))
 
 
 def owner_share() -> float:

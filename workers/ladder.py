@@ -13,12 +13,15 @@ import logging
 import math
 from collections import Counter
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.db.models import Count, Q
+from django.utils import timezone
 
 from engines import GAME_IDS
 from ratings.models import Rating
+from ratings.selectors import held_back
 from tournaments.models import BotVersion, Match
 from tournaments.services import create_match
 
@@ -27,6 +30,7 @@ from . import conf
 log = logging.getLogger("workers.ladder")
 
 OPEN = (Match.Status.QUEUED, Match.Status.RUNNING)
+WORKERS_WINDOW = timedelta(minutes=10)  # a worker that held a match this recently counts as one
 ELO_SCALE = 100.0  # 100 Elo apart costs as much as ...
 GAMES_SCALE = 20.0  # ... 20 more rated games of the opponent
 
@@ -68,9 +72,14 @@ def choose_pairings(pool: list[Entrant], wanted: int, busy: set[int], owner_load
 
 
 def ladder_pool(game_id: str) -> list[Entrant]:
-    """The newest ready, enabled version of every public bot of the game, with its bot's rating."""
+    """The newest ready, enabled version of every public bot of the game, with its bot's rating.
+
+    A version its owner put behind an SPRT gate plays only once that test has passed; until then the
+    version before it keeps the bot's place.
+    """
     versions = (BotVersion.objects.filter(bot__game=game_id, bot__is_public=True, status=BotVersion.Status.READY,
                                           is_disabled=False)
+                .exclude(held_back())
                 .order_by("bot_id", "-number").select_related("bot"))
     newest: dict[int, BotVersion] = {}
     for version in versions:
@@ -97,13 +106,14 @@ def ladder_games_per_match() -> int:
     return games + games % 2  # always whole colour-swapped pairs
 
 
-def fill_ladder(game_id: str) -> list[int]:
-    """Queue ranked matches for ``game_id`` until it has ``conf.ladder_target_queued()`` open; their ids."""
+def fill_ladder(game_id: str, room: int | None = None) -> list[int]:
+    """Queue ranked matches for ``game_id`` until it has ``conf.ladder_target_queued()`` open, and at most
+    ``room`` more; their ids."""
     target = conf.ladder_target_queued()
     open_matches = list(Match.objects.filter(game=game_id, tournament__isnull=True, rated=True, status__in=OPEN)
                         .values_list("version_a_id", "version_b_id", "version_a__bot__owner_id",
                                      "version_b__bot__owner_id"))
-    wanted = target - len(open_matches)
+    wanted = min(target - len(open_matches), target if room is None else room)
     if wanted <= 0:
         return []
     busy: set[int] = set()
@@ -119,12 +129,28 @@ def fill_ladder(game_id: str) -> list[int]:
     games = ladder_games_per_match()
     created = []
     for a, b in pairs:
-        match = create_match(versions[a.version_id], versions[b.version_id], games=games, rated=True)
+        match = create_match(versions[a.version_id], versions[b.version_id], games=games, rated=True,
+                             priority=Match.Priority.LADDER)
         created.append(match.pk)
     if created:
         log.info("ladder %s: queued %d ranked matches", game_id, len(created))
     return created
 
 
+def ladder_room(now=None) -> int:
+    """How many more matches are worth queuing for the ladder: as many as the workers can start soon
+    (a few per worker seen lately) less every match already queued. A ladder match waits behind any
+    other, and a pairing queued long before it is played was chosen on stale ratings."""
+    since = (now or timezone.now()) - WORKERS_WINDOW
+    workers = Match.objects.filter(heartbeat_at__gte=since).exclude(worker_id="").values("worker_id").distinct()
+    queued = Match.objects.filter(status=Match.Status.QUEUED).count()
+    return max(0, conf.ladder_queued_per_worker() * max(1, workers.count()) - queued)
+
+
 def fill_ladders() -> list[int]:
-    return [match_id for game_id in GAME_IDS for match_id in fill_ladder(game_id)]
+    """Every game's ladder topped up, the room shared between the games."""
+    room = ladder_room()
+    if room == 0:
+        return []
+    per_game = math.ceil(room / len(GAME_IDS))
+    return [match_id for game_id in GAME_IDS for match_id in fill_ladder(game_id, per_game)]

@@ -1,6 +1,21 @@
-"""One delivery of "play match N" on a worker: claim, play while beating, report, or requeue.
+"""What a worker does with a wake-up: take the first piece of work the database names, and do it.
 
-Who pays: an infrastructure failure (the sandbox would not start, the runner broke, the task ran out
+Which work comes first is the database's decision, never the broker's: a message only says "there is
+work" (``workers.play_next``), or "there is a smoke test" (``workers.smoke_next``), and the worker
+claims, with one conditional update, the smoke test of the oldest pending version and else the
+queued match of the highest priority, oldest first. So the order in which a broker hands out
+messages does not matter (the filesystem transport's names sort wrongly when the host's uptime
+crosses a power of ten in milliseconds), and no queued match waits behind more than one newer match
+of its priority per worker that claimed at the same moment.
+
+Why one "there is work" task rather than a queue per kind of work: a worker consuming several
+queues takes whichever message it gets (Redis rotates between them), so priorities across queues
+would again be the broker's. Each queued match or upload sends one wake-up; a surplus wake-up finds
+nothing and says so; a duplicate or forged one can only make a worker take work that was due anyway,
+in the database's order. Smoke tests also get ``smoke_next`` on the housekeeping queue, which the
+quick start serves with a process of its own, so an upload is tested while the match worker plays.
+
+Who pays: an infrastructure failure (the sandbox would not start, the runner broke, the match ran out
 of time, the lease was lost) puts the match back in the queue unscored; a bot's own failure is
 already a scored game in the runner's record. Every path that changes nothing says why in the log.
 """
@@ -8,27 +23,38 @@ already a scored game in the runner's record. Every path that changes nothing sa
 from __future__ import annotations
 
 import logging
+import signal
 import threading
+import time
+from contextlib import contextmanager
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.core.exceptions import ValidationError
 from django.db import close_old_connections, connection
 
-from tournaments.models import Match
+from tournaments.models import BotVersion, Match
 from tournaments.services import matches as match_services
+from tournaments.services import uploads as upload_services
 
 from . import conf
+from .schedule import match_time_limits
 
 log = logging.getLogger("workers.playing")
 
-FINISHED, REQUEUED, NOT_QUEUED, UNKNOWN, LEASE_LOST, REFUSED = (
-    "finished", "requeued", "not-queued", "unknown-match", "lease-lost", "report-refused")
+FINISHED, REQUEUED, NOT_QUEUED, UNKNOWN, LEASE_LOST, REFUSED, NOTHING = (
+    "finished", "requeued", "not-queued", "unknown-match", "lease-lost", "report-refused", "nothing-queued")
+# A smoke test's own limit, inside its lease (the next worker may take it after the lease).
+SMOKE_TEST_SECONDS = upload_services.SMOKE_LEASE_SECONDS - 60
 
 
 class Heartbeat:
-    """A thread that extends the lease every ``interval`` seconds while the match is played."""
+    """A thread that extends the lease every ``interval`` seconds while the match is played, until
+    ``seconds`` have passed: a worker wedged past its match's hard limit lets the lease lapse, and
+    the scavenger gives the match to another."""
 
-    def __init__(self, match_id: int, lease_token, interval: float):
+    def __init__(self, match_id: int, lease_token, interval: float, seconds: float = float("inf")):
         self.match_id, self.lease_token, self.interval = match_id, lease_token, interval
+        self.until = time.monotonic() + seconds
         self.lost = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._beat, name=f"heartbeat-{match_id}", daemon=True)
@@ -36,6 +62,10 @@ class Heartbeat:
     def _beat(self) -> None:
         try:
             while not self._stop.wait(self.interval):
+                if time.monotonic() > self.until:
+                    log.error("match %s: still playing past its hard limit; the lease is left to lapse",
+                              self.match_id)
+                    return
                 try:
                     if not match_services.heartbeat(self.match_id, self.lease_token):
                         log.warning("match %s: heartbeat refused, the lease is no longer ours", self.match_id)
@@ -75,22 +105,91 @@ def requeue(match_id: int, lease_token, reason: str) -> str:
     return LEASE_LOST
 
 
-def play_match(match_id: int, worker_id: str) -> str:
-    """Play match ``match_id`` if it is queued; returns what happened (one of the words above)."""
-    from tournaments.referee import InfrastructureError
+@contextmanager
+def deadline(seconds: float):
+    """``SoftTimeLimitExceeded`` in this thread after ``seconds``: each match's own time limit, inside a
+    task whose Celery limit is the longest any match may take (the task does not know in advance which
+    match it will claim). Only the main thread gets signals: elsewhere (a thread pool) the task's own
+    limit and the heartbeat's are what is left."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
 
-    token = match_services.claim_match(match_id, worker_id)
-    if token is None:  # only now read why: the usual delivery costs the claim alone
-        status = Match.objects.filter(pk=match_id).values_list("status", flat=True).first()
-        if status is None:
-            log.warning("match %s: unknown match id, nothing done", match_id)
-            return UNKNOWN
+    def expired(signum, frame):
+        raise SoftTimeLimitExceeded(f"over its own time limit of {seconds:.0f} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def play_next(worker_id: str) -> str:
+    """Take the first piece of work: a pending version's smoke test, else the first queued match."""
+    version_id = upload_services.claim_smoke_test()
+    if version_id is not None:
+        return smoke_test(version_id)
+    claimed = match_services.claim_next_match(worker_id)
+    if claimed is None:
+        log.info("nothing queued: a surplus wake-up, nothing done")
+        return NOTHING
+    return play_match(*claimed, worker_id)
+
+
+def smoke_next(worker_id: str) -> str:
+    """Take the smoke test of the oldest pending version, if any."""
+    version_id = upload_services.claim_smoke_test()
+    if version_id is None:
+        log.info("no smoke test waiting: a surplus wake-up, nothing done")
+        return NOTHING
+    return smoke_test(version_id)
+
+
+def play_hinted(match_id: int, worker_id: str) -> str:
+    """A message naming a match (sent before wake-ups existed, or forged): if that match is queued,
+    the worker takes the first work in the database's order (not necessarily this match: a message
+    never jumps the queue); otherwise nothing happens, and the log says why."""
+    status = Match.objects.filter(pk=match_id).values_list("status", flat=True).first()
+    if status is None:
+        log.warning("match %s: unknown match id, nothing done", match_id)
+        return UNKNOWN
+    if status != Match.Status.QUEUED:
         log.info("match %s is %s, not queued: a duplicate or late delivery, nothing done", match_id, status)
         return NOT_QUEUED
+    return play_next(worker_id)
+
+
+def smoke_test(version_id: int) -> str:
+    """Run a claimed smoke test: the version becomes ready or rejected; it stays pending (and is tried
+    again after its lease) when the sandbox failed or the test ran out of time."""
+    from tournaments.referee import InfrastructureError
+
+    try:
+        with deadline(SMOKE_TEST_SECONDS):
+            return upload_services.smoke_test_version(version_id).status
+    except BotVersion.DoesNotExist:
+        log.warning("smoke test: bot version %s is gone, nothing done", version_id)
+        return UNKNOWN
+    except (InfrastructureError, SoftTimeLimitExceeded) as error:  # ours, not the bot's
+        log.warning("smoke test of version %s postponed: %s", version_id, error)
+        return BotVersion.Status.PENDING
+
+
+def play_match(match_id: int, token, worker_id: str) -> str:
+    """Play match ``match_id``, claimed under lease ``token``, within its own time limits; returns what
+    happened (one of the words above)."""
+    from tournaments.referee import InfrastructureError
+
+    match = Match.objects.values("game", "time_control", "games_per_match").get(pk=match_id)
+    limits = match_time_limits(match["game"], match["time_control"], match["games_per_match"])
     log.info("match %s: claimed by %s", match_id, worker_id)
-    with Heartbeat(match_id, token, conf.heartbeat_seconds()) as beat:
+    with Heartbeat(match_id, token, conf.heartbeat_seconds(), limits.hard) as beat:
         try:
-            records = match_services.run_match(match_id, token)
+            with deadline(limits.soft):
+                records = match_services.run_match(match_id, token)
         except match_services.LeaseLost as error:
             log.warning("match %s: %s; nothing reported", match_id, error)
             return LEASE_LOST

@@ -44,6 +44,12 @@ def match_time_limits(game_id: str, time_control: str, games: int) -> TimeLimits
     return TimeLimits(soft=max(soft, 1), hard=max(soft, 1) + HARD_EXTRA_S)
 
 
+def match_time_limits_cap() -> TimeLimits:
+    """The limits of a wake-up: the longest any match may take (each match then keeps to its own)."""
+    cap = conf.max_match_seconds()
+    return TimeLimits(soft=cap - HARD_EXTRA_S, hard=cap)
+
+
 def visibility_timeout() -> int:
     return conf.max_match_seconds() + VISIBILITY_MARGIN_S
 

@@ -1,7 +1,9 @@
 """Celery tasks: small, idempotent, ids in and nothing out; each only calls services.
 
-A message is a hint ("look at match N"); the database decides. A malformed or forged message
-(a non-integer id, an unknown match, a match not queued) changes nothing and is logged with the reason.
+A message is a hint ("there is work"); the database decides which work and in what order
+(``workers.playing``). A malformed or forged message (an argument where none is taken, a non-integer
+id, an unknown match, a match not queued) changes nothing and is logged with the reason; a message
+cannot carry a priority, so none can be forged.
 """
 
 from __future__ import annotations
@@ -37,24 +39,54 @@ def worker_name(request) -> str:
     return f"{request.hostname or socket.gethostname()}:{os.getpid()}"[:100]
 
 
+def no_arguments(task: str, args, kwargs) -> bool:
+    """Whether a wake-up message is as sent: without arguments (a forged priority or id is refused)."""
+    if args or kwargs:
+        log.warning("rejected task message: %s takes no arguments, got %r %r", task, args, kwargs)
+        return False
+    return True
+
+
+@shared_task(name="workers.play_next", bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def play_next(self, *args, **kwargs) -> str | None:
+    """There is work: take the first (a smoke test, else a match by priority and age) and do it."""
+    if not no_arguments("play_next", args, kwargs):
+        return None
+    from .playing import play_next as play
+
+    return play(worker_name(self.request))
+
+
+@shared_task(name="workers.smoke_next", bind=True, acks_late=True, reject_on_worker_lost=True,
+             ignore_result=True, soft_time_limit=600, time_limit=660)
+def smoke_next(self, *args, **kwargs) -> str | None:
+    """There is a smoke test: take the oldest pending version's, if any."""
+    if not no_arguments("smoke_next", args, kwargs):
+        return None
+    from .playing import smoke_next as smoke
+
+    return smoke(worker_name(self.request))
+
+
 @shared_task(name="workers.run_match", bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def run_match(self, match_id=None, *extra, **unexpected) -> str | None:
+    """A message naming a match, as sent before wake-ups: taken as a wake-up while that match is queued."""
     match_id = the_one_id("run_match", "match", match_id, extra, unexpected)
     if match_id is None:
         return None
-    from .playing import play_match
+    from .playing import play_hinted
 
-    return play_match(match_id, worker_name(self.request))
+    return play_hinted(match_id, worker_name(self.request))
 
 
 @shared_task(name="workers.dispatch", ignore_result=True)
 def dispatch() -> int:
-    """Send queued matches that have no message on the way; re-send smoke tests that never ran."""
-    from .dispatching import dispatch_queued, pending_versions
+    """Wake-ups for queued matches that have none on the way, and for smoke tests that never ran."""
+    from .dispatching import dispatch_queued, pending_versions, send_smoke_test
 
     sent = dispatch_queued()
-    for version_id in pending_versions():
-        smoke_test.delay(version_id)
+    for _ in pending_versions():
+        send_smoke_test()
     return len(sent)
 
 
@@ -68,7 +100,7 @@ def scavenge() -> int:
 
 @shared_task(name="workers.schedule_ladder", ignore_result=True)
 def schedule_ladder() -> int:
-    """Keep every game's ranked ladder busy with new pairings, then send them."""
+    """Keep every game's ranked ladder busy with new pairings, then send a wake-up for each."""
     from .dispatching import send_match
     from .ladder import fill_ladders
 
@@ -81,19 +113,20 @@ def schedule_ladder() -> int:
 @shared_task(name="workers.smoke_test", bind=True, acks_late=True, reject_on_worker_lost=True,
              ignore_result=True, soft_time_limit=600, time_limit=660)
 def smoke_test(self, version_id=None, *extra, **unexpected) -> str | None:
-    """Handshake a new upload in the sandbox: pending → ready or rejected (a judged version is left alone)."""
+    """A message naming a version, as sent before wake-ups: taken as a smoke-test wake-up while that
+    version is pending (a judged or unknown version is left alone, and the log says so)."""
     version_id = the_one_id("smoke_test", "bot version", version_id, extra, unexpected)
     if version_id is None:
         return None
     from tournaments.models import BotVersion
-    from tournaments.referee import InfrastructureError
-    from tournaments.services import smoke_test_version
 
-    try:
-        return smoke_test_version(version_id).status
-    except BotVersion.DoesNotExist:
+    from .playing import smoke_next as smoke
+
+    status = BotVersion.objects.filter(pk=version_id).values_list("status", flat=True).first()
+    if status is None:
         log.warning("smoke test: unknown bot version %s, nothing done", version_id)
         return None
-    except InfrastructureError as error:  # ours, not the bot's: it stays pending and the dispatcher retries
-        log.warning("smoke test of version %s postponed: %s", version_id, error)
-        return "pending"
+    if status != BotVersion.Status.PENDING:
+        log.info("smoke test: bot version %s is already %s, nothing done", version_id, status)
+        return status
+    return smoke(worker_name(self.request))

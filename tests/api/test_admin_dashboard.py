@@ -122,3 +122,29 @@ def test_disable_action_cancels_queued_matches(admin_client_logged, player, othe
     admin_client_logged.post("/admin/tournaments/botversion/", {
         "action": "enable_versions", "_selected_action": [a.pk]}, follow=True)
     assert not BotVersion.objects.get(pk=a.pk).is_disabled
+
+
+def test_dashboard_shows_the_queue_oldest_first_with_ages_and_warns_when_work_waits_too_long(
+        admin_client_logged, player, other_player, settings):
+    settings.ARENA = {**settings.ARENA, "QUEUE_WARNING_SECONDS": 600}
+    a, b = _busy_arena(player, other_player)
+    now = timezone.now()
+    old_ladder = Match.objects.create(game="tafl9", version_a=a, version_b=b, time_control="move:1000",
+                                      priority=Match.Priority.LADDER)
+    Match.objects.filter(pk=old_ladder.pk).update(created_at=now - timedelta(minutes=40))
+    for _ in range(25):  # newer work than the oldest: a list of the newest would hide it
+        Match.objects.create(game="tafl9", version_a=a, version_b=b, time_control="move:1000")
+    context = admin_client_logged.get("/admin/dashboard/").context
+    assert context["queued"][0].pk == old_ladder.pk
+    queue = {row["label"]: row for row in context["queue"]}
+    assert [row["label"] for row in context["queue"]] == [
+        "smoke test of a new version", "tournament or requested match", "ranked ladder"]
+    assert queue["ranked ladder"]["count"] == 1 and queue["tournament or requested match"]["count"] == 26
+    assert timedelta(minutes=39) < queue["ranked ladder"]["waited"] < timedelta(minutes=41)
+    assert queue["tournament or requested match"]["waited"] < timedelta(minutes=1)
+    assert queue["smoke test of a new version"]["count"] == 0
+    assert "ranked ladder has waited 40 min, longer than 10 min" in context["queue_warning"]
+    page = admin_client_logged.get("/admin/dashboard/").content.decode()
+    assert 'id="queue-warning"' in page and "ranked ladder" in page
+    Match.objects.filter(pk=old_ladder.pk).update(status="cancelled")
+    assert admin_client_logged.get("/admin/dashboard/").context["queue_warning"] == ""

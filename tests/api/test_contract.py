@@ -33,7 +33,7 @@ def test_a_404_has_the_error_shape(anon, db, path):
     assert isinstance(response.json()["detail"], list)
 
 
-def test_a_404_outside_the_api_stays_a_page(client, db):
+def test_a_404_outside_the_api_stays_the_site_s_page(client, db):
     assert client.get("/no-such-page/")["Content-Type"].startswith("text/html")
 
 

@@ -148,8 +148,8 @@ def test_failed_build_is_bad_bot_with_the_log_tail(sandbox, tmp_path):
 
 
 def test_build_cannot_exceed_the_disk_cap(sandbox, tmp_path):
-    (tmp_path / "bot.toml").write_text(
-        'run = "./engine"\nbuild = "head -c 50000000 /dev/zero > big.bin"\n')
+    (tmp_path / "build.sh").write_text("head -c 50000000 /dev/zero > big.bin\n")
+    (tmp_path / "bot.toml").write_text('run = "./engine"\nbuild = "sh build.sh"\n')
     with pytest.raises(BadBot, match="failed"):
         sandbox.prepare(load_bot(tmp_path), Limits(disk_bytes=8 << 20))
 

@@ -1,5 +1,7 @@
 """A throw-away arena cluster on loopback: its own PostgreSQL database, its own redis-server, real
 Celery worker and beat processes. Used by the worker tests and ``benchmarks/throughput.py``.
+``Cluster(embedded=True)`` is the quick start's stack instead: SQLite and the filesystem broker in a
+temporary directory, nothing else needed.
 
 Nothing here touches the machine's shared Redis; the shared PostgreSQL only gets one database with a
 unique name, dropped at the end.
@@ -49,7 +51,8 @@ def services_missing() -> str | None:
 
 
 class Cluster:
-    def __init__(self, **arena_env: str):
+    def __init__(self, embedded: bool = False, **arena_env: str):
+        self.embedded = embedded
         self.dir = Path(tempfile.mkdtemp(prefix="arena-cluster-"))
         self.db_name = f"arena_workers_{uuid.uuid4().hex[:10]}"
         self.redis_port = free_port()
@@ -78,14 +81,17 @@ class Cluster:
             **arena_env,
         }
         self.env.pop("CI_CELERY_EAGER", None)
+        if embedded:  # the settings' defaults: SQLite and the filesystem broker under ARENA_VAR_DIR
+            del self.env["DATABASE_URL"], self.env["CELERY_BROKER_URL"]
 
     # --- lifecycle --------------------------------------------------------------------------
     def start(self) -> Cluster:
-        import psycopg
+        if not self.embedded:
+            import psycopg
 
-        with psycopg.connect(f"{PG_URL}/postgres", autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{self.db_name}"')
-        self.start_redis()
+            with psycopg.connect(f"{PG_URL}/postgres", autocommit=True) as conn:
+                conn.execute(f'CREATE DATABASE "{self.db_name}"')
+            self.start_redis()
         self.manage("migrate", "--noinput", "-v", "0")
         return self
 
@@ -94,11 +100,12 @@ class Cluster:
             self.stop_worker(name)
         self.stop_beat()
         self.stop_redis()
-        import psycopg
-
         try:
-            with psycopg.connect(f"{PG_URL}/postgres", autocommit=True) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{self.db_name}" WITH (FORCE)')
+            if not self.embedded:
+                import psycopg
+
+                with psycopg.connect(f"{PG_URL}/postgres", autocommit=True) as conn:
+                    conn.execute(f'DROP DATABASE IF EXISTS "{self.db_name}" WITH (FORCE)')
         finally:
             shutil.rmtree(self.dir, ignore_errors=True)
 

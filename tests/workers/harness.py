@@ -6,6 +6,8 @@
     python tests/workers/harness.py send <match_id> [--times 2]
     python tests/workers/harness.py forge
     python tests/workers/harness.py stale-report
+    python tests/workers/harness.py burst --matches 50 --uploads 10 --seconds 40 [--late-names]
+    python tests/workers/harness.py waits <first_match_id>
 
 Each command prints one JSON object on its last line of stdout.
 """
@@ -140,7 +142,7 @@ def forge(args) -> dict:
 def stale_report(args) -> dict:
     """Reports without the current lease: for a finished match, and for a running one held by another lease."""
     from tournaments.services import claim_match, requeue_match
-    from workers.playing import play_match, report
+    from workers.playing import play_hinted, report
 
     finished = Match.objects.filter(status="finished").values_list("pk", flat=True).first()
     record = {"winner": "white", "reason": "resign", "plies": 3}
@@ -152,7 +154,7 @@ def stale_report(args) -> dict:
     outcomes["running_match_state"] = Match.objects.filter(pk=fresh.pk).values_list("status", flat=True).first()
     outcomes["running_match_games"] = Game.objects.filter(match_id=fresh.pk).count()
     requeue_match(fresh.pk, token, reason="harness done")
-    outcomes["unknown_match"] = play_match(10**12, "harness")
+    outcomes["unknown_match"] = play_hinted(10**12, "harness")
     return outcomes
 
 
@@ -184,7 +186,88 @@ def timings(args) -> dict:
             "games": Game.objects.filter(match_id__gte=args.match_id or 0).count()}
 
 
-COMMANDS = {"trickle": trickle, "timings": timings, "seed": seed, "status": status, "replay": replay_check,
+def late_names() -> None:
+    """Make this process's filesystem-broker messages sort after every other one, as a message written
+    just before the host's uptime gains a digit in milliseconds does (kombu names each message
+    ``<monotonic ms>_<uuid>`` and takes them in string order): all nines, as many digits as now."""
+    import time
+
+    from kombu.transport import filesystem
+
+    digits = len(str(int(time.monotonic() * 1000)))
+    filesystem.monotonic = lambda: (10**digits - 1) / 1000
+
+
+def burst(args) -> dict:
+    """At random moments over ``--seconds``: ``--matches`` tournament matches and ``--uploads`` new
+    versions, each with its wake-up, as starting a tournament and uploading do."""
+    import time
+
+    from tournaments.models import Tournament
+    from tournaments.services import create_tournament
+    from tournaments.services.matches import create_match as queue_match
+    from workers.dispatching import send_match, send_smoke_test
+
+    if args.late_names:
+        late_names()
+    versions = list(BotVersion.objects.filter(status="ready").select_related("bot").order_by("pk"))
+    organiser = versions[0].bot.owner
+    cup = create_tournament(organiser, name=f"Burst {uuid.uuid4().hex[:6]}", game="tafl9", time_control=args.tc)
+    Tournament.objects.filter(pk=cup.pk).update(status=Tournament.Status.RUNNING)
+    rng = random.Random(args.seed)
+    events = sorted([(rng.uniform(0, args.seconds), "match") for _ in range(args.matches)]
+                    + [(rng.uniform(0, args.seconds), "upload") for _ in range(args.uploads)])
+    start = time.monotonic()
+    matches, uploads = [], []
+    for at, kind in events:
+        time.sleep(max(0.0, start + at - time.monotonic()))
+        if kind == "match":
+            a, b = rng.sample(versions, 2)
+            match = queue_match(a, b, time_control=args.tc, games=args.games, rated=False, tournament=cup)
+            send_match(match.pk)
+            matches.append(match.pk)
+        else:
+            owner = rng.choice(versions).bot.owner
+            name = f"upload{uuid.uuid4().hex[:8]}"
+            bot = create_bot(owner, "tafl9", name)
+            source = BOT_SOURCE + f"# {name}\n"
+            version = upload_version(bot, SimpleUploadedFile(f"{name}.py", source.encode(), "text/x-python"))
+            send_smoke_test()
+            uploads.append(version.pk)
+    return {"matches": matches, "uploads": uploads}
+
+
+def waits(args) -> dict:
+    """How the burst's work waited: for each of its matches, how many newer matches of its priority
+    started first, and how many of a lower priority started while it was queued; for each upload, how
+    many newer uploads were tested first; and what is still open."""
+    from tournaments.models import Match as M
+
+    ids, uploads = set(args.ids["matches"]), set(args.ids["uploads"])
+    rows = list(M.objects.filter(started_at__isnull=False).values_list("pk", "priority", "created_at", "started_at"))
+    overtaken, lower, open_ = {}, {}, []
+    for pk, priority, created, started in rows:
+        if pk not in ids:
+            continue
+        overtaken[pk] = sum(1 for _, p, c, s in rows if p == priority and c > created and s < started)
+        lower[pk] = sum(1 for _, p, c, s in rows if p < priority and created < s < started)
+    open_ = list(M.objects.filter(pk__in=ids).exclude(status="finished").values_list("pk", "status"))
+    tested = list(BotVersion.objects.filter(pk__in=uploads, smoke_started_at__isnull=False)
+                  .values_list("pk", "uploaded_at", "smoke_started_at"))
+    upload_overtaken = {pk: sum(1 for _, u, s in tested if u > uploaded and s < started)
+                        for pk, uploaded, started in tested}
+    upload_wait = {pk: (started - uploaded).total_seconds() for pk, uploaded, started in tested}
+    statuses = dict(Counter(BotVersion.objects.filter(pk__in=uploads).values_list("status", flat=True)))
+    return {"open": open_, "overtaken": max(overtaken.values(), default=0),
+            "lower_started_meanwhile": max(lower.values(), default=0),
+            "upload_overtaken": max(upload_overtaken.values(), default=0),
+            "upload_wait_s": max(upload_wait.values(), default=0.0), "upload_statuses": statuses,
+            "ladder_started": M.objects.filter(priority=M.Priority.LADDER, started_at__isnull=False).count(),
+            "ladder_queued": M.objects.filter(priority=M.Priority.LADDER, status="queued").count()}
+
+
+COMMANDS = {"burst": burst, "waits": waits,
+            "trickle": trickle, "timings": timings, "seed": seed, "status": status, "replay": replay_check,
             "snapshot": snapshot,
             "send": send, "forge": forge, "stale-report": stale_report}
 
@@ -201,6 +284,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--times", type=int, default=1)
     parser.add_argument("--interval", type=float, default=0.3)
+    parser.add_argument("--uploads", type=int, default=10)
+    parser.add_argument("--seconds", type=float, default=40.0)
+    parser.add_argument("--late-names", action="store_true")
+    parser.add_argument("--ids", type=json.loads, default=None, help="JSON from burst (for waits)")
     args = parser.parse_args()
     print(json.dumps(COMMANDS[args.command](args), default=str))
 

@@ -49,7 +49,7 @@ def test_arena_serves_the_api_docs_and_stops_all_children_on_sigterm(tmp_path):
         text = (tmp_path / "arena.log").read_text()
         assert f"http://127.0.0.1:{port}/api/docs/" in text and f"http://127.0.0.1:{port}/admin/" in text
         children = {name: int(pid) for name, pid in re.findall(r"started (\w+) \(pid (\d+)\)", text)}
-        assert set(children) == {"web", "worker", "beat"}
+        assert set(children) == {"web", "worker", "control", "beat"}
         time.sleep(2)
         assert all(alive(pid) for pid in children.values())
         os.kill(arena.pid, signal.SIGTERM)

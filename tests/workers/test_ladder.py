@@ -80,3 +80,37 @@ def test_fill_ladder_queues_colour_swapped_pairs_between_owners(monkeypatch, pla
     assert share == 2
     assert fill_ladder("tafl9") == [] or len(created) < 4  # topped up, never beyond the target
     assert fill_ladder("tafl9") == []  # the player's and the other owner's shares are full
+
+
+@pytest.mark.django_db
+def test_the_ladder_queues_only_what_the_workers_can_start_soon(settings, player, other_player):
+    import uuid
+
+    from django.utils import timezone
+
+    from tournaments.models import Bot, BotVersion, Match
+    from tournaments.services import create_match, create_player
+    from workers.ladder import fill_ladders
+
+    settings.ARENA = {**settings.ARENA, "LADDER_QUEUED_PER_WORKER": 2}
+    owners = [player, other_player, create_player(username="edsger", password="dijkstra-1930"),
+              create_player(username="hopper", password="hopper-1906")]
+    versions = []
+    for number in range(16):
+        bot = Bot.objects.create(owner=owners[number % 4], game="tafl9", name=f"room{number}")
+        versions.append(BotVersion.objects.create(bot=bot, number=1, file=f"bots/{number}.py", filename="b.py",
+                                                  kind="py", sha256=f"{number:064d}", size=10, status="ready"))
+    # No worker seen yet: room for two queued matches (one per game, rounded up; only tafl9 has bots).
+    created = fill_ladders()
+    assert len(created) == 1
+    assert set(Match.objects.filter(pk__in=created).values_list("priority", flat=True)) == {Match.Priority.LADDER}
+    # A tournament or a player's request waiting fills the room: the ladder waits with it.
+    create_match(versions[0], versions[1], rated=False)
+    assert fill_ladders() == []
+    # Four workers seen lately: room for 4 * 2 - 2 queued = 6, two per game at most (rounded up).
+    now = timezone.now()
+    for number in range(4):
+        Match.objects.create(game="tafl9", version_a=versions[2], version_b=versions[3], time_control="move:100",
+                             status="finished", worker_id=f"box:{number}", heartbeat_at=now, lease_token=uuid.uuid4())
+    assert len(fill_ladders()) == 2
+    assert Match.objects.filter(status="queued").count() == 4

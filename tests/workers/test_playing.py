@@ -41,7 +41,7 @@ def test_infrastructure_failures_requeue_unscored_and_resend(match, sent, monkey
         raise failure
 
     monkeypatch.setattr(match_services, "run_match", broken)
-    assert playing.play_match(match.pk, "w:1") == playing.REQUEUED
+    assert playing.play_next("w:1") == playing.REQUEUED
     match.refresh_from_db()
     assert (match.status, match.attempts, match.lease_token) == ("queued", 1, None)
     assert match.failure_reason
@@ -52,7 +52,7 @@ def test_infrastructure_failures_requeue_unscored_and_resend(match, sent, monkey
 def test_bot_failures_in_the_records_are_scored(match, sent, monkeypatch):
     records = [{"winner": "black", "reason": "timeout", "plies": 7}, {"winner": "white", "reason": "crash"}]
     monkeypatch.setattr(match_services, "run_match", lambda match_id, token: records)
-    assert playing.play_match(match.pk, "w:1") == playing.FINISHED
+    assert playing.play_next("w:1") == playing.FINISHED
     match.refresh_from_db()
     assert match.status == "finished" and (match.score_a, match.score_b) == (0.0, 2.0)
     assert list(Game.objects.values_list("reason", flat=True)) == ["timeout", "crash"]
@@ -64,17 +64,19 @@ def test_a_lost_lease_reports_nothing(match, sent, monkeypatch):
         raise match_services.LeaseLost("gone")
 
     monkeypatch.setattr(match_services, "run_match", lose)
-    assert playing.play_match(match.pk, "w:1") == playing.LEASE_LOST
+    assert playing.play_next("w:1") == playing.LEASE_LOST
     assert Game.objects.count() == 0
 
 
 def test_a_second_delivery_and_an_unknown_id_do_nothing(match, sent, monkeypatch, caplog):
     caplog.set_level("INFO", logger="workers.playing")
     monkeypatch.setattr(match_services, "run_match", lambda match_id, token: [RECORD, RECORD])
-    assert playing.play_match(match.pk, "w:1") == playing.FINISHED
-    assert playing.play_match(match.pk, "w:2") == playing.NOT_QUEUED
+    assert playing.play_hinted(match.pk, "w:1") == playing.FINISHED
+    assert playing.play_hinted(match.pk, "w:2") == playing.NOT_QUEUED
     assert f"match {match.pk} is finished, not queued" in caplog.text
-    assert playing.play_match(10**9, "w:2") == playing.UNKNOWN
+    assert playing.play_next("w:2") == playing.NOTHING
+    assert "nothing queued: a surplus wake-up, nothing done" in caplog.text
+    assert playing.play_hinted(10**9, "w:2") == playing.UNKNOWN
     assert "match 1000000000: unknown match id" in caplog.text
     assert Game.objects.count() == 2
     assert Match.objects.get(pk=match.pk).attempts == 1

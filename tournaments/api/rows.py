@@ -8,6 +8,8 @@ from django.utils import timezone
 
 from tournaments.selectors import is_insider
 
+from .serializers import VersionTestSerializer, latest_test
+
 
 def when(value) -> str | None:
     """What DRF's DateTimeField answers for a stored (aware) datetime: ISO 8601 in the current time zone,
@@ -88,8 +90,14 @@ def bot_detail(bot, user) -> dict:
             "versions": [{"id": v.id, "bot": v.bot_id, "number": v.number, "filename": v.filename, "kind": v.kind,
                           "sha256": v.sha256, "size": v.size, "uploaded_at": when(v.uploaded_at),
                           "status": v.status, "reject_reason": v.reject_reason if insider else "",
-                          "checked_at": when(v.checked_at), "is_disabled": v.is_disabled}
+                          "checked_at": when(v.checked_at), "is_disabled": v.is_disabled,
+                          "sprt": version_test_row(latest_test(v))}
                          for v in bot.versions.all()],
             "rating": None if rating is None else {
                 "game": rating.game, "elo": rating.elo, "games": rating.games, "wins": rating.wins,
                 "draws": rating.draws, "losses": rating.losses, "updated_at": when(rating.updated_at)}}
+
+
+def version_test_row(test) -> dict | None:
+    """The VersionTestSerializer shape of a version's latest SPRT, or None."""
+    return None if test is None else VersionTestSerializer(test).data

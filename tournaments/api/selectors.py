@@ -21,13 +21,15 @@ def bots_visible_to(user) -> QuerySet:
 def bot_detail_visible_to(user) -> QuerySet:
     return bots_visible_to(user).prefetch_related(
         # No join back to the bot: the prefetch sets each version's bot to this one.
-        Prefetch("versions", queryset=BotVersion.objects.defer("file").order_by("-number")),
+        Prefetch("versions", queryset=BotVersion.objects.defer("file").order_by("-number")
+                 .prefetch_related("sprt_tests")),
         "ratings",
     )
 
 
 def versions_visible_to(user) -> QuerySet:
-    return BotVersion.objects.filter(app_selectors.visible_bot_q(user, "bot__")).select_related("bot")
+    return (BotVersion.objects.filter(app_selectors.visible_bot_q(user, "bot__")).select_related("bot")
+            .prefetch_related("sprt_tests"))
 
 
 def _both_visible_q(user, first: str, second: str) -> Q:

@@ -10,7 +10,8 @@ from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from engines import GAME_IDS
-from ratings.models import Rating, RatingChange
+from ratings import sprt
+from ratings.models import Rating, RatingChange, VersionTest
 from tournaments.models import BOT_NAME, BOT_NAME_RULE, Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 from tournaments.selectors import is_insider, record_seen_by
 
@@ -53,6 +54,8 @@ def _json_type(field):
         return _is_bool
     if isinstance(field, serializers.IntegerField):
         return _is_int
+    if isinstance(field, serializers.FloatField):
+        return _is_number
     if isinstance(field, serializers.CharField | serializers.ChoiceField):
         return _is_str
     return None
@@ -66,6 +69,11 @@ def _is_bool(value):
 def _is_int(value):
     """a whole number"""
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value):
+    """a number"""
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _is_str(value):
@@ -137,17 +145,104 @@ VERSION_HELP = {
 }
 
 
+def finite(value: float) -> float | None:
+    """JSON has no infinity: an Elo a one-sided result leaves unbounded is null."""
+    return value if value == value and abs(value) != float("inf") else None
+
+
+class VersionTestSerializer(serializers.ModelSerializer):
+    """An SPRT of ``candidate`` (the new version) against ``baseline``: bounds in logistic Elo, the LLR with
+    the bounds it stops at, the pairs by the candidate's score 0, ½, 1, 1½, 2, and the candidate's Elo
+    difference with its 95% interval from those pairs (null before any pair, or while unbounded)."""
+
+    candidate = serializers.IntegerField(source="candidate_id", read_only=True,
+                                         help_text="Id of the new version under test.")
+    baseline = serializers.IntegerField(source="baseline_id", read_only=True,
+                                        help_text="Id of the version it is tested against.")
+    lower_bound = serializers.SerializerMethodField(help_text="The LLR at or below which the test fails.")
+    upper_bound = serializers.SerializerMethodField(help_text="The LLR at or above which the test passes.")
+    pentanomial = serializers.ListField(child=serializers.IntegerField(), read_only=True,
+                                        help_text="Pairs of games by the candidate's score 0, ½, 1, 1½, 2.")
+    games = serializers.SerializerMethodField(help_text="Games played in the test.")
+    elo = serializers.SerializerMethodField(
+        help_text="The candidate's Elo difference from the pairs; null before any pair or while unbounded.")
+    elo_margin = serializers.SerializerMethodField(help_text="Half-width of that difference's 95% interval.")
+    los = serializers.SerializerMethodField(help_text="Likelihood of superiority of the candidate, 0 to 1.")
+
+    class Meta:
+        model = VersionTest
+        fields = ["id", "candidate", "baseline", "elo0", "elo1", "alpha", "beta", "gate", "state", "llr",
+                  "lower_bound", "upper_bound", "pentanomial", "games", "wins", "draws", "losses", "elo",
+                  "elo_margin", "los", "note", "created_at", "finished_at"]
+        read_only_fields = fields
+        extra_kwargs = {
+            "id": {"help_text": ID_HELP},
+            "elo0": {"help_text": "H0: the candidate is this many Elo better (logistic Elo)."},
+            "elo1": {"help_text": "H1: the candidate is this many Elo better (logistic Elo)."},
+            "alpha": {"help_text": "The chance of passing a candidate that is no better (H0 true)."},
+            "beta": {"help_text": "The chance of failing a candidate that is better (H1 true)."},
+            "gate": {"help_text": "The candidate goes on the ladder only if it passes."},
+            "state": {"help_text": "`running`, then `passed`, `failed` or `stopped`."},
+            "llr": {"help_text": "The log-likelihood ratio of H1 against H0 so far."},
+            "wins": {"help_text": "Games the candidate won."}, "draws": {"help_text": "Games drawn."},
+            "losses": {"help_text": "Games the candidate lost."}, "note": {"help_text": "Why it stopped, if it did."},
+            "created_at": {"help_text": "When the test started."},
+            "finished_at": {"help_text": "When it ended; null while running."},
+        }
+
+    @staticmethod
+    def _hypotheses(test) -> sprt.Hypotheses:
+        return sprt.Hypotheses(test.elo0, test.elo1, test.alpha, test.beta)
+
+    def get_lower_bound(self, test) -> float:
+        return self._hypotheses(test).lower
+
+    def get_upper_bound(self, test) -> float:
+        return self._hypotheses(test).upper
+
+    def get_games(self, test) -> int:
+        return test.wins + test.draws + test.losses
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_elo(self, test):
+        estimate = sprt.elo_estimate(test.pentanomial)
+        return None if estimate is None else finite(estimate.elo)
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_elo_margin(self, test):
+        estimate = sprt.elo_estimate(test.pentanomial)
+        return None if estimate is None else finite(estimate.margin)
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_los(self, test):
+        estimate = sprt.elo_estimate(test.pentanomial)
+        return None if estimate is None else estimate.los
+
+
+def latest_test(version):
+    """The version's newest SPRT as the new version, from its prefetched ``sprt_tests``; None if it has none."""
+    return max(version.sprt_tests.all(), key=lambda test: (test.created_at, test.id), default=None)
+
+
 class BotVersionSerializer(serializers.ModelSerializer):
     bot = serializers.PrimaryKeyRelatedField(read_only=True, help_text="Id of the bot this is a version of.")
     reject_reason = serializers.SerializerMethodField(
         help_text="Why the smoke test rejected it: shown to the owner and staff only, empty for anyone else.")
+    sprt = serializers.SerializerMethodField(
+        help_text="The version's latest SPRT against the version before it; null if none was asked for.")
 
     class Meta:
         model = BotVersion
         fields = ["id", "bot", "number", "filename", "kind", "sha256", "size", "uploaded_at", "status",
-                  "reject_reason", "checked_at", "is_disabled"]
+                  "reject_reason", "checked_at", "is_disabled", "sprt"]
         read_only_fields = fields
         extra_kwargs = VERSION_HELP
+
+    @extend_schema_field(VersionTestSerializer(allow_null=True))
+    def get_sprt(self, version):
+        """The version's latest SPRT against the version before it (null if none was asked for)."""
+        test = latest_test(version)
+        return None if test is None else VersionTestSerializer(test).data
 
     @extend_schema_field(serializers.CharField(allow_blank=True))
     def get_reject_reason(self, version) -> str:
@@ -246,6 +341,42 @@ class BotUpdateSerializer(StrictInput):
     description = serializers.CharField(required=False, allow_blank=True, max_length=2000, help_text=DESCRIPTION_HELP)
     is_public = serializers.BooleanField(required=False, help_text=PUBLIC_HELP)
     open_to_tournaments = serializers.BooleanField(required=False, help_text=CONSENT_HELP)
+
+
+class VersionTestRequestSerializer(StrictInput):
+    version = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False,
+                                       help_text="The new version to test (default: the bot's newest ready one).")
+    elo0 = serializers.FloatField(default=0.0, help_text="H0, logistic Elo of the new version over the old.")
+    elo1 = serializers.FloatField(default=10.0, help_text="H1, logistic Elo; above elo0.")
+    alpha = serializers.FloatField(default=0.05, help_text="The chance of passing a version that is elo0 better.")
+    beta = serializers.FloatField(default=0.05, help_text="The chance of failing a version that is elo1 better.")
+    gate = serializers.BooleanField(default=False, help_text="Put the new version on the ladder only if it passes.")
+
+
+class OpponentSerializer(serializers.Serializer):
+    """A bot's games against one opponent: W/D/L from the bot's side, its score (0..1) and the Elo difference
+    (bot minus opponent) with the half-width of its 95% interval; Elo is null when one side won every game."""
+
+    opponent = serializers.IntegerField(source="bot_id", help_text="Id of the opponent bot.")
+    name = serializers.CharField(help_text="The opponent bot's name.")
+    owner = serializers.CharField(help_text="The opponent's owner's user name.")
+    games = serializers.IntegerField(help_text="Games played against it.")
+    wins = serializers.IntegerField(help_text="Games won against it.")
+    draws = serializers.IntegerField(help_text="Games drawn against it.")
+    losses = serializers.IntegerField(help_text="Games lost against it.")
+    score = serializers.FloatField(source="estimate.score", help_text="The bot's score against it, 0 to 1.")
+    elo = serializers.SerializerMethodField(
+        help_text="Elo difference, the bot minus the opponent; null when one side won every game.")
+    elo_margin = serializers.SerializerMethodField(help_text="Half-width of that difference's 95% interval.")
+    los = serializers.FloatField(source="estimate.los", help_text="Likelihood that the bot is the stronger, 0 to 1.")
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_elo(self, result):
+        return finite(result.estimate.elo)
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_elo_margin(self, result):
+        return finite(result.estimate.margin)
 
 
 # --- matches and games ------------------------------------------------------------------------

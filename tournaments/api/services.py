@@ -123,14 +123,14 @@ def entrant_version(user, version_id: int) -> BotVersion:
 
 
 def after_upload(version: BotVersion) -> None:
-    """Ask a worker for the smoke test once the upload is committed."""
+    """Wake a worker for the smoke test once the upload is committed."""
     transaction.on_commit(lambda: _send_smoke_test(version.pk))
 
 
 def _send_smoke_test(version_id: int) -> None:
-    from workers.tasks import smoke_test
+    from workers.dispatching import send_smoke_test
 
     try:
-        smoke_test.delay(version_id)
+        send_smoke_test()
     except Exception as error:  # noqa: BLE001 - the dispatcher re-sends tests of versions left pending
         log.warning("smoke test of version %s not sent now (%s); the dispatcher will retry", version_id, error)

@@ -22,6 +22,7 @@ from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
 from engines import GAME_IDS
+from ratings import selectors as ratings_selectors
 from tournaments import selectors as app_selectors
 from tournaments import services as app_services
 from tournaments.models import BotVersion, Tournament
@@ -263,6 +264,44 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
 
         name = public.url_name(request, "rating-history")
         return public.serve(request, name, public.EVERYONE, public.LIVE_SECONDS, build)
+
+
+    @extend_schema(methods=["GET"], responses={200: serializers.VersionTestSerializer(many=True)})
+    @extend_schema(
+        methods=["POST"], request=serializers.VersionTestRequestSerializer,
+        responses={201: serializers.VersionTestSerializer, 400: refused_when(
+            "the bot has no such version, no earlier ready version to play against, or the version has a "
+            "running SPRT already; or elo1 is not above elo0, or alpha or beta is not between 0 and 1.")},
+        description="Ask for an SPRT of a new version (default: the newest ready one) against the version before "
+                    "it: unrated colour-swapped pairs until the LLR (pentanomial, logistic Elo bounds elo0/elo1, "
+                    "error rates alpha/beta) passes or fails it. With `gate` the new version replaces the old on "
+                    "the ladder only if it passes. Owner or admin only.")
+    @action(detail=True, methods=["get", "post"], pagination_class=None, filter_backends=[])
+    def sprt(self, request, pk=None):
+        """The bot's SPRTs, newest first (GET); ask for one of a new version against the one before it (POST)."""
+        bot = self.get_object()
+        if request.method == "GET":
+            tests = ratings_selectors.version_tests_of(bot.pk)
+            return Response(serializers.VersionTestSerializer(tests, many=True).data)
+        data = serializers.VersionTestRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        test = app_services.request_version_test(bot, version_id=values.get("version"), elo0=values["elo0"],
+                                                 elo1=values["elo1"], alpha=values["alpha"], beta=values["beta"],
+                                                 gate=values["gate"])
+        return Response(serializers.VersionTestSerializer(test).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses={200: serializers.OpponentSerializer(many=True)})
+    @action(detail=True, pagination_class=None, filter_backends=[])
+    def opponents(self, request, pk=None):
+        """Results against each opponent the reader may see: games, W/D/L, score, Elo difference ± 95%."""
+        def build():
+            bot = self.get_object()
+            results = app_selectors.opponents(bot, request.user)
+            return public.Page(serializers.OpponentSerializer(results, many=True).data, shareable=bot.is_public)
+
+        return public.serve(request, public.url_name(request, "opponents"), public.ANONYMOUS, public.LIVE_SECONDS,
+                            build)
 
 
 class BotVersionViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):

@@ -7,6 +7,7 @@ from .matches import (
     cancel_queued_matches_of,
     check_time_control,
     claim_match,
+    claim_next_match,
     create_match,
     fail_match,
     finish_match,
@@ -26,13 +27,16 @@ from .tournaments import (
     resume_tournament,
     start_tournament,
 )
-from .uploads import set_version_disabled, smoke_test_version, upload_version, validate_upload
+from .uploads import claim_smoke_test, set_version_disabled, smoke_test_version, upload_version, validate_upload
+from .version_tests import previous_version, request_version_test
 
 __all__ = [
     "LeaseLost", "Report", "add_entrant", "api_token", "cancel_match", "cancel_queued_matches_of", "cancel_tournament",
-    "check_time_control", "claim_match", "create_bot", "create_match", "create_player", "create_tournament",
+    "check_time_control", "claim_match", "claim_next_match", "claim_smoke_test",
+    "create_bot", "create_match", "create_player", "create_tournament",
     "fail_match", "finish_match", "finish_tournament_if_done", "heartbeat", "play_match_now",
     "remove_entrant", "requeue_expired_matches", "requeue_match", "resume_tournament", "run_match",
     "set_version_disabled", "smoke_test_version", "start_tournament", "update_bot", "upload_version",
     "validate_upload",
 ]
+__all__ += ["previous_version", "request_version_test"]

@@ -15,7 +15,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import DataError, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, Subquery
 from django.utils import timezone
 
 from engines import GAME_IDS, get_game
@@ -25,6 +25,7 @@ from ratings.services import apply_rated_game, lock_ratings
 
 from ..bounds import games_problem, time_control_problem
 from ..models import BotVersion, Game, Match, Tournament, same_owner
+from . import version_tests  # an SPRT's match counts in its test, in the transaction that stores it
 
 log = logging.getLogger(__name__)
 
@@ -67,12 +68,13 @@ def check_playable(version: BotVersion, field: str) -> None:
 
 def create_match(version_a: BotVersion, version_b: BotVersion, *, time_control: str | None = None,
                  games: int | None = None, rated: bool = True, tournament: Tournament | None = None,
-                 round_number: int | None = None) -> Match:
+                 round_number: int | None = None, priority: int = Match.Priority.REQUESTED) -> Match:
     """Queue a match between two ready versions of bots of the same game.
 
     A is white in odd-numbered games, B in even ones. Two bots of one owner (two versions of one bot
     included) may meet, but always unrated: every path that queues matches (the ladder, tournaments, the
     API, the admin through ``Match.clean``) obeys this one rule.
+    Only the ladder passes ``priority=Match.Priority.LADDER``; everything else is a requested match.
     """
     if version_a.pk == version_b.pk:
         raise ValidationError({"version_b": ["a version cannot play itself"]})
@@ -81,6 +83,8 @@ def create_match(version_a: BotVersion, version_b: BotVersion, *, time_control: 
             f"{version_b} plays {version_b.bot.game}, {version_a} plays {version_a.bot.game}"]})
     check_playable(version_a, "version_a")
     check_playable(version_b, "version_b")
+    if priority not in Match.Priority.values:
+        raise ValidationError({"priority": [f"unknown priority {priority!r}; known: {Match.Priority.values}"]})
     time_control = check_time_control(time_control or settings.ARENA["DEFAULT_TIME_CONTROL"])
     games = check_games_per_match(settings.ARENA["DEFAULT_GAMES_PER_MATCH"] if games is None else games)
     game = get_game(version_a.bot.game)
@@ -88,19 +92,50 @@ def create_match(version_a: BotVersion, version_b: BotVersion, *, time_control: 
         game=game.id, version_a=version_a, version_b=version_b, time_control=time_control,
         games_per_match=games, ruleset=game.ruleset, tournament=tournament, round=round_number,
         rated=rated and not same_owner(version_a, version_b),
+        priority=priority,
     )
 
 
-def claim_match(match_id: int, worker_id: str) -> uuid.UUID | None:
-    """Take the lease of a queued match (queued → running); None when someone else has it."""
+# The order in which queued matches are played (served by the index match_claim_idx).
+CLAIM_ORDER = ("-priority", "created_at", "id")
+
+
+def _take_lease(queued, worker_id: str) -> uuid.UUID | None:
+    """queued → running for the one match ``queued`` selects, under a new lease; None if it selects none."""
     now = timezone.now()
     token = uuid.uuid4()
-    claimed = Match.objects.filter(pk=match_id, status=Match.Status.QUEUED).update(
+    claimed = queued.filter(status=Match.Status.QUEUED).update(
         status=Match.Status.RUNNING, worker_id=str(worker_id)[:100], lease_token=token, heartbeat_at=now,
         lease_expires_at=now + timedelta(seconds=settings.ARENA["MATCH_LEASE_SECONDS"]),
         attempts=F("attempts") + 1, started_at=now, failure_reason="",
     )
     return token if claimed else None
+
+
+def claim_match(match_id: int, worker_id: str) -> uuid.UUID | None:
+    """Take the lease of queued match ``match_id`` (queued → running); None when someone else has it."""
+    return _take_lease(Match.objects.filter(pk=match_id), worker_id)
+
+
+def claim_next_match(worker_id: str) -> tuple[int, uuid.UUID] | None:
+    """Take the lease of the queued match that comes first (highest priority, then oldest): its id and
+    token, or None when nothing is queued.
+
+    One UPDATE whose scalar subquery picks the match: on PostgreSQL ``FOR UPDATE SKIP LOCKED`` lets
+    concurrent claims take the next ones instead of waiting; SQLite runs one write at a time. (Not
+    ``pk IN (subquery)``: PostgreSQL may run that as a join that re-runs the subquery and so
+    updates several rows.)
+    """
+    first = (Match.objects.select_for_update(skip_locked=True).filter(status=Match.Status.QUEUED)
+             .order_by(*CLAIM_ORDER).values("pk")[:1])
+    with transaction.atomic():
+        token = _take_lease(Match.objects.filter(pk=Subquery(first)), worker_id)
+        if token is None:
+            return None
+        # Running matches are few (one per worker): the status index finds ours by its new token.
+        match_id = Match.objects.filter(status=Match.Status.RUNNING, lease_token=token).values_list(
+            "pk", flat=True).get()
+    return match_id, token
 
 
 def heartbeat(match_id: int, lease_token) -> bool:
@@ -192,7 +227,8 @@ def finish_match(match_id: int, lease_token, records) -> Report:
         bot_a, bot_b = match.version_a.bot_id, match.version_b.bot_id
         ratings = lock_ratings(match.game, (bot_a, bot_b)) if match.rated else {}
         score_a = score_b = 0.0
-        for played in _store_games(match, records):
+        games = _store_games(match, records)
+        for played in games:
             points_a, points_b = _points(played.winner, played.white_id == match.version_a_id)
             score_a += points_a
             score_b += points_b
@@ -204,6 +240,7 @@ def finish_match(match_id: int, lease_token, records) -> Report:
         match.save(update_fields=["status", "score_a", "score_b", "finished_at"])
         if match.tournament_id:
             finish_tournament_if_done(match.tournament_id)
+        version_tests.record_test_match(match, games)
     return Report.FINISHED
 
 
@@ -257,6 +294,8 @@ def _requeue(match: Match, reason: str) -> None:
                               "worker_id"])
     if match.status == Match.Status.FAILED and match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
+    if match.status == Match.Status.FAILED:
+        version_tests.match_ended_unscored(match)
 
 
 def requeue_match(match_id: int, lease_token=None, reason: str = "requeued") -> bool:
@@ -296,6 +335,7 @@ def fail_match(match_id: int, reason: str, lease_token=None) -> bool:
         match.save(update_fields=["status", "failure_reason", "finished_at"])
         if match.tournament_id:
             finish_tournament_if_done(match.tournament_id)
+        version_tests.match_ended_unscored(match)
     return True
 
 
@@ -306,6 +346,7 @@ def cancel_match(match_id: int) -> bool:
 
 
 def cancel_queued_matches_of(version: BotVersion) -> int:
+    version_tests.stop_tests_of(version, f"{version} was disabled")
     return Match.objects.filter(Q(version_a=version) | Q(version_b=version), status=Match.Status.QUEUED).update(
         status=Match.Status.CANCELLED, finished_at=timezone.now(), failure_reason=f"{version} was disabled")
 

@@ -14,13 +14,14 @@ import hashlib
 import logging
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import PurePosixPath
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from engines.bots import NAME_CHARS, BadBot, check_bot_files
@@ -197,3 +198,24 @@ def set_version_disabled(version: BotVersion, disabled: bool) -> BotVersion:
             cancel_queued_matches_of(version)
     version.refresh_from_db()
     return version
+
+
+# A smoke test is bounded by the bot's build (up to 300 s) and its start and first move; a worker
+# that took one and died leaves it to the next after this long.
+SMOKE_LEASE_SECONDS = 660
+
+
+def claim_smoke_test(now=None) -> int | None:
+    """Take the smoke test of the oldest pending version no live worker holds: its id, or None.
+
+    A conditional update: of two workers that pick the same version, one gets it and the other tries
+    the next. Pending versions are few, so a handful of tries always suffices.
+    """
+    now = now or timezone.now()
+    free = Q(smoke_started_at__isnull=True) | Q(smoke_started_at__lt=now - timedelta(seconds=SMOKE_LEASE_SECONDS))
+    waiting = BotVersion.objects.filter(free, status=BotVersion.Status.PENDING).order_by("uploaded_at", "pk")
+    for version_id in waiting.values_list("pk", flat=True)[:20]:
+        if BotVersion.objects.filter(free, pk=version_id, status=BotVersion.Status.PENDING).update(
+                smoke_started_at=now):
+            return version_id
+    return None

@@ -1,9 +1,12 @@
-"""``manage.py arena``: the whole service on one machine — migrate, seed, then the web server, one
-Celery worker and beat as child processes, stopped cleanly on Ctrl-C or SIGTERM.
+"""``manage.py arena``: the whole service on one machine — migrate, seed, then the web server, a
+Celery worker that plays matches, a second one for housekeeping and smoke tests (so an upload is
+tested while a match is being played), and beat, as child processes, stopped cleanly on Ctrl-C or
+SIGTERM.
 
 With no CELERY_BROKER_URL the broker is the embedded filesystem transport (no server needed); with
 Redis and PostgreSQL configured the same children run unchanged. ``--exit-after-demo`` waits until
-the seeded demo tournaments are played to the end and exits 0 (1 on timeout or a dead child).
+the seeded demo tournaments are played to the end, printing when each ends, and exits 0 (1 on
+timeout or a dead child).
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
+
+from workers.dispatching import dispatch_queued
 
 STOP_GRACE_S = 20
 
@@ -49,6 +54,7 @@ class Command(BaseCommand):
         if not options["no_seed"]:
             self.stdout.write("== seed")
             call_command("seed", trusted_sandbox=options["trusted_sandbox"], stdout=self.stdout)
+        dispatch_queued()  # the demo's matches get their wake-ups now, not at beat's first round
         connection.close()
         children = Children(self.stdout, env)
         stopping = {"signal": None}
@@ -62,6 +68,9 @@ class Command(BaseCommand):
             children.start("web", web_command(port, options["gunicorn"]))
             children.start("worker", [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "prefork",
                                       "--concurrency", "1", "-n", "arena@%h", "--loglevel", "INFO"])
+            children.start("control", [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "prefork",
+                                       "--concurrency", "1", "-n", "control@%h", "-Q", "arena.control",
+                                       "--loglevel", "INFO"])
             children.start("beat", [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO",
                                     "--schedule", str(Path(settings.VAR_DIR) / "celerybeat-schedule")])
             self.print_urls(port, settings.CELERY_BROKER_URL)
@@ -77,17 +86,21 @@ class Command(BaseCommand):
         self.stdout.write(f"\nArena running (broker {broker.split('@')[-1]}):")
         self.stdout.write(f"  API docs:  {base}/api/docs/")
         self.stdout.write(f"  admin:     {base}/admin/   (demo login: admin / admin; dashboard at /admin/dashboard/)")
-        self.stdout.write("  Ctrl-C stops the web server, the worker and beat.\n")
+        self.stdout.write("  Ctrl-C stops the web server, the workers and beat.\n")
 
     def supervise(self, children: Children, stopping: dict, options) -> int:
         started = time.monotonic()
         last_report = 0.0
+        ended: set[str] = set()
         while stopping["signal"] is None:
             dead = children.dead()
             if dead:
                 self.stderr.write(f"arena: {dead} exited unexpectedly; stopping")
                 return 1
             if options["exit_after_demo"]:
+                for name in sorted(set(ended_tournaments()) - ended):
+                    self.stdout.write(f"demo: {name!r} ended after {time.monotonic() - started:.0f} s")
+                    ended.add(name)
                 done, progress = demo_progress()
                 if time.monotonic() - last_report > 10:
                     self.stdout.write(f"demo: {progress}")
@@ -108,6 +121,16 @@ def web_command(port: int, gunicorn: bool) -> list[str]:
         return [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
                 "--workers", "2"]
     return [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"]
+
+
+def ended_tournaments() -> list[str]:
+    from tournaments.models import Tournament
+
+    try:
+        return list(Tournament.objects.filter(status__in=[Tournament.Status.FINISHED, Tournament.Status.CANCELLED])
+                    .values_list("name", flat=True))
+    finally:
+        connection.close()
 
 
 def demo_progress() -> tuple[bool, str]:

@@ -1,0 +1,196 @@
+"""Data for the page tests: players, bots with ready versions, and matches finished through the service with
+records the referee played (random legal actions), so ratings, histories and results are the real thing."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+BOTS = Path(__file__).resolve().parents[1] / "bots"
+KITS = Path(__file__).resolve().parents[2] / "seeds" / "bots"
+
+
+@pytest.fixture(autouse=True)
+def _site(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast, tests only
+    settings.ARENA = {**settings.ARENA, "SANDBOX_TRUSTED": shutil.which("bwrap") is None,
+                      "SMOKE_TEST_STARTUP_SECONDS": 5, "SMOKE_TEST_MOVE_SECONDS": 5}
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def make_bot(owner, name: str, game: str = "tafl9", is_public: bool = True, description: str = "",
+             open_to_tournaments: bool = True):
+    from tournaments.services import create_bot
+
+    return create_bot(owner, game, name, description=description, is_public=is_public,
+                      open_to_tournaments=open_to_tournaments)
+
+
+def ready_version(bot, name: str = "random_bot.py"):
+    """A stored version set ready directly: for pages about matches, not about smoke tests."""
+    from tournaments.models import BotVersion
+    from tournaments.services import upload_version
+
+    version = upload_version(bot, SimpleUploadedFile(name, (BOTS / name).read_bytes()))
+    BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.READY)
+    version.refresh_from_db()
+    return version
+
+
+def random_record(game_id: str, seed: int, plies: int = 12) -> dict:
+    """A game the referee plays out with random legal actions (its outcome, or max-plies)."""
+    from engines import get_game
+    from engines.record import record_of_play
+
+    rng = random.Random(seed)
+    position = get_game(game_id).initial()
+    initial, actions = position, []
+    while len(actions) < plies and position.outcome() is None:
+        action = rng.choice(position.legal_moves())
+        actions.append(action)
+        position = position.play(action)
+    record = record_of_play(initial, actions, times=[rng.randrange(1, 400) for _ in actions])
+    if record["winner"] == "none" and record["reason"] == "max-plies":
+        record.update(winner=rng.choice(["white", "black"]), reason="resign")  # a decided game, as most are
+    return record
+
+
+def finish(version_a, version_b, *, games: int = 2, seed: int = 1, rated: bool = True, tournament=None):
+    """A match queued, claimed and finished through the services, with random refereed records."""
+    from tournaments.models import Match
+    from tournaments.services import claim_match, create_match, finish_match
+
+    match = create_match(version_a, version_b, rated=rated, games=games, tournament=tournament)
+    token = claim_match(match.pk, "test-worker")
+    assert finish_match(match.pk, token, [random_record(match.game, seed * 100 + n) for n in range(games)])
+    return Match.objects.get(pk=match.pk)
+
+
+@pytest.fixture
+def league(player, other_player):
+    """Ada's two public tafl9 bots and Grace's one, a private bot of Grace's, and rated matches between them."""
+    alpha = ready_version(make_bot(player, "alpha", description="Plays fast."))
+    beta = ready_version(make_bot(other_player, "beta"))
+    gamma = ready_version(make_bot(player, "gamma"))
+    secret = ready_version(make_bot(other_player, "secret", is_public=False))
+    matches = [finish(alpha, beta, seed=1), finish(beta, gamma, seed=2), finish(alpha, gamma, seed=3),
+               finish(secret, alpha, seed=4, rated=False)]
+    return {"alpha": alpha, "beta": beta, "gamma": gamma, "secret": secret, "matches": matches}
+
+
+# --- a real browser -------------------------------------------------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's (scripts/install-system-deps.sh): Playwright cannot download its own here
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"  # kept by CI
+SERIOUS = ("serious", "critical")
+
+
+def need_browser():
+    """Playwright and Debian's chromium: skipped on a laptop without them, a failure in CI."""
+    import os
+
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as error:
+        problem = f"playwright is not installed ({error})"
+    else:
+        problem = None if Path(CHROMIUM).exists() else f"{CHROMIUM} is missing (apt-get install chromium)"
+        if problem is None:
+            return sync_playwright
+    if os.environ.get("CI"):
+        pytest.fail(f"the browser tests must run in CI: {problem}")
+    pytest.skip(f"browser tests skipped: {problem}")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    import os
+
+    sync_playwright = need_browser()
+    shutil.rmtree(SCREENSHOTS, ignore_errors=True)  # this run's pictures only
+    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls are still plain sync calls.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+class Site:
+    """A browser tab on the live server that keeps what a person would notice: console errors, failed scripts,
+    and whether axe-core finds a serious accessibility violation on a page."""
+
+    def __init__(self, page, base_url: str, name: str):
+        self.page, self.base_url, self.name = page, base_url, name
+        self.errors: list[str] = []
+        self.shots = 0
+        page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
+        page.on("pageerror", lambda error: self.errors.append(f"uncaught: {error}"))
+
+    def open(self, path: str):
+        response = self.page.goto(self.base_url + path)
+        assert response is not None and response.status == 200, (path, response and response.status)
+        return response
+
+    def check(self, label: str) -> None:
+        """No serious accessibility violation on the page as it is now; a screenshot of it for CI."""
+        from axe_playwright_python.sync_playwright import Axe
+
+        violations = [v for v in Axe().run(self.page).response["violations"] if v["impact"] in SERIOUS]
+        self.screenshot(label)
+        assert not violations, [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in violations]
+
+    def screenshot(self, label: str) -> None:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        self.shots += 1
+        self.page.screenshot(path=str(SCREENSHOTS / f"{self.name}-{self.shots:02}-{label}.png"), full_page=True)
+
+    def forgive(self, status: str) -> None:
+        """Drop the console's note of a page answered with ``status`` on purpose (a refused form is a 400)."""
+        self.errors = [error for error in self.errors if f"status of {status}" not in error]
+
+    def login(self, username: str, password: str) -> None:
+        self.open("/account/login/")
+        self.page.fill("#id_username", username)
+        self.page.fill("#id_password", password)
+        self.page.click("form.form button[type=submit]")
+        self.page.wait_for_url(self.base_url + "/")
+
+
+@pytest.fixture
+def site(browser, live_server, request):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = Site(context.new_page(), live_server.url, request.node.name.replace("[", "-").rstrip("]"))
+    yield tab
+    tab.screenshot("end")
+    context.close()
+    assert not tab.errors, tab.errors  # no page logged a console error
+
+
+def kit_version(owner, kit: str, name: str | None = None, ready: bool = True):
+    """A bot of the kit's game with the starter kit (seeds/bots/<kit>) as its version, as the upload form takes it."""
+    from tournaments.models import BotVersion
+    from tournaments.services import upload_version
+    from web.starters import kit_zip
+
+    game = kit.rsplit("-", 1)[0]
+    version = upload_version(make_bot(owner, name or kit, game), SimpleUploadedFile(f"{kit}.zip", kit_zip(kit)))
+    if ready:
+        BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.READY)
+        version.refresh_from_db()
+    return version
+
+
+def play_real_match(version_a, version_b, *, games: int = 1, time_control: str = "move:200", rated: bool = True):
+    """A match played through the sandbox by the real runner, as a worker plays it."""
+    from tournaments.services import create_match, play_match_now
+
+    match = create_match(version_a, version_b, rated=rated, games=games, time_control=time_control)
+    return play_match_now(match.pk, "browser-test")

@@ -1,0 +1,93 @@
+"""Live games: the worker publishes each game as it goes (``tournaments.live``), the live page's viewer polls it."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from tournaments import live
+
+from .conftest import kit_version, make_bot, ready_version
+
+pytestmark = pytest.mark.django_db
+
+
+def running_match(player, other_player, game_id: str = "tafl9"):
+    from tournaments.services import claim_match, create_match
+
+    a = kit_version(player, f"{game_id}-random", "a")
+    b = kit_version(other_player, f"{game_id}-random", "b")
+    match = create_match(a, b, games=2, rated=False, time_control="move:200")
+    claim_match(match.pk, "test-worker")
+    match.refresh_from_db()
+    return match
+
+
+def test_the_runner_publishes_every_ply_and_never_the_bots_text(player, other_player, monkeypatch):
+    from tournaments import referee
+
+    match = running_match(player, other_player)
+    bots = [referee.load_version(match.version_a), referee.load_version(match.version_b)]
+    seen = []
+    publish = live.publish
+
+    def spy(match_id, number, record):  # what watchers could have read after each ply
+        publish(match_id, number, {**record, "stderr": {"white": "SECRET"}, "log": ["SECRET"]})
+        seen.append(list(live.game(match_id, number)["actions"]))
+
+    monkeypatch.setattr(live, "publish", spy)
+    record = referee.play_game(match, 1, *bots, referee.open_sandbox())
+    assert seen[0] == [] and seen[-1] == record["actions"]
+    assert [len(actions) for actions in seen[:-1]] == list(range(len(record["actions"]) + 1))
+    kept = live.game(match.pk, 1)
+    assert kept["actions"] == record["actions"] and kept["reason"] == record["reason"]
+    assert "stderr" not in kept and "log" not in kept
+    assert live.current(match.pk) == 1
+
+
+def test_live_json_gives_the_plies_after_since(player, other_player):
+    from engines import get_game
+    from engines.record import record_of_play
+
+    match = running_match(player, other_player)
+    initial = get_game("tafl9").initial()
+    first = initial.legal_moves()[0]
+    second = initial.play(first).legal_moves()[0]
+    record = {key: value for key, value in record_of_play(initial, [first, second]).items()
+              if key not in ("winner", "reason")}
+    live.publish(match.pk, 1, {**record, "stderr": {"white": "SECRET-STDERR"}})
+    client = Client()
+    whole = client.get(f"/matches/{match.pk}/live/1.json")
+    assert whole.status_code == 200 and whole["Cache-Control"] == "no-store"
+    assert (whole.json()["first"], len(whole.json()["plies"]), whole.json()["over"]) == (0, 3, False)
+    assert "SECRET" not in whole.content.decode()
+    after = client.get(f"/matches/{match.pk}/live/1.json?since=1").json()
+    assert after["first"] == 2 and [p["action"] for p in after["plies"]] == [second]
+    page = client.get(f"/matches/{match.pk}/live/")
+    assert page.status_code == 200 and f'data-live-url="/matches/{match.pk}/live/1.json"' in page.content.decode()
+    assert client.get(f"/matches/{match.pk}/live/1.json?since=x").status_code == 400
+    assert client.get(f"/matches/{match.pk}/live/1.json?since=-1").status_code == 400
+    assert client.get(f"/matches/{match.pk}/live/2.json").status_code == 404
+    assert client.get("/matches/999999/live/1.json").status_code == 404
+
+
+def test_a_private_bots_live_game_is_404_to_others(player, other_player):
+    from tournaments.services import claim_match, create_match
+
+    secret = ready_version(make_bot(player, "secret", is_public=False))
+    match = create_match(secret, ready_version(make_bot(other_player, "open")), games=1, rated=False)
+    claim_match(match.pk, "w")
+    client = Client()
+    assert client.get(f"/matches/{match.pk}/live/").status_code == 404
+    assert client.get(f"/matches/{match.pk}/live/1.json").status_code == 404
+    client.force_login(player)
+    assert client.get(f"/matches/{match.pk}/live/").status_code == 200
+
+
+def test_the_live_page_of_a_match_not_running_is_the_match_page(player, other_player):
+    from tournaments.models import Match
+
+    match = running_match(player, other_player)
+    Match.objects.filter(pk=match.pk).update(status="queued", lease_token=None)
+    response = Client().get(f"/matches/{match.pk}/live/")
+    assert response.status_code == 302 and response["Location"] == f"/matches/{match.pk}/"

@@ -1,0 +1,378 @@
+"""The pages through Django's test client: what they show, who may see it, what forms refuse, and how many
+queries each page costs (the same whatever the amount of data: no N+1)."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from tournaments.models import Bot, BotVersion, Game, Tournament
+
+from .conftest import finish, make_bot, ready_version
+
+pytestmark = pytest.mark.django_db
+
+
+def client_for(user=None) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def text(response) -> str:
+    return response.content.decode()
+
+
+# --- what the pages show ------------------------------------------------------------------------
+
+def test_home_shows_top_bots_recent_results_and_open_tournaments(league, player):
+    Tournament.objects.create(name="Autumn cup", game="tafl9", organiser=player, time_control="move:100")
+    page = text(client_for().get("/"))
+    for shown in ("Tafl 9×9", "Altai Shatra", "alpha", "beta", "gamma", "Autumn cup", "Recent results",
+                  "/take-part/protocol/", "/take-part/"):
+        assert shown in page
+    assert "secret" not in page  # a private bot's match is its owner's business
+
+
+def test_leaderboard_ranks_public_bots_with_their_record(league):
+    response = client_for().get("/leaderboard/tafl9/")
+    page = text(response)
+    assert response.status_code == 200
+    assert [name for name in ("alpha", "beta", "gamma") if name in page] == ["alpha", "beta", "gamma"]
+    assert "secret" not in page
+    rows = response.context["rows"]
+    assert [row["rank"] for row in rows] == [1, 2, 3]
+    assert [row["elo"] for row in rows] == sorted((row["elo"] for row in rows), reverse=True)
+    assert all(row["provisional"] for row in rows)  # four rated games each, fewer than the provisional count
+    assert "prov." in page and "W / D / L" in page
+
+
+def test_leaderboard_sorts_and_pages(league, player):
+    for number in range(55):
+        bot = make_bot(player, f"filler-{number:02}")
+        bot.ratings.create(game="tafl9", elo=1000 + number, games=0)
+    by_name = client_for().get("/leaderboard/tafl9/?sort=name").context["rows"]
+    assert [row["bot__name"] for row in by_name][:3] == ["alpha", "beta", "filler-00"]
+    second = client_for().get("/leaderboard/tafl9/?sort=rating&page=2")
+    assert second.context["page"].number == 2 and len(second.context["rows"]) == 8
+    assert second.context["rows"][0]["rank"] == 51
+    assert client_for().get("/leaderboard/tafl9/?sort=evil&page=zz").status_code == 200  # falls back
+
+
+def test_bot_page_shows_rating_chart_versions_opponents_and_games(league):
+    alpha = league["alpha"].bot
+    response = client_for().get(f"/bots/{alpha.pk}/")
+    page = text(response)
+    assert response.status_code == 200
+    assert "Plays fast." in page and "<svg class=\"chart\"" in page and "<polyline" in page
+    opponents = {o.name: (o.wins, o.draws, o.losses) for o in response.context["opponents"]}
+    assert set(opponents) == {"beta", "gamma"}  # the private opponent is not shown to others
+    assert all(sum(result) == 2 for result in opponents.values())
+    games = Game.objects.filter(match__in=[m.pk for m in league["matches"][:1] + league["matches"][2:3]])
+    assert {g.pk for g in response.context["recent"]} == set(games.values_list("pk", flat=True))
+    assert 'enctype="multipart/form-data"' not in page  # no upload form for others
+
+
+def test_owner_sees_rejection_reasons_others_do_not(league, player):
+    alpha = league["alpha"].bot
+    BotVersion.objects.filter(pk=league["alpha"].pk).update(status="rejected", reject_reason="init-failed: crash")
+    assert "init-failed: crash" not in text(client_for().get(f"/bots/{alpha.pk}/"))
+    mine = text(client_for(player).get(f"/bots/{alpha.pk}/"))
+    assert "init-failed: crash" in mine and 'enctype="multipart/form-data"' in mine
+
+
+def test_game_page_shows_moves_result_players_and_record_links(league):
+    game = Game.objects.filter(match=league["matches"][0]).order_by("number").first()
+    response = client_for().get(f"/games/{game.pk}/")
+    page = text(response)
+    assert response.status_code == 200
+    for action in game.record["actions"]:
+        assert action in page
+    assert f"/api/games/{game.pk}/" in page and f"/api/games/{game.pk}/record.txt" in page
+    assert game.reason in page and f"match #{game.match_id}" in page
+    assert [ms for _, _, ms in response.context["moves"]] == game.record["times"]
+
+
+def test_game_page_never_shows_the_bots_stderr_or_log(league, player, other_player):
+    game = Game.objects.filter(match=league["matches"][0]).first()
+    Game.objects.filter(pk=game.pk).update(record={**game.record, "stderr": {"white": "SECRET-STDERR", "black": ""},
+                                                   "log": ["SECRET-LOG-LINE"]})
+    for user in (None, player, other_player):
+        page = text(client_for(user).get(f"/games/{game.pk}/"))
+        assert "SECRET-STDERR" not in page and "SECRET-LOG-LINE" not in page
+
+
+def test_match_tournament_and_player_pages(league, player):
+    match = league["matches"][0]
+    assert "alpha" in text(client_for().get(f"/matches/{match.pk}/"))
+    tournament = Tournament.objects.create(name="Winter cup", game="tafl9", organiser=player, time_control="move:100")
+    from tournaments.services import add_entrant, start_tournament
+
+    for key in ("alpha", "beta", "gamma"):
+        add_entrant(tournament, league[key])
+    start_tournament(tournament)
+    played = tournament.matches.order_by("id").first()
+    from tournaments.services import claim_match, finish_match
+
+    from .conftest import random_record
+
+    finish_match(played.pk, claim_match(played.pk, "w"), [random_record("tafl9", n) for n in range(2)])
+    response = client_for().get(f"/tournaments/{tournament.pk}/")
+    page = text(response)
+    assert response.status_code == 200 and "Crosstable" in page and "Standings" in page
+    assert response.context["progress"]["done"] == 1 and response.context["progress"]["total"] == 6
+    assert sum(s.games for s, shown in response.context["standings"]) == 4
+    profile = text(client_for().get("/players/ada/"))
+    assert "alpha" in profile and "gamma" in profile and "Winter cup" in profile
+    assert "secret" not in text(client_for().get("/players/grace/"))
+    assert "secret" in text(client_for(league["secret"].bot.owner).get("/players/grace/"))
+
+
+def test_starter_kits_are_zips_the_upload_takes(player):
+    import io
+    import zipfile
+
+    response = client_for().get("/take-part/tafl9-random.zip")
+    assert response.status_code == 200 and response["Content-Type"] == "application/zip"
+    names = zipfile.ZipFile(io.BytesIO(response.content)).namelist()
+    assert "bot.toml" in names
+    from tournaments.services import upload_version
+
+    version = upload_version(make_bot(player, "kit"), SimpleUploadedFile("kit.zip", response.content))
+    assert version.kind == "zip"
+    assert "BGTP/1" in text(client_for().get("/take-part/protocol/"))
+
+
+# --- not found, private ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("url", ["/bots/999999/", "/games/999999/", "/matches/999999/", "/tournaments/999999/",
+                                 "/players/nobody/", "/leaderboard/chess/", "/no/such/page/",
+                                 "/bots/99999999999999999999999/", "/take-part/nokit.zip",
+                                 "/matches/999999/live/"])
+def test_missing_things_are_the_friendly_404_page(url, db, settings):
+    settings.DEBUG = True  # the laptop default: still not Django's debug page
+    response = client_for().get(url)
+    assert response.status_code == 404
+    assert "Not found" in text(response) and "Tabula Arena" in text(response)
+    assert "Django" not in text(response) and "URLconf" not in text(response)
+
+
+def test_a_private_bot_and_its_games_are_404_to_others(league, player, other_player):
+    secret = league["secret"]
+    game = Game.objects.filter(white=secret).first() or Game.objects.filter(black=secret).first()
+    match = league["matches"][3]
+    for url in (f"/bots/{secret.bot_id}/", f"/games/{game.pk}/", f"/matches/{match.pk}/"):
+        assert client_for().get(url).status_code == 404
+        assert client_for(player).get(url).status_code == 404
+        assert client_for(other_player).get(url).status_code == 200
+
+
+# --- forms ----------------------------------------------------------------------------------------
+
+def test_register_then_create_a_bot_and_upload_a_version(db):
+    client = client_for()
+    response = client.post("/account/register/", {"username": "lin", "password": "a-long-pass-42"})
+    assert response.status_code == 302
+    response = client.post("/bots/new/", {"game": "shatra", "name": "steppe", "description": "", "is_public": "on"})
+    bot = Bot.objects.get(name="steppe")
+    assert response.status_code == 302 and response["Location"] == f"/bots/{bot.pk}/"
+    upload = SimpleUploadedFile("bot.py", b"print('hi')\n")
+    response = client.post(f"/bots/{bot.pk}/", {"file": upload})
+    assert response.status_code == 302
+    assert list(bot.versions.values_list("number", "status")) == [(1, "pending")]
+
+
+@pytest.mark.parametrize("data, field, message", [
+    ({"username": "", "password": "a-long-pass-42"}, "username", "required"),
+    ({"username": "lin", "password": "123"}, "password", "too short"),
+    ({"username": "ada", "password": "a-long-pass-42"}, "username", "taken"),
+])
+def test_register_refuses_bad_input_beside_the_field(data, field, message, player):
+    users = type(player).objects.count()
+    response = client_for().post("/account/register/", data)
+    assert response.status_code == 400
+    assert any(message in error for error in response.context["form"].errors[field])
+    assert f'id="id_{field}_error"' in text(response)
+    assert type(player).objects.count() == users
+
+
+@pytest.mark.parametrize("data, field, message", [
+    ({"game": "chess", "name": "x"}, "game", "not one of the available choices"),
+    ({"game": "tafl9", "name": ""}, "name", "required"),
+    ({"game": "tafl9", "name": "alpha"}, "name", "already have"),
+    ({"game": "tafl9", "name": "x" * 33}, "name", "is not a bot name"),
+    ({"game": "tafl9", "name": "a/b"}, "name", "is not a bot name"),
+])
+def test_create_bot_refuses_bad_input_beside_the_field(data, field, message, player):
+    make_bot(player, "alpha")
+    response = client_for(player).post("/bots/new/", data)
+    assert response.status_code == 400
+    assert any(message in error for error in response.context["form"].errors[field]), response.context["form"].errors
+    assert Bot.objects.count() == 1
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("bot.exe", b"MZ", "bot.exe"),
+    ("bot.py", b"def (:\n", "does not compile"),
+    ("bot.zip", b"not a zip", "zip"),
+])
+def test_upload_refuses_bad_files_beside_the_field(name, content, message, player):
+    bot = make_bot(player, "alpha")
+    response = client_for(player).post(f"/bots/{bot.pk}/", {"file": SimpleUploadedFile(name, content)})
+    assert response.status_code == 400
+    errors = response.context["form"].errors["file"]
+    assert any(message in error for error in errors), errors
+    assert 'id="id_file_error"' in text(response)
+    assert not BotVersion.objects.exists()
+
+
+def test_only_the_owner_may_upload(player, other_player):
+    bot = make_bot(player, "alpha")
+    for user in (None, other_player):
+        response = client_for(user).post(f"/bots/{bot.pk}/", {"file": SimpleUploadedFile("bot.py", b"pass\n")})
+        assert response.status_code == 404
+    assert not BotVersion.objects.exists()
+
+
+def test_tournament_form_creates_enters_and_starts(league, player, other_player):
+    client = client_for(player)
+    response = client.post("/tournaments/new/", {"name": "Cup", "game": "tafl9", "time_control": "move:200",
+                                                 "games_per_pairing": 2, "double_round": "on"})
+    tournament = Tournament.objects.get(name="Cup")
+    assert response.status_code == 302 and tournament.organiser == player
+    for key in ("alpha", "beta"):
+        assert client.post(f"/tournaments/{tournament.pk}/", {"action": "add",
+                                                              "version": league[key].pk}).status_code == 302
+    # someone else's private bot is not offered, and cannot be forced in
+    response = client.post(f"/tournaments/{tournament.pk}/", {"action": "add", "version": league["secret"].pk})
+    assert response.status_code == 400 and "version" in response.context["form"].errors
+    # only the organiser changes it
+    assert client_for(other_player).post(f"/tournaments/{tournament.pk}/", {"action": "start"}).status_code == 404
+    assert client.post(f"/tournaments/{tournament.pk}/", {"action": "start"}).status_code == 302
+    tournament.refresh_from_db()
+    assert tournament.status == "running" and tournament.matches.count() == 2  # one pairing, both colours
+
+
+@pytest.mark.parametrize("data, field, message", [
+    ({"name": "", "game": "tafl9", "games_per_pairing": 2}, "name", "required"),
+    ({"name": "Cup", "game": "tafl9", "time_control": "fast", "games_per_pairing": 2}, "time_control",
+     "time control"),
+    ({"name": "Cup", "game": "tafl9", "games_per_pairing": 0}, "games_per_pairing", "from 1 to"),
+    ({"name": "Cup", "game": "tafl9", "games_per_pairing": "two"}, "games_per_pairing", "whole number"),
+])
+def test_tournament_form_refuses_bad_input_beside_the_field(data, field, message, player):
+    response = client_for(player).post("/tournaments/new/", data)
+    assert response.status_code == 400
+    errors = response.context["form"].errors[field]
+    assert any(message in error for error in errors), errors
+    assert not Tournament.objects.exists()
+
+
+def test_forms_need_a_logged_in_player(db):
+    for url in ("/bots/new/", "/tournaments/new/"):
+        response = client_for().get(url)
+        assert response.status_code == 302 and response["Location"].startswith("/account/login/")
+
+
+# --- query counts: the same with more data --------------------------------------------------------
+
+def queries(client, url) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code == 200
+    return len(captured.captured_queries)
+
+
+def test_page_query_counts_do_not_grow_with_the_data(league, player, other_player):
+    from django.core.cache import cache
+
+    alpha = league["alpha"]
+    game = Game.objects.filter(white=alpha).first()
+    tournament = Tournament.objects.create(name="Cup", game="tafl9", organiser=player, time_control="move:100")
+    urls = ["/", "/leaderboard/tafl9/", f"/bots/{alpha.bot_id}/", f"/games/{game.pk}/",
+            f"/matches/{game.match_id}/", f"/tournaments/{tournament.pk}/", "/players/ada/", "/tournaments/"]
+    client = client_for(player)
+    before = {url: queries(client, url) for url in urls}
+    for number in range(6):  # more opponents, more games, more matches, more bots
+        other = ready_version(make_bot(player if number % 2 else other_player, f"more-{number}"))
+        finish(alpha, other, seed=10 + number, games=3)
+        finish(other, league["beta"], seed=20 + number)
+    from tournaments.services import add_entrant
+
+    for key in ("alpha", "beta", "gamma"):
+        add_entrant(tournament, league[key])
+    cache.clear()
+    after = {url: queries(client, url) for url in urls}
+    assert after == before
+    assert max(after.values()) <= 14, after
+
+
+def test_visitors_pages_are_kept_until_a_bot_changes(league, player, django_capture_on_commit_callbacks):
+    from tournaments.services import update_bot
+
+    alpha = league["alpha"].bot
+    visitor = client_for()
+    assert queries(visitor, f"/bots/{alpha.pk}/") > 0
+    assert queries(visitor, f"/bots/{alpha.pk}/") == 0  # kept, rendered
+    assert queries(client_for(player), f"/bots/{alpha.pk}/") > 0  # the owner's page is built for her
+    with django_capture_on_commit_callbacks(execute=True):
+        update_bot(alpha, is_public=False)
+    assert visitor.get(f"/bots/{alpha.pk}/").status_code == 404  # private at once, not 5 s later
+    assert "alpha" not in text(visitor.get("/leaderboard/tafl9/"))
+
+
+def test_a_private_entrant_is_a_private_bot_on_the_tournament_page(league, player, other_player):
+    from tournaments.services import add_entrant
+
+    cup = Tournament.objects.create(name="Cup", game="tafl9", organiser=other_player, time_control="move:100")
+    add_entrant(cup, league["secret"])
+    add_entrant(cup, league["beta"])
+    for user in (None, player):
+        page = text(client_for(user).get(f"/tournaments/{cup.pk}/"))
+        assert "secret" not in page and f"/bots/{league['secret'].bot_id}/" not in page
+        assert page.count("private bot") == 2  # standings and crosstable
+    owner = text(client_for(other_player).get(f"/tournaments/{cup.pk}/"))
+    assert "secret" in owner and "private bot" not in owner
+
+
+def test_the_organiser_is_offered_only_bots_whose_owners_consented(league, player, other_player):
+    from tournaments.services import update_bot
+
+    update_bot(league["beta"].bot, open_to_tournaments=False)
+    cup = Tournament.objects.create(name="Cup", game="tafl9", organiser=player, time_control="move:100")
+    form = client_for(player).get(f"/tournaments/{cup.pk}/").context["form"]
+    offered = {pk for pk, _ in form.fields["version"].choices}
+    assert offered == {league["alpha"].pk, league["gamma"].pk}
+    response = client_for(player).post(f"/tournaments/{cup.pk}/", {"action": "add", "version": league["beta"].pk})
+    assert response.status_code == 400 and "version" in response.context["form"].errors
+    assert not cup.entrants.exists()
+
+
+def test_fitted_ratings_show_with_their_interval(league):
+    from ratings.services import fit_ratings
+    from tournaments.services import create_player
+
+    delta = ready_version(make_bot(create_player(username="hedy", password="lamarr-1914"), "delta"))
+    for seed in range(5):  # enough rated results, both ways, for the fit to bound most ratings
+        for a, b in ((league["alpha"], league["beta"]), (league["beta"], league["gamma"]), (delta, league["alpha"]),
+                     (delta, league["beta"]), (league["gamma"], delta)):
+            finish(a, b, seed=100 + seed)
+    fit_ratings(["tafl9"])
+    from ratings.models import FittedRating
+
+    fitted = {f.bot_id: f for f in FittedRating.objects.all()}
+    board = client_for().get("/leaderboard/tafl9/")
+    assert {row["bot_id"]: row["fitted"] for row in board.context["rows"]} == {
+        bot_id: fitted.get(bot_id) for bot_id in (*(league[k].bot_id for k in ("alpha", "beta", "gamma")),
+                                                   delta.bot_id)}
+    shown = [f for f in fitted.values() if f.elo is not None]
+    assert shown, fitted
+    for f in shown:
+        assert f'data-fitted="{f.elo:.1f}"' in text(board) and f"± {f.margin:.0f}" in text(board)
+        assert f'data-fitted="{f.elo:.1f}"' in text(client_for().get(f"/bots/{f.bot_id}/"))
+    for f in fitted.values():
+        if f.elo is None:
+            assert f.status in text(board)

@@ -1,0 +1,72 @@
+"""The site's forms. They only shape the input: every rule is checked by the same services the API calls,
+and ``run_service`` puts a service's refusal beside the field it names."""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from engines import GAME_IDS
+from tournaments.models import BOT_NAME_RULE
+
+from .selectors import GAME_NAMES
+
+GAME_FIELD_CHOICES = [(game_id, GAME_NAMES[game_id]) for game_id in GAME_IDS]
+
+
+def run_service(form: forms.Form, call):
+    """``call()`` in one transaction; its ValidationError becomes the form's errors (by field, or the form's
+    own when the field is not on the form), nothing is changed, and None is returned."""
+    try:
+        with transaction.atomic():
+            return call()
+    except ValidationError as error:
+        messages = error.message_dict if hasattr(error, "error_dict") else {None: error.messages}
+        for field, texts in messages.items():
+            form.add_error(field if field in form.fields else None, texts)
+        return None
+
+
+class RegisterForm(forms.Form):
+    username = forms.CharField(max_length=150, label="User name",
+                               widget=forms.TextInput(attrs={"autocomplete": "username"}))
+    email = forms.EmailField(required=False, label="E-mail (optional)")
+    password = forms.CharField(widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}))
+
+
+class BotForm(forms.Form):
+    game = forms.ChoiceField(choices=GAME_FIELD_CHOICES)
+    name = forms.CharField(help_text=BOT_NAME_RULE)  # the service checks it, as for the API
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    is_public = forms.BooleanField(required=False, initial=True, label="Public (others see it and can play it)")
+    open_to_tournaments = forms.BooleanField(required=False, label="Other players may enter it in their tournaments")
+
+
+class UploadForm(forms.Form):
+    file = forms.FileField(label="Bot file", help_text="A .py file, or a .zip / .tar.gz with a bot.toml",
+                           widget=forms.ClearableFileInput(attrs={"accept": ".py,.zip,.tar.gz,.tgz"}))
+
+
+class TournamentForm(forms.Form):
+    name = forms.CharField(max_length=100)
+    game = forms.ChoiceField(choices=GAME_FIELD_CHOICES)
+    time_control = forms.CharField(max_length=40, required=False,
+                                   help_text="move:<ms> or clock:<base ms>+<increment ms>; empty for the default")
+    games_per_pairing = forms.IntegerField(initial=2, label="Games per pairing")
+    double_round = forms.BooleanField(required=False, initial=True, label="Double round (colours swapped)")
+    rated = forms.BooleanField(required=False, label="Rated")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["time_control"].widget.attrs["placeholder"] = settings.ARENA["DEFAULT_TIME_CONTROL"]
+
+
+class EntrantForm(forms.Form):
+    version = forms.TypedChoiceField(coerce=int, label="Bot version")
+
+    def __init__(self, *args, choices=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["version"].choices = [(v.pk, f"{v.bot.name} v{v.number} ({v.bot.owner.username})")
+                                          for v in choices]

@@ -1,0 +1,45 @@
+"""Pages that every visitor who is not logged in sees alike, kept rendered in the cache for a few seconds.
+
+They share the API's public cache generation (``tournaments.api.public``): any change to a bot (its name, its
+visibility) starts a new generation, so a bot made private disappears from every kept page at once. Logged-in
+players (owners see more: upload forms, rejection reasons) always get a page built for them."""
+
+from __future__ import annotations
+
+import logging
+from functools import wraps
+
+from django.core.cache import cache
+from django.http import HttpResponse
+
+from tournaments.api import public
+
+log = logging.getLogger(__name__)
+
+
+def for_visitors(seconds: int):
+    def decorate(view):
+        @wraps(view)
+        def kept_view(request, *args, **kwargs):
+            if request.method != "GET" or request.user.is_authenticated or "messages" in request.COOKIES:
+                return view(request, *args, **kwargs)
+            try:
+                found = cache.get_many([public.GENERATION])
+                key = f"web:page:{found.get(public.GENERATION)}:{request.get_full_path()}"
+                content = cache.get(key)
+            except public.CACHE_DOWN as error:  # a cache is a speed-up: without it, pages are built as asked
+                log.warning("web pages: the cache does not answer (%s)", error)
+                return view(request, *args, **kwargs)
+            if content is not None:
+                return HttpResponse(content)
+            response = view(request, *args, **kwargs)
+            if response.status_code == 200 and not response.cookies:
+                try:
+                    cache.set(key, response.content, seconds)
+                except public.CACHE_DOWN as error:
+                    log.warning("web pages: could not keep %s (%s)", key, error)
+            return response
+
+        return kept_view
+
+    return decorate

@@ -1,0 +1,189 @@
+"""Reads the pages need, built on the domain's selectors and its one visibility rule for private bots
+(``tournaments.selectors.visible_bot_q``). Each read does a fixed number of queries, whatever the data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.paginator import Paginator
+from django.db.models import Count, F, Q, Window
+from django.db.models.functions import RowNumber
+
+from engines import GAME_IDS
+from ratings import selectors as ratings_selectors
+from tournaments import selectors as app_selectors
+from tournaments.api import selectors as api_selectors
+from tournaments.models import Bot, Game, Match, Tournament
+
+GAME_NAMES = {"tafl9": "Tafl 9×9", "fidchell-1": "Fidchell (Rules One)", "fidchell-2": "Fidchell (Rules 2)",
+              "shatra": "Altai Shatra"}
+LEADERBOARD_SORTS = {"rating": ("-elo", "bot_id"), "games": ("-games", "-elo", "bot_id"),
+                     "name": ("bot__name", "bot_id"), "last": ("-updated_at", "bot_id")}
+PAGE_SIZE = 50
+
+
+def provisional_games() -> int:
+    """Below this many rated games a rating is provisional (the Elo's large-K phase)."""
+    return settings.ARENA["ELO_PROVISIONAL_GAMES"]
+
+
+def fitted_ratings(game_id: str, bot_ids: list[int]) -> dict:
+    """The game's latest fitted rating of each of these (public) bots: its Elo and 95% margin, or the status
+    saying why the results leave it unbounded. One query; bots not in the fit are absent."""
+    found = ratings_selectors.fitted_leaderboard(game_id).filter(bot_id__in=bot_ids)
+    return {fitted.bot_id: fitted for fitted in found}
+
+
+# --- home ---------------------------------------------------------------------------------------
+
+def top_bots(game_id: str, count: int = 5) -> list[dict]:
+    return list(ratings_selectors.leaderboard(game_id).values("bot_id", "bot__name", "elo", "games")[:count])
+
+
+def matches_now(user, count: int = 10) -> list[Match]:
+    return list(api_selectors.matches_visible_to(user).filter(status=Match.Status.RUNNING)
+                .order_by("-started_at", "-id")[:count])
+
+
+def recent_results(user, count: int = 10) -> list[Match]:
+    return list(api_selectors.matches_visible_to(user).filter(status=Match.Status.FINISHED)
+                .order_by("-finished_at", "-id")[:count])
+
+
+def open_tournaments(count: int = 10) -> list[Tournament]:
+    return list(app_selectors.tournament_list()
+                .filter(status__in=[Tournament.Status.DRAFT, Tournament.Status.RUNNING])[:count])
+
+
+def home(user) -> dict:
+    return {"games": [{"id": g, "name": GAME_NAMES[g], "top": top_bots(g)} for g in GAME_IDS],
+            "now": matches_now(user), "recent": recent_results(user), "tournaments": open_tournaments()}
+
+
+# --- leaderboard --------------------------------------------------------------------------------
+
+def leaderboard(game_id: str, sort: str, page_number) -> dict:
+    """One page of a game's board in the ``sort`` order; a row's rank is always its place by rating."""
+    ranked = (ratings_selectors.leaderboard(game_id)
+              .annotate(rank=Window(RowNumber(), order_by=[F("elo").desc(), F("bot_id").asc()]))
+              .order_by(*LEADERBOARD_SORTS[sort])
+              .values("rank", "bot_id", "bot__name", "bot__owner__username", "elo", "games", "wins", "draws",
+                      "losses", "updated_at"))
+    page = Paginator(ranked, PAGE_SIZE).get_page(page_number)
+    rows = list(page.object_list)
+    fitted = fitted_ratings(game_id, [row["bot_id"] for row in rows])
+    provisional = provisional_games()
+    for row in rows:
+        row["fitted"] = fitted.get(row["bot_id"])
+        row["provisional"] = row["games"] < provisional
+    return {"page": page, "rows": rows}
+
+
+# --- a bot --------------------------------------------------------------------------------------
+
+@dataclass
+class OpponentResult:
+    bot_id: int
+    name: str
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+
+def bot(user, bot_id: int) -> Bot | None:
+    """The bot with its versions and ratings, or None when it does not exist or is private to someone else."""
+    return api_selectors.bot_detail_visible_to(user).filter(pk=bot_id).first()
+
+
+def rating_points(bot: Bot) -> list[tuple[float, object]]:
+    """(rating after, when) of each rated game, oldest first, starting from the rating before the first."""
+    changes = list(ratings_selectors.rating_history(bot).values_list("before", "after", "created_at"))
+    if not changes:
+        return []
+    return [(changes[0][0], changes[0][2])] + [(after, when) for _, after, when in changes]
+
+
+def opponents(user, bot: Bot, version_ids: list[int]) -> list[OpponentResult]:
+    """Wins, draws and losses against each opponent the user may see, most played first. Three queries."""
+    results: dict[int, OpponentResult] = {}
+    for mine, theirs in (("white", "black"), ("black", "white")):
+        counted = (Game.objects.filter(**{f"{mine}_id__in": version_ids}).exclude(reason="void")
+                   .values(opponent=F(f"{theirs}__bot_id"))
+                   .annotate(wins=Count("id", filter=Q(winner=mine)), draws=Count("id", filter=Q(winner="none")),
+                             losses=Count("id", filter=Q(winner=theirs))))
+        for row in counted:
+            result = results.setdefault(row["opponent"], OpponentResult(row["opponent"], ""))
+            result.wins += row["wins"]
+            result.draws += row["draws"]
+            result.losses += row["losses"]
+    names = dict(Bot.objects.filter(app_selectors.visible_bot_q(user), pk__in=results).values_list("id", "name"))
+    shown = [result for bot_id, result in results.items() if bot_id in names]
+    for result in shown:
+        result.name = names[result.bot_id]
+    return sorted(shown, key=lambda r: (-r.games, r.name))
+
+
+def recent_games(user, version_ids: list[int], count: int = 20) -> list[Game]:
+    """The newest games of these versions, as white or black (two index scans, merged)."""
+    games = api_selectors.games_visible_to(user).order_by("-created_at", "-id")
+    both = list(games.filter(white_id__in=version_ids)[:count]) + list(games.filter(black_id__in=version_ids)[:count])
+    return sorted(both, key=lambda g: (g.created_at, g.id), reverse=True)[:count]
+
+
+# --- games, matches, tournaments, players ---------------------------------------------------------
+
+def game(user, game_id: int) -> Game | None:
+    return (api_selectors.games_visible_to(user, with_record=True).select_related("match__tournament")
+            .filter(pk=game_id).first())
+
+
+def match(user, match_id: int) -> Match | None:
+    return api_selectors.match_detail_visible_to(user).select_related("tournament").filter(pk=match_id).first()
+
+
+def tournament(tournament_id: int) -> Tournament | None:
+    return app_selectors.tournament_list().filter(pk=tournament_id).first()
+
+
+def tournament_progress(user, tournament: Tournament) -> dict:
+    """Matches by status, and the ones being played now that the user may watch (not private bots' to others)."""
+    counts = dict(tournament.matches.values_list("status").annotate(n=Count("id")).order_by())
+    total = sum(counts.values())
+    done = counts.get(Match.Status.FINISHED, 0) + counts.get(Match.Status.FAILED, 0)
+    playing = list(api_selectors.matches_visible_to(user).filter(tournament=tournament, status=Match.Status.RUNNING)
+                   .order_by("round", "id"))
+    return {"total": total, "done": done, "counts": counts, "playing": playing,
+            "percent": round(100 * done / total) if total else 0}
+
+
+def tournament_matches(user, tournament: Tournament) -> list[Match]:
+    """The tournament's matches the user may see (a private bot's are its owner's business, as in the API)."""
+    return list(api_selectors.matches_visible_to(user).filter(tournament=tournament).order_by("round", "id"))
+
+
+def entry_choices(user, tournament: Tournament) -> list:
+    """Ready versions the organiser may enter: their own, or public bots' whose owners consented to
+    tournaments (``open_to_tournaments``), of the tournament's game, by name."""
+    from tournaments.models import BotVersion
+
+    consented = Q(bot__owner_id=tournament.organiser_id) | Q(bot__open_to_tournaments=True)
+    return list(BotVersion.objects.filter(app_selectors.visible_bot_q(user, "bot__"), consented,
+                                          bot__game=tournament.game, status=BotVersion.Status.READY,
+                                          is_disabled=False)
+                .exclude(entries__tournament=tournament).select_related("bot__owner")
+                .order_by("bot__name", "-number")[:200])
+
+
+def player(username: str):
+    return get_user_model().objects.filter(username=username, is_active=True).first()
+
+
+def player_bots(user, owner) -> list[Bot]:
+    return list(app_selectors.visible_bots(user).filter(owner=owner).prefetch_related("ratings")
+                .order_by("game", "name"))

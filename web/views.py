@@ -1,0 +1,259 @@
+"""The site's pages. Thin: a selector reads, a service writes (through a form that only shapes the input),
+a template shows. Anything missing, or private to someone else, is the site's own 404 page."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+
+from engines import GAME_IDS, get_game
+from tournaments import live
+from tournaments import selectors as app_selectors
+from tournaments import services as app_services
+from tournaments.api import public
+from tournaments.api import services as api_services
+from tournaments.models import Game, Match, Tournament
+
+from . import boards, charts, forms, selectors, starters
+from .pagecache import for_visitors
+from .viewer import viewer
+
+
+def not_found(request, exception=None, what: str = "page"):
+    return render(request, "web/404.html", {"what": what}, status=404)
+
+
+@for_visitors(public.LIVE_SECONDS)
+def home(request):
+    return render(request, "web/home.html", selectors.home(request.user))
+
+
+@require_GET
+@for_visitors(public.LIVE_SECONDS)
+def leaderboard(request, game_id: str):
+    if game_id not in GAME_IDS:
+        return not_found(request, what="game")
+    sort = request.GET.get("sort", "rating")
+    if sort not in selectors.LEADERBOARD_SORTS:
+        sort = "rating"
+    board = selectors.leaderboard(game_id, sort, request.GET.get("page"))
+    return render(request, "web/leaderboard.html", {
+        "game_id": game_id, "game_name": selectors.GAME_NAMES[game_id], "sort": sort, "games": GAME_IDS,
+        "game_names": selectors.GAME_NAMES, **board})
+
+
+@for_visitors(public.LIVE_SECONDS)
+def bot(request, bot_id: int):
+    found = selectors.bot(request.user, bot_id)
+    if found is None:
+        return not_found(request, what="bot")
+    owner = request.user.is_authenticated and (request.user.pk == found.owner_id or request.user.is_staff)
+    form = forms.UploadForm()
+    if request.method == "POST":
+        if not owner:
+            return not_found(request, what="bot")
+        form = forms.UploadForm(request.POST, request.FILES)
+        if form.is_valid() and forms.run_service(form, lambda: _upload(found, form.cleaned_data["file"])):
+            messages.success(request, "Uploaded: the smoke test runs now; this page shows its verdict.")
+            return redirect("web:bot", bot_id=found.pk)
+    versions = list(found.versions.all())
+    version_ids = [version.pk for version in versions]
+    rating = next((r for r in found.ratings.all() if r.game == found.game), None)
+    return render(request, "web/bot.html", {
+        "bot": found, "is_owner": owner, "versions": versions, "rating": rating, "form": form,
+        "provisional": rating is not None and rating.games < selectors.provisional_games(),
+        "fitted": selectors.fitted_ratings(found.game, [found.pk]).get(found.pk),
+        "chart": charts.rating_svg(selectors.rating_points(found)),
+        "opponents": selectors.opponents(request.user, found, version_ids),
+        "recent": selectors.recent_games(request.user, version_ids),
+        "game_name": selectors.GAME_NAMES[found.game]}, status=400 if form.errors else 200)
+
+
+def _upload(bot, file):
+    version = app_services.upload_version(bot, file)
+    api_services.after_upload(version)  # the smoke test, once the upload is committed
+    return version
+
+
+@login_required
+def bot_create(request):
+    form = forms.BotForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        created = forms.run_service(form, lambda: app_services.create_bot(request.user, **form.cleaned_data))
+        if created is not None:
+            messages.success(request, f"{created.name} is yours: upload its first version below.")
+            return redirect("web:bot", bot_id=created.pk)
+    return render(request, "web/form.html", {"form": form, "title": "New bot", "button": "Create the bot"},
+                  status=400 if form.errors else 200)
+
+
+@for_visitors(public.RECORD_SECONDS)  # a game never changes; its bots' names start a new generation
+def game(request, game_id: int):
+    found = selectors.game(request.user, game_id)
+    if found is None:
+        return not_found(request, what="game")
+    record = found.record or {}
+    actions = record.get("actions") or []
+    moves = list(zip(range(1, len(actions) + 1), actions, record.get("times") or [None] * len(actions)))
+    return render(request, "web/game.html", {
+        "game": found, "match": found.match, "moves": moves, "game_name": selectors.GAME_NAMES[found.match.game],
+        **viewer(record)})
+
+
+def match(request, match_id: int):
+    found = selectors.match(request.user, match_id)
+    if found is None:
+        return not_found(request, what="match")
+    return render(request, "web/match.html", {"match": found, "games": list(found.games.all()),
+                                              "game_name": selectors.GAME_NAMES[found.game]})
+
+
+def match_live(request, match_id: int):
+    """The game a running match is playing, updated as it goes (the viewer polls ``match_live_json``); once the
+    game is over the viewer shows its whole replay. A match not running has its own page."""
+    found = selectors.match(request.user, match_id)
+    if found is None:
+        return not_found(request, what="match")
+    if found.status != Match.Status.RUNNING:
+        return redirect("web:match", match_id=found.pk)
+    number = live.current(found.pk) or 1
+    record = live.game(found.pk, number) or {"game": found.game, "initial": get_game(found.game).initial().text(),
+                                             "actions": []}
+    return render(request, "web/live.html", {
+        "match": found, "number": number, "record": record, "game_name": selectors.GAME_NAMES[found.game],
+        **viewer(record, reverse("web:match-live-json", args=[found.pk, number]))})
+
+
+def match_live_json(request, match_id: int, number: int):
+    """What the live viewer polls: ``web.boards.replay`` of game ``number`` so far, the plies after ``?since=``."""
+    found = selectors.match(request.user, match_id)
+    if found is None:
+        return JsonResponse({"detail": "no such match"}, status=404)
+    record = live.game(found.pk, number)
+    if record is None:
+        stored = next((g for g in found.games.all() if g.number == number), None)
+        if stored is None:
+            return JsonResponse({"detail": f"game {number} of match {found.pk} is not being played"}, status=404)
+        record = Game.objects.only("record").get(pk=stored.pk).record
+    since = request.GET.get("since")
+    if since is not None and not (since.isdigit() and len(since) < 7):
+        return JsonResponse({"detail": "since must be a ply number (0 or more)"}, status=400)
+    try:
+        body = boards.replay(record, None if since is None else int(since))
+    except ValueError as error:
+        return JsonResponse({"detail": str(error)}, status=400)
+    return JsonResponse(body, headers={"Cache-Control": "no-store"})
+
+
+def tournament_list(request):
+    return render(request, "web/tournaments.html", {"tournaments": list(app_selectors.tournament_list()[:100]),
+                                                    "game_names": selectors.GAME_NAMES})
+
+
+def tournament(request, tournament_id: int):
+    found = selectors.tournament(tournament_id)
+    if found is None:
+        return not_found(request, what="tournament")
+    organiser = request.user.is_authenticated and (request.user.pk == found.organiser_id or request.user.is_staff)
+    choices = selectors.entry_choices(request.user, found) if organiser and found.status == "draft" else []
+    form = forms.EntrantForm(choices=choices)
+    if request.method == "POST":
+        if not organiser:
+            return not_found(request, what="tournament")
+        form = _tournament_action(request, found, choices)
+        if form is None:
+            return redirect("web:tournament", tournament_id=found.pk)
+    table = app_selectors.crosstable(found)
+    return render(request, "web/tournament.html", {
+        "tournament": found, "rows": _crosstable_rows(table, request.user),
+        "standings": [(standing, _shown(standing.entrant, request.user)) for standing in table.standings],
+        "is_organiser": organiser, "progress": selectors.tournament_progress(request.user, found),
+        "matches": selectors.tournament_matches(request.user, found),
+        "form": form, "game_name": selectors.GAME_NAMES[found.game]}, status=400 if form.errors else 200)
+
+
+def _tournament_action(request, found: Tournament, choices):
+    """The organiser's add-entrant or start; the form with its errors, or None when it was done."""
+    form = forms.EntrantForm(request.POST, choices=choices)
+    if request.POST.get("action") == "start":
+        if forms.run_service(form, lambda: app_services.start_tournament(found)) is not None:
+            messages.success(request, "Started: the matches are queued.")
+            return None
+        return form
+    if form.is_valid() and forms.run_service(form, lambda: app_services.add_entrant(
+            found, api_services.entrant_version(request.user, form.cleaned_data["version"]))):
+        return None
+    return form
+
+
+def _crosstable_rows(table, user) -> list[dict]:
+    """Each entrant's row of the crosstable, in seed order; ``shown`` is false for a private bot the user may not
+    see (its results stay, its name and link do not, as in the API)."""
+    ranks = {standing.entrant.version_id: standing for standing in table.standings}
+    return [{"entrant": entrant, "standing": ranks[entrant.version_id], "shown": _shown(entrant, user),
+             "cells": [None if other.version_id == entrant.version_id
+                       else table.cells[entrant.version_id][other.version_id] for other in table.entrants]}
+            for entrant in table.entrants]
+
+
+def _shown(entrant, user) -> bool:
+    bot = entrant.version.bot
+    return bot.is_public or app_selectors.is_insider(user, bot.owner_id)
+
+
+@login_required
+def tournament_create(request):
+    form = forms.TournamentForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        created = forms.run_service(form, lambda: app_services.create_tournament(request.user, **form.cleaned_data))
+        if created is not None:
+            messages.success(request, "Created: add the entrants, then start it.")
+            return redirect("web:tournament", tournament_id=created.pk)
+    return render(request, "web/form.html", {"form": form, "title": "New tournament",
+                                             "button": "Create the tournament"},
+                  status=400 if form.errors else 200)
+
+
+def player(request, username: str):
+    found = selectors.player(username)
+    if found is None:
+        return not_found(request, what="player")
+    return render(request, "web/player.html", {
+        "player": found, "bots": selectors.player_bots(request.user, found), "game_names": selectors.GAME_NAMES,
+        "tournaments": list(app_selectors.tournament_list().filter(organiser=found)[:20])})
+
+
+def register(request):
+    form = forms.RegisterForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = forms.run_service(form, lambda: api_services.register_player(**form.cleaned_data))
+        if user is not None:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, f"Welcome, {user.username}. Create your first bot.")
+            return redirect("web:bot-create")
+    return render(request, "web/form.html", {"form": form, "title": "Register", "button": "Register"},
+                  status=400 if form.errors else 200)
+
+
+# --- taking part ------------------------------------------------------------------------------------
+
+def take_part(request):
+    kits = [(game_id, selectors.GAME_NAMES[game_id], starters.kits_of(game_id)) for game_id in GAME_IDS]
+    return render(request, "web/take_part.html", {"kits": kits})
+
+
+def protocol(request):
+    return render(request, "web/protocol.html", {"text": starters.protocol_text()})
+
+
+def starter_kit(request, name: str):
+    archive = starters.kit_zip(name)
+    if archive is None:
+        return not_found(request, what="starter kit")
+    return HttpResponse(archive, content_type="application/zip",
+                        headers={"Content-Disposition": f'attachment; filename="{name}.zip"'})
