@@ -13,6 +13,7 @@ RUN apt-get update -qq \
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY engines engines
+COPY runner runner
 COPY ratings ratings
 COPY tournaments tournaments
 COPY workers workers

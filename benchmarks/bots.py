@@ -21,10 +21,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engines import GAME_IDS  # noqa: E402
-from engines.bots import load_bot  # noqa: E402
 from engines.core import BLACK, NONE, WHITE  # noqa: E402
-from engines.match import play_game  # noqa: E402
-from engines.sandbox import open_sandbox  # noqa: E402
+from runner.bots import load_bot  # noqa: E402
+from runner.match import play_game  # noqa: E402
+from runner.sandbox import open_sandbox  # noqa: E402
 
 TARGETS = {"random": 0.90, "greedy": 0.70}
 FAILURES = {"crash", "timeout", "illegal-move", "bot-error", "init-failed"}

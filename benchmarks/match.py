@@ -1,4 +1,4 @@
-"""Match runner figures: ``python benchmarks/match.py [--games N] [--quick]``.
+"""Match runner figures: ``python benchmarks/match.py [--games N] [--starts N] [--rounds N] [--game ID]``.
 
 1. Per-action cost of referee + protocol (``play_game``) against a raw pipe round
    trip that sends the same position/legal/go lines to the same trivial bot and
@@ -29,9 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engines import GAME_IDS, get_game  # noqa: E402
-from engines.bots import load_bot  # noqa: E402
-from engines.match import play_game, played_line  # noqa: E402
-from engines.sandbox import Limits, SandboxError, open_sandbox  # noqa: E402
+from engines.protocol import played_line  # noqa: E402
+from runner.bots import load_bot  # noqa: E402
+from runner.match import play_game  # noqa: E402
+from runner.sandbox import Limits, SandboxError, open_sandbox  # noqa: E402
 
 FIRST_BOT = ROOT / "tests" / "bots" / "first_bot.py"
 FLEX_BOT = ROOT / "tests" / "bots" / "flexbot.py"
@@ -229,7 +230,7 @@ def startup(runs: int) -> None:
         sh_dir = Path(tmp) / "shbot"
         sh_dir.mkdir()
         (sh_dir / "bot.sh").write_text(SH_BOT)
-        (sh_dir / "bot.toml").write_text('run = "/bin/sh bot.sh"\n')
+        (sh_dir / "bot.toml").write_text('run = "sh bot.sh"\n')
         shell_bot, python_bot = load_bot(sh_dir), load_bot(FIRST_BOT)
         pairs = [{"bare true": lambda: run_bare(["/usr/bin/true"]), "shell bot": lambda: start_bot(shell_bot)},
                  {"bare python": lambda: run_bare(["/usr/bin/python3", "-c", "pass"]),

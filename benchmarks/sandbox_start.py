@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engines.bots import load_bot  # noqa: E402
-from engines.sandbox import Limits, open_sandbox  # noqa: E402
+from runner.bots import load_bot  # noqa: E402
+from runner.sandbox import Limits, open_sandbox  # noqa: E402
 
 SHELL_BOT = """while read -r line; do
   case "$line" in bgtp*) echo "bgtp 1 name=bench" ;; esac
@@ -103,7 +103,7 @@ def main() -> None:
         python_bot = load_bot(scratch / "bench_bot.py")
         (scratch / "shell_bot").mkdir()
         (scratch / "shell_bot" / "bot.sh").write_text(SHELL_BOT)
-        (scratch / "shell_bot" / "bot.toml").write_text('run = "/bin/sh bot.sh"\n')
+        (scratch / "shell_bot" / "bot.toml").write_text('run = "sh bot.sh"\n')
         shell_bot = load_bot(scratch / "shell_bot")
         bwrap_true = measure("bare bwrap true", runs, lambda: bare_bwrap(sandbox.bwrap, ["/usr/bin/true"]))
         bwrap_python = measure("bare bwrap python", runs,

@@ -18,7 +18,7 @@ class UsageError(Exception):
     pass
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, exit 2, like every other bad input
         raise UsageError(f"{self.prog}: {message}")
 
@@ -96,8 +96,8 @@ def _summary(record: dict) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m engines", description="The Tabula Arena referee.")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = Parser(prog="python -m engines", description="The Tabula Arena referee.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     def game_command(name, func, help_text):
         sub = commands.add_parser(name, help=help_text)
@@ -119,18 +119,24 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=1)
     demo.add_argument("--json", action="store_true", help="print each game's record as one JSON line")
     demo.set_defaults(func=cmd_demo)
-    try:
-        from .localmatch import add_commands
-    except ImportError:
-        pass
-    else:
-        add_commands(commands)
     return parser
 
 
+HOST_COMMANDS = ("match", "check")  # they run bots, so they live on the host side: python -m runner
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in HOST_COMMANDS:
+        print(f"error: {argv[0]} moved out of the bot's library: use python -m runner {argv[0]}", file=sys.stderr)
+        return 2
+    return run(build_parser(), argv)
+
+
+def run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
+    """Parse ``argv`` and run the chosen command: bad input is one line on stderr and exit 2."""
     try:
-        args = build_parser().parse_args(argv)
+        args = parser.parse_args(argv)
         return args.func(args) or 0
     except (UsageError, RefereeError) as exc:
         print(f"error: {exc}".replace("\n", " "), file=sys.stderr)

@@ -2,13 +2,13 @@
 
 Django-free (it reads an ``ARENA``-shaped dict), so that ``config/settings.py`` can check its own defaults
 against the bounds when it loads, and the services check every request against the same code. The time
-control is parsed by the runner's own parser (``engines.match.TimeControl``).
+control is parsed by the runner's own parser (``engines.protocol.TimeControl``), without the runner.
 """
 
 from __future__ import annotations
 
 from engines import BadSettings
-from engines.match import TimeControl
+from engines.protocol import TimeControl
 
 
 def time_control_problem(text, arena: dict) -> str | None:

@@ -1,6 +1,6 @@
 """The service's only door to the referee's runner: unpack a stored version, smoke-test it, play a game.
 
-``engines`` knows nothing of Django; this module turns ``BotVersion`` rows into ``engines.bots.Bot``
+``engines`` and ``runner`` know nothing of Django; this module turns ``BotVersion`` rows into ``runner.bots.Bot``
 directories and calls the sandbox and the match runner. Failures come back in two kinds:
 ``BotFailure`` (the bot's fault: reject it, or score the game) and ``InfrastructureError`` (ours:
 requeue, never score).
@@ -15,8 +15,8 @@ from pathlib import Path
 
 from django.conf import settings
 
-from engines.bots import BadBot, Bot, load_bot, sanitise_name
-from engines.bundle import BadFiles, unpack, write_tree
+from runner.bots import BadBot, Bot, load_bot, sanitise_name
+from runner.bundle import BadFiles, unpack, write_tree
 
 from .services.uploads import file_limits
 
@@ -30,7 +30,7 @@ class BotFailure(Exception):
 
 
 def _sandbox_module():
-    from engines import sandbox
+    from runner import sandbox
 
     return sandbox
 
@@ -53,7 +53,7 @@ def bot_directory(version) -> Path:
     """The version's files written under BOT_CACHE_DIR, keyed by checksum (written once).
 
     What is written is exactly the list checked at upload and stored as a bundle (``uploads``),
-    by ``engines.bundle.write_tree``: regular files and directories, never a link followed, never
+    by ``runner.bundle.write_tree``: regular files and directories, never a link followed, never
     a file outside the directory, whatever the stored file holds. A stored file that is not such a
     list is refused (``BadBot``) and nothing is written.
     """
@@ -99,14 +99,14 @@ def smoke_test(version) -> None:
 
     Raises ``BotFailure`` naming what went wrong, or ``InfrastructureError`` when the sandbox failed.
     """
-    from engines import match as runner
+    import runner.match
 
     try:
         bot = load_version(version)
     except BadBot as error:
         raise BotFailure(str(error)) from None
     try:
-        failure = runner.smoke_test(
+        failure = runner.match.smoke_test(
             version.bot.game, bot, sandbox=open_sandbox(), limits=limits(),
             startup_ms=settings.ARENA["SMOKE_TEST_STARTUP_SECONDS"] * 1000,
             move_ms=settings.ARENA["SMOKE_TEST_MOVE_SECONDS"] * 1000,
@@ -118,10 +118,10 @@ def smoke_test(version) -> None:
 
 
 def play_game(match, number: int, white_bot: Bot, black_bot: Bot, sandbox) -> dict:
-    """One game of ``match`` through ``engines.match.play_game``; the runner's record comes back. Watchers see
+    """One game of ``match`` through ``runner.match.play_game``; the runner's record comes back. Watchers see
     the game as it goes (``tournaments.live``)."""
+    import runner.match
     from engines import get_game
-    from engines import match as runner
 
     from . import live
 
@@ -133,7 +133,7 @@ def play_game(match, number: int, white_bot: Bot, black_bot: Bot, sandbox) -> di
 
     on_ply([], [])
     try:
-        record = runner.play_game(
+        record = runner.match.play_game(
             match.game, white_bot, black_bot, tc=match.time_control, sandbox=sandbox, limits=limits(),
             seed=match.pk * 1000 + number, match_id=f"m{match.pk}-g{number}", on_ply=on_ply,
         )

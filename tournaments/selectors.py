@@ -179,7 +179,7 @@ def record_seen_by(game: Game, user) -> dict:
 
 
 def _log_side(line) -> str | None:
-    """Whose a protocol log line is (``engines.match.GameLog``: ``<ms> <w>|w<|b>|b<|runner> <text>``, a runner
+    """Whose a protocol log line is (``runner.match.GameLog``: ``<ms> <w>|w<|b>|b<|runner> <text>``, a runner
     line naming its side first); None for a line about neither bot, "?" for one that cannot be read."""
     parts = line.split(" ", 3) if isinstance(line, str) else []
     if len(parts) < 3:

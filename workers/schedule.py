@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engines import get_game
-from engines.match import TimeControl
+from engines.protocol import TimeControl
 
 from . import conf
 

@@ -196,7 +196,7 @@ def test_the_admin_cannot_make_a_rated_match_between_two_bots_of_one_owner(clien
     client.force_login(admin_user)
     a, b = (ready_version(make_bot(player, name)) for name in ("alpha", "gamma"))
     data = {"game": "tafl9", "version_a": a.pk, "version_b": b.pk, "rated": "on", "time_control": "move:1000",
-            "games_per_match": 2, "status": "queued", "score_a": 0, "score_b": 0,
+            "games_per_match": 2, "status": "queued", "score_a": 0, "score_b": 0, "priority": 20,
             "games-TOTAL_FORMS": 0, "games-INITIAL_FORMS": 0}
     before = snapshot()
     response = client.post("/admin/tournaments/match/add/", data)

@@ -22,8 +22,8 @@ import zipfile
 import pytest
 from django.core.files.base import ContentFile
 
-from engines.bots import BadBot
-from engines.bundle import BUNDLE_MAGIC
+from runner.bots import BadBot
+from runner.bundle import BUNDLE_MAGIC
 from tournaments.models import BotVersion
 
 from .conftest import RANDOM_BOT, bot_upload, make_bot

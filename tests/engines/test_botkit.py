@@ -12,10 +12,10 @@ import pytest
 
 from engines import get_game
 from engines.botkit import WIN, AlphaBeta, Clock, Greedy, random_player, run
-from engines.bots import load_bot
 from engines.core import BLACK, WHITE, RefereeError
-from engines.match import play_game
-from engines.sandbox import open_sandbox
+from runner.bots import load_bot
+from runner.match import play_game
+from runner.sandbox import open_sandbox
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BOTS = ROOT / "seeds" / "bots"

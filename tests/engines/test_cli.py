@@ -89,3 +89,11 @@ def test_bad_input_is_one_line_on_stderr_and_exit_2(args, named):
     assert done.stdout == ""
     assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
     assert named in done.stderr
+
+
+@pytest.mark.parametrize("command", ["match", "check"])
+def test_the_host_commands_point_to_the_runner(command):
+    """They play bots, so they moved to the host package: one line says where, no traceback."""
+    done = engines(command, "--game", "tafl9", "bot/")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == f"error: {command} moved out of the bot's library: use python -m runner {command}\n"

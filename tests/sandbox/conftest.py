@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from engines.bots import load_bot
-from engines.sandbox import SandboxError, open_sandbox
+from runner.bots import load_bot
+from runner.sandbox import SandboxError, open_sandbox
 
 HERE = Path(__file__).resolve().parent
 HOSTILE = HERE / "hostile"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engines.bots import BadBot, Bot, check_bot_files, load_bot, sanitise_name
 from engines.core import RefereeError
+from runner.bots import BadBot, Bot, check_bot_files, load_bot, sanitise_name
 
 
 def write(path, text):

@@ -26,10 +26,10 @@ from pathlib import Path
 
 import pytest
 
-from engines.bots import BadBot, load_bot
-from engines.build import output_limits
-from engines.bundle import _tar_budget
-from engines.sandbox import Limits, open_sandbox
+from runner.bots import BadBot, load_bot
+from runner.build import output_limits
+from runner.bundle import _tar_budget
+from runner.sandbox import Limits, open_sandbox
 
 from .conftest import PROJECT, processes_with, tree_digest, zombie_children
 
@@ -177,7 +177,7 @@ def test_a_local_match_builds_each_bot_once(tmp_path, make_bot):
 
 
 def run_match(args: list[str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "engines", "match", "--game", "tafl9", "--games", "4",
+    return subprocess.run([sys.executable, "-m", "runner", "match", "--game", "tafl9", "--games", "4",
                            "--tc", "move:1000", *args], cwd=PROJECT, env={**os.environ, "PYTHONPATH": str(PROJECT)},
                           capture_output=True, text=True, timeout=120)
 
@@ -484,8 +484,8 @@ def author_bot(home: Path, name: str, build: str, **files: str | bytes) -> Path:
 
 PREPARE_ALL = """
 import json, sys, time
-from engines.bots import BadBot, load_bot
-from engines.sandbox import Limits, open_sandbox
+from runner.bots import BadBot, load_bot
+from runner.sandbox import Limits, open_sandbox
 sandbox, results = open_sandbox(), {}
 for path in sys.argv[1:]:
     started = time.monotonic()
@@ -534,7 +534,7 @@ def test_without_root_a_local_match_builds_once_and_refuses_a_hostile_build(auth
     before = tree_digest(outside, good, evil)
     records = author_home / "records.jsonl"
 
-    result = as_author(author_home, ["-m", "engines", "match", "--game", "tafl9", "--games", "4",
+    result = as_author(author_home, ["-m", "runner", "match", "--game", "tafl9", "--games", "4",
                                      "--tc", "move:1000", "--records", str(records), str(good), str(evil)])
 
     assert result.returncode == 0, result.stderr

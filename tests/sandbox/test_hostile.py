@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from engines.match import play_game
 from engines.record import UNSAFE_CHARS, verify_record
-from engines.sandbox import Limits
+from runner.match import play_game
+from runner.sandbox import Limits
 
 from .conftest import PROJECT, processes_with, tree_digest, zombie_children
 
@@ -90,7 +90,7 @@ def test_hostile_bot_is_contained(name, sandbox, hostile, opponent, canary, outs
     assert processes_with(marker) == [] and processes_with(opponent_marker) == []
     assert zombie_children() == [], [Path(f"/proc/{z}/stat").read_text()[:80] for z in zombie_children()]
     assert tree_digest(outside, bot.directory, opponent_bot.directory) == before
-    assert pwned_files(PROJECT / "engines", outside, Path("/usr"), Path("/etc")) == []
+    assert pwned_files(PROJECT / "engines", PROJECT / "runner", outside, Path("/usr"), Path("/etc")) == []
     assert not Path("/pwned").exists()
 
     # the machine is still fine: the next game plays normally

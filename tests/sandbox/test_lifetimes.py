@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engines.bots import load_bot
-from engines.sandbox import Limits
+from runner.bots import load_bot
+from runner.sandbox import Limits
 
 from .conftest import processes_with, zombie_children
 

@@ -11,9 +11,10 @@ import time
 
 import pytest
 
-from engines import sandbox as sandbox_module
-from engines.bots import BadBot, load_bot
-from engines.sandbox import Limits, SandboxError, open_sandbox, seccomp_program
+from runner import sandbox as sandbox_module
+from runner.bots import BadBot, load_bot
+from runner.sandbox import Limits, SandboxError, open_sandbox, seccomp_program
+from runner.sandbox.base import owned_tempdir
 
 from .conftest import HOSTILE, make_bot_dir, processes_with, zombie_children
 
@@ -89,6 +90,37 @@ except OSError as error:
         verdict = read_line(proc).split()[0]
     assert int(count) > 0 and where == b"/opt/tabula/engines/__init__.py"
     assert verdict == b"readonly"
+
+
+def test_a_bot_sees_the_bots_library_and_nothing_of_the_host(sandbox, tmp_path):
+    """The runner (sandbox, match runner, manifests, bundles) is never mounted: only ``engines`` is."""
+    bot = script_bot(tmp_path, "host", """
+import importlib, json, os
+found = {}
+for name in ("runner", "runner.sandbox", "engines.sandbox", "engines.match", "engines.bots", "engines.bundle",
+             "tournaments", "config"):
+    try:
+        importlib.import_module(name)
+        found[name] = "imported"
+    except ImportError as error:
+        found[name] = type(error).__name__
+from engines import get_game
+from engines.botkit import Clock, Greedy
+position = get_game("shatra").initial()
+found["botkit"] = Greedy(lambda p: 0.0)(position, position.legal_moves(), Clock(1000.0)) in position.legal_moves()
+found["opt"] = sorted(os.listdir("/opt/tabula"))
+found["sdk"] = sorted(os.listdir("/opt/tabula/engines"))
+print(json.dumps(found), flush=True)
+""")
+    with start(sandbox, bot) as proc:
+        found = json.loads(read_line(proc))
+    for host_module in ("runner", "runner.sandbox", "engines.sandbox", "engines.match", "engines.bots",
+                        "engines.bundle", "tournaments", "config"):
+        assert found[host_module] == "ModuleNotFoundError", host_module
+    assert found["botkit"] is True
+    assert found["opt"] == ["bot", "engines"]
+    assert {"__init__.py", "botkit.py", "core.py", "record.py"} <= set(found["sdk"])
+    assert not {"sandbox.py", "match.py", "bots.py", "bundle.py", "build.py", "localmatch.py"} & set(found["sdk"])
 
 
 def test_kill_takes_the_whole_tree_including_a_new_session(sandbox, tmp_path):
@@ -277,7 +309,7 @@ def test_sweep_removes_the_workdirs_of_dead_workers(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     root = tmp_path / "tabula-bots"
     left = root / f"{_dead_pid()}-crashed-bot-abc"
-    mine = sandbox_module._owned_tempdir("alive-bot")
+    mine = owned_tempdir("alive-bot")
     (left / "engines").mkdir(parents=True)
     (left / "engines" / "state").write_text("left by a worker killed mid-game")
     assert sandbox_module.sweep_workdirs() == 1

@@ -73,7 +73,7 @@ def test_a_bot_writing_after_quit_is_scored_and_never_held_in_memory(make_bot, p
 
 
 def test_sandbox_failure_is_requeued_not_scored(pair, monkeypatch):
-    from engines import sandbox
+    from runner import sandbox
 
     def broken(trusted=False, builds=None):
         raise sandbox.SandboxError("bubblewrap: cannot create namespace")

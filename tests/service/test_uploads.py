@@ -11,7 +11,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from engines.bundle import Entry, unpack
+from runner.bundle import Entry, unpack
 from tournaments.models import BotVersion
 from tournaments.services import upload_version
 

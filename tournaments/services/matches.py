@@ -19,7 +19,7 @@ from django.db.models import F, Q, Subquery
 from django.utils import timezone
 
 from engines import GAME_IDS, get_game
-from engines.match import TimeControl
+from engines.protocol import TimeControl
 from ratings.elo import scores_for
 from ratings.services import apply_rated_game, lock_ratings
 

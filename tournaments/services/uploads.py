@@ -1,7 +1,7 @@
 """Uploading a bot version: read the file once into a checked list of files and store that list;
 smoke-test it in the sandbox.
 
-An archive is parsed exactly once, here, by ``engines.bundle``: regular files and directories only,
+An archive is parsed exactly once, here, by ``runner.bundle``: regular files and directories only,
 every name and limit checked. What is stored (``BotVersion.file``) is that list as a bundle, and the
 worker writes exactly it to disk (``referee.bot_directory``); the player's archive is never read
 again. ``sha256`` and ``size`` stay those of what the player sent. Every check runs before anything
@@ -24,15 +24,15 @@ from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from engines.bots import NAME_CHARS, BadBot, check_bot_files
-from engines.bundle import BadFiles, Entry, FileLimits, check_name, pack, read_tar_gz, read_zip
 from engines.record import safe_text
+from runner.bots import NAME_CHARS, BadBot, check_bot_files
+from runner.bundle import BadFiles, Entry, FileLimits, check_name, pack, read_tar_gz, read_zip
 
 from ..models import Bot, BotVersion
 
 log = logging.getLogger(__name__)
 
-STORED_NAME = "files.bundle"  # every version's stored file: see engines.bundle.pack
+STORED_NAME = "files.bundle"  # every version's stored file: see runner.bundle.pack
 
 
 def _refuse(message: str) -> ValidationError:

@@ -1,4 +1,4 @@
-"""``python -m engines match`` and ``python -m engines check``: the bot author's tools.
+"""``python -m runner match`` and ``python -m runner check``: the bot author's tools.
 
 ``match`` plays two bots (or a round-robin of several) like cutechess-cli: every
 pairing plays colour-swapped pairs of games (same seed, sides exchanged), with a
@@ -22,21 +22,20 @@ from collections import Counter, defaultdict
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
+from engines.core import BLACK, SIDES, WHITE, BadSettings, other
+from engines.protocol import TimeControl, go_prefix, played_line
+from engines.registry import GAME_IDS, get_game
+from engines.stats import elo_pentanomial, elo_trinomial, pentanomial
+
 from .bots import load_bot, sanitise_name
-from .core import BLACK, SIDES, WHITE, BadSettings, other
 from .match import (
     BotFailure,
     Channel,
     Clocks,
     GameLog,
     Pipes,
-    TimeControl,
-    go_prefix,
     play_game,
-    played_line,
 )
-from .registry import GAME_IDS, get_game
-from .stats import elo_pentanomial, elo_trinomial, pentanomial
 
 BOT_FAULTS = frozenset({"timeout", "crash", "illegal-move", "init-failed", "resign", "bot-error", "output-limit"})
 

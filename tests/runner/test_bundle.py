@@ -1,4 +1,4 @@
-"""engines.bundle on damaged and hostile archives: only ever BadFiles, in bounded time.
+"""runner.bundle on damaged and hostile archives: only ever BadFiles, in bounded time.
 
 The archive shapes of issue 9 are tried through the upload API (tests/api/test_upload_attacks.py);
 here are the parser's own corners, found by mutating good archives.
@@ -18,7 +18,7 @@ import zipfile
 
 import pytest
 
-from engines.bundle import BUNDLE_MAGIC, BadFiles, Entry, pack, read_tar, read_tar_gz, read_zip, unpack, write_tree
+from runner.bundle import BUNDLE_MAGIC, BadFiles, Entry, pack, read_tar, read_tar_gz, read_zip, unpack, write_tree
 
 MANIFEST = b'run = "python3 main.py"\n'
 

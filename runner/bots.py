@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .core import RefereeError
+from engines.core import RefereeError
 
 MANIFESTS = ("bot.toml", "bot.json")
 NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")

@@ -1,4 +1,4 @@
-"""``python -m engines match`` and ``check`` end to end, as subprocesses with real bots."""
+"""``python -m runner match`` and ``check`` end to end, as subprocesses with real bots."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ BOTS = ROOT / "tests" / "bots"
 
 def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "engines", *args], cwd=ROOT, env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "runner", *args], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=timeout)
 
 

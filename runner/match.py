@@ -29,14 +29,15 @@ import tempfile
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engines.core import BLACK, NONE, SIDES, WHITE, BadSettings, Outcome, other
+from engines.protocol import TimeControl, go_prefix, played_line
+from engines.record import make_record, safe_text
+from engines.registry import get_game
+
 from .bots import Bot, sanitise_name
-from .core import BLACK, NONE, SIDES, WHITE, BadSettings, Outcome, other
-from .record import make_record, safe_text
-from .registry import get_game
 
 LINE_CAP = 1024  # bytes per line from the bot, protocol §2
 OUTPUT_CAP = 1 << 20  # bytes of stdout per bot per game, protocol §4
@@ -51,36 +52,7 @@ POLL_SLICE_S = 0.25  # longest single poll, so a dead bot whose stdout stays ope
 TOKEN_CHARS = re.compile(r"[^\x21-\x7e]")
 
 
-# --- time controls -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TimeControl:
-    """``clock:<base>+<inc>`` (Fischer clock) or ``move:<ms>`` (fixed budget per action), protocol §5."""
-
-    mode: str  # "clock" or "move"
-    base_ms: int
-    inc_ms: int = 0
-
-    @classmethod
-    def parse(cls, text: str) -> TimeControl:
-        if not isinstance(text, str):
-            raise BadSettings(f"time control must be a string like clock:60000+500 or move:1000, not {text!r}")
-        match = re.fullmatch(r"clock:(\d{1,9})\+(\d{1,9})|move:(\d{1,9})", text.strip())
-        if match is None:
-            raise BadSettings(f"bad time control {text!r}; expected clock:BASE_MS+INC_MS or move:MS")
-        if match.group(3) is not None:
-            budget = int(match.group(3))
-            if budget <= 0:
-                raise BadSettings(f"bad time control {text!r}: the budget per action must be positive")
-            return cls("move", budget)
-        base, inc = int(match.group(1)), int(match.group(2))
-        if base <= 0:
-            raise BadSettings(f"bad time control {text!r}: the base time must be positive")
-        return cls("clock", base, inc)
-
-    def text(self) -> str:
-        return f"move:{self.base_ms}" if self.mode == "move" else f"clock:{self.base_ms}+{self.inc_ms}"
+# --- clocks ------------------------------------------------------------------------------------
 
 
 class Clocks:
@@ -105,27 +77,6 @@ class Clocks:
         """An action completed after ``spent_ms``: clock mode takes the time and adds the increment."""
         if self.tc.mode == "clock":
             self.remaining[side] += self.tc.inc_ms - spent_ms
-
-
-# --- referee lines ------------------------------------------------------------------------------
-
-
-def played_line(side: str, action: str, position, ply: int) -> str:
-    """``played`` for ``action`` by ``side``, which led to ``position`` at ``ply`` (protocol §4)."""
-    line = f"played {side} {action}"
-    if position.captured:
-        line += " x=" + ",".join(position.captured)
-    return f"{line} ply={ply}"
-
-
-def go_prefix(side: str, ply: int, extra: bool, phase: str | None) -> str:
-    """A ``go`` line up to its clock fields (protocol §4)."""
-    words = [f"go side={side} ply={ply}"]
-    if extra:
-        words.append("extra=1")
-    if phase:
-        words.append(f"phase={phase}")
-    return " ".join(words)
 
 
 # --- failures ------------------------------------------------------------------------------------
@@ -688,7 +639,7 @@ def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, set
               match_id: str = "local", white_name: str | None = None, black_name: str | None = None,
               suspend: bool = True, max_plies: int | None = None,
               on_ply: Callable[[list[str], list[int]], None] | None = None) -> dict[str, Any]:
-    """Play one game of ``game_id`` between two ``engines.bots.Bot`` and return its record.
+    """Play one game of ``game_id`` between two ``runner.bots.Bot`` and return its record.
 
     ``max_plies`` stops the game earlier than the rules' cap, with reason ``max-plies``. ``on_ply`` is
     called with the actions and their times so far after each ply (a live game's watchers); it must not raise.

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from engines import GAME_IDS, BadSettings, UnknownGame, get_game
-from engines.bots import load_bot
-from engines.match import TimeControl, play_game, smoke_test
 from engines.record import verify_record
+from runner.bots import load_bot
+from runner.match import play_game, smoke_test
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
 
@@ -31,7 +31,7 @@ AVAILABLE = [g for g in GAME_IDS if game_available(g)]
 
 @pytest.fixture(scope="module")
 def sandbox():
-    from engines.sandbox import open_sandbox
+    from runner.sandbox import open_sandbox
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -190,14 +190,6 @@ def test_misbehaving_opponent_does_not_touch_the_other_clock(sandbox, flex):
     assert record["reason"] not in ("timeout", "crash", "output-limit")
 
 
-def test_time_control_parsing():
-    assert TimeControl.parse("clock:60000+500") == TimeControl("clock", 60000, 500)
-    assert TimeControl.parse("move:1000").text() == "move:1000"
-    for bad in ("clock:100", "move:0", "clock:0+5", "movetime:10", "move:-5", "", None):
-        with pytest.raises(BadSettings):
-            TimeControl.parse(bad)
-
-
 def test_bad_arguments_fail_before_any_bot_starts(sandbox, flex):
     bot = flex("first")
     with pytest.raises(UnknownGame):
@@ -346,7 +338,7 @@ def test_fidchell_extra_turns_go_twice_to_the_same_bot(game_id, sandbox, flex):
 
 
 def real_sandbox():
-    from engines.sandbox import SandboxError, open_sandbox
+    from runner.sandbox import SandboxError, open_sandbox
 
     try:
         return open_sandbox()

@@ -1,0 +1,104 @@
+"""A bot's process tree as /proc shows it: members, namespaces, signals, reaping the orphans."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import time
+from pathlib import Path
+
+
+def read_text(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def kill_pid(pid: int, signum: int) -> None:
+    try:
+        os.kill(pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def children(pid: int) -> list[int]:
+    """Direct children of ``pid``, from /proc/PID/task/*/children."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        found.extend(int(p) for p in read_text(task / "children").split())
+    return found
+
+
+def group_members(pgid: int) -> set[int]:
+    """Pids in process group ``pgid`` (field 5 of /proc/PID/stat)."""
+    members = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            fields = read_text(Path(f"/proc/{entry}/stat")).rsplit(")", 1)[-1].split()
+            if len(fields) > 2 and int(fields[2]) == pgid:
+                members.add(int(entry))
+    return members
+
+
+def live(pids: list[int]) -> list[int]:
+    """Those of ``pids`` that are not zombies (a zombie only waits to be reaped)."""
+    return [pid for pid in pids if alive(pid)]
+
+
+def alive(pid: int) -> bool:
+    """Running or stopped, not gone and not a zombie (field 3 of /proc/PID/stat)."""
+    return read_text(Path(f"/proc/{pid}/stat")).rsplit(")", 1)[-1][1:2] not in ("", "Z", "X")
+
+
+def pid_namespace(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid")
+    except OSError:
+        return None
+
+
+def namespace_members(namespace: str) -> list[int]:
+    members = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and pid_namespace(int(entry)) == namespace:
+            members.append(int(entry))
+    return members
+
+
+def reap(pids: set[int], timeout_s: float = 5.0) -> None:
+    """Reap those of ``pids`` that became our children (we are a child subreaper).
+
+    They were SIGKILLed but may still be exiting (a namespace's init waits for the
+    whole namespace), so wait for each, up to ``timeout_s`` in all.
+    """
+    deadline = time.monotonic() + timeout_s
+    for pid in pids:
+        while True:
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                break  # not ours, or already reaped
+            if done or time.monotonic() > deadline:
+                break
+            time.sleep(0.001)
+    for pid in pids:  # not our children: wait until they are gone (or zombies of someone else)
+        while time.monotonic() < deadline and alive(pid):
+            time.sleep(0.001)
+
+
+_SUBREAPER_SET = False
+
+
+def become_subreaper() -> None:
+    """Orphans of a bot's tree come back to us (not to a lazy PID 1), so we can reap them."""
+    global _SUBREAPER_SET
+    if _SUBREAPER_SET:
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_CHILD_SUBREAPER = 36
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    _SUBREAPER_SET = True
