@@ -56,10 +56,6 @@ def json_exception_handler(exc, context):
 
 
 def api_not_found(request, exception=None):
-    """Django's 404 for a URL no route matches: under /api/ in the API's error shape (a client reads JSON
-    there, and the schema promises it), elsewhere the site's own page."""
-    if request.path.startswith("/api/"):
-        return JsonResponse({NON_FIELD: ["no API endpoint at this address; /api/ lists them"]}, status=404)
-    from web.views import not_found
-
-    return not_found(request, exception)
+    """The 404 for an /api/ address no route matches, in the API's error shape (a client reads JSON there, and
+    the schema promises it). config/urls.py routes other addresses to the site's own page."""
+    return JsonResponse({NON_FIELD: ["no API endpoint at this address; /api/ lists them"]}, status=404)
