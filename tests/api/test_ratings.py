@@ -22,7 +22,7 @@ def test_leaderboard_ranks_public_bots_by_elo(anon, player, other_player):
 def test_leaderboard_of_an_unknown_game(anon, db):
     response = anon.get("/api/leaderboard/chess/")
     assert response.status_code == 404
-    assert "chess" in response.json()["detail"]
+    assert "chess" in " ".join(response.json()["detail"])
 
 
 def test_rating_history_after_a_live_rated_match(anon, versions):

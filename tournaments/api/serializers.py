@@ -3,69 +3,147 @@ whose validated data goes to a service, which does the real checking and the wri
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
+from django.conf import settings
 from django.contrib.auth import get_user_model
-from drf_spectacular.utils import extend_schema_field
+from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from engines import GAME_IDS
 from ratings import sprt
 from ratings.models import Rating, RatingChange, VersionTest
-from tournaments.models import BOT_NAME_RULE, Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
+from tournaments.models import BOT_NAME, BOT_NAME_RULE, Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 from tournaments.selectors import games_per_two_entrants, is_insider, record_seen_by
 
 from .filters import MAX_ID
 
 User = get_user_model()
 
+ARENA = settings.ARENA
+# What the services check, said in the schema too (a pattern there is what a client can check before sending).
+BOT_NAME_PATTERN = RegexValidator(rf"\A{BOT_NAME.pattern}\Z", f"not a bot name: use {BOT_NAME_RULE}")
+TIME_CONTROL_PATTERN = RegexValidator(r"\A(move:[0-9]{1,9}|clock:[0-9]{1,9}\+[0-9]{1,9})\Z",
+                                      "bad time control: expected clock:BASE_MS+INC_MS or move:MS")
+TIME_CONTROL_HELP = (
+    f"`move:MS` (from {ARENA['TIME_CONTROL_MOVE_MIN_MS']} to {ARENA['TIME_CONTROL_MOVE_MAX_MS']} ms per action) or "
+    f"`clock:BASE_MS+INC_MS` (base up to {ARENA['TIME_CONTROL_CLOCK_BASE_MAX_MS']} ms, increment up to "
+    f"{ARENA['TIME_CONTROL_CLOCK_INCREMENT_MAX_MS']} ms); the server's default "
+    f"({ARENA['DEFAULT_TIME_CONTROL']}) when left out.")
+
 
 class StrictInput(serializers.Serializer):
-    """An input whose unknown fields are refused (a 400 naming them), not silently ignored: a misspelt
-    ``is_retierd`` must not answer 200 and change nothing."""
+    """A request body read as the schema writes it: a JSON object with only the declared fields, each of its
+    JSON type (DRF alone would take ``"5"`` or ``5.0`` for an integer, ``0`` for a boolean, ``7`` for a
+    string). The schema marks these bodies ``additionalProperties: false`` (tournaments.api.schema)."""
 
     def to_internal_value(self, data):
-        if isinstance(data, Mapping):
-            unknown = sorted(set(data) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError(
-                    {name: [f"unknown field; the known ones are {', '.join(self.fields)}"] for name in unknown})
+        if isinstance(data, dict):
+            errors = {name: ["unknown field"] for name in data if name not in self.fields}
+            for name, field in self.fields.items():
+                expected = _json_type(field)
+                if name in data and data[name] is not None and expected and not expected(data[name]):
+                    errors[name] = [f"must be {expected.__doc__}"]
+            if errors:
+                raise serializers.ValidationError(errors)
         return super().to_internal_value(data)
 
 
+def _json_type(field):
+    """A check that a raw JSON value has the field's type (its docstring names the type), or None."""
+    if isinstance(field, serializers.BooleanField):
+        return _is_bool
+    if isinstance(field, serializers.IntegerField):
+        return _is_int
+    if isinstance(field, serializers.FloatField):
+        return _is_number
+    if isinstance(field, serializers.CharField | serializers.ChoiceField):
+        return _is_str
+    return None
+
+
+def _is_bool(value):
+    """true or false"""
+    return isinstance(value, bool)
+
+
+def _is_int(value):
+    """a whole number"""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value):
+    """a number"""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_str(value):
+    """a string"""
+    return isinstance(value, str)
+
+
 # --- players and auth ------------------------------------------------------------------------
+
+ID_HELP = "Unique id, stable for the life of the object."
+PLAYER_NAME_HELP = "The player's user name: unique, up to 150 letters, digits and @ . + - _."
+
 
 class PlayerSerializer(serializers.ModelSerializer):
     class Meta:
         model = User
         fields = ["id", "username", "date_joined"]
         read_only_fields = fields
+        extra_kwargs = {"id": {"help_text": ID_HELP}, "username": {"help_text": PLAYER_NAME_HELP},
+                        "date_joined": {"help_text": "When the account was created."}}
 
 
 class MeSerializer(serializers.ModelSerializer):
+    email = serializers.CharField(read_only=True, help_text="The account's e-mail address; empty when none was given.")
+
     class Meta:
         model = User
         fields = ["id", "username", "email", "date_joined", "is_staff"]
         read_only_fields = fields
+        extra_kwargs = {"id": {"help_text": ID_HELP}, "username": {"help_text": PLAYER_NAME_HELP},
+                        "date_joined": {"help_text": "When the account was created."},
+                        "is_staff": {"help_text": "Whether this player is an operator (admin rights everywhere)."}}
 
 
-class RegisterSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(write_only=True, max_length=128, style={"input_type": "password"})
-    email = serializers.EmailField(required=False, allow_blank=True, default="")
+class RegisterSerializer(StrictInput):
+    username = serializers.CharField(max_length=150, help_text=PLAYER_NAME_HELP + " Must not be taken.")
+    password = serializers.CharField(
+        write_only=True, min_length=8, max_length=128, style={"input_type": "password"},
+        help_text="At least 8 characters, not all digits, not a common password, not like the user name.")
+    email = serializers.EmailField(required=False, allow_blank=True, default="",
+                                   help_text="An e-mail address for the account (optional).")
 
 
-class TokenRequestSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=128, style={"input_type": "password"})
+@extend_schema_serializer(component_name="Login")  # "LoginRequest" in the schema
+class TokenRequestSerializer(StrictInput):
+    username = serializers.CharField(max_length=150, help_text="The player's user name.")
+    password = serializers.CharField(max_length=128, style={"input_type": "password"},
+                                     help_text="The player's password.")
 
 
 class TokenSerializer(serializers.Serializer):
-    token = serializers.CharField()
-    player = PlayerSerializer()
+    token = serializers.CharField(help_text="The API token: send it as `Authorization: Token <token>`.")
+    player = PlayerSerializer(help_text="The player the token belongs to.")
 
 
 # --- bots and versions ----------------------------------------------------------------------
+
+VERSION_HELP = {
+    "id": {"help_text": ID_HELP},
+    "number": {"help_text": "The version's number within its bot: 1, 2, ... in upload order."},
+    "filename": {"help_text": "The name of the uploaded file."},
+    "kind": {"help_text": "What was uploaded: a single Python file or an archive."},
+    "sha256": {"help_text": "SHA-256 of the uploaded file, as 64 hex digits."},
+    "size": {"help_text": "Size of the uploaded file in bytes."},
+    "uploaded_at": {"help_text": "When the version was uploaded."},
+    "status": {"help_text": "`pending` until the smoke test has run, then `ready` (it may play) or `rejected`."},
+    "checked_at": {"help_text": "When the smoke test decided; null while pending."},
+    "is_disabled": {"help_text": "Operator switch: a disabled version never plays."},
+}
+
 
 def finite(value: float) -> float | None:
     """JSON has no infinity: an Elo a one-sided result leaves unbounded is null."""
@@ -77,15 +155,19 @@ class VersionTestSerializer(serializers.ModelSerializer):
     the bounds it stops at, the pairs by the candidate's score 0, ½, 1, 1½, 2, and the candidate's Elo
     difference with its 95% interval from those pairs (null before any pair, or while unbounded)."""
 
-    candidate = serializers.IntegerField(source="candidate_id", read_only=True)
-    baseline = serializers.IntegerField(source="baseline_id", read_only=True)
-    lower_bound = serializers.SerializerMethodField()
-    upper_bound = serializers.SerializerMethodField()
-    pentanomial = serializers.ListField(child=serializers.IntegerField(), read_only=True)
-    games = serializers.SerializerMethodField()
-    elo = serializers.SerializerMethodField()
-    elo_margin = serializers.SerializerMethodField()
-    los = serializers.SerializerMethodField()
+    candidate = serializers.IntegerField(source="candidate_id", read_only=True,
+                                         help_text="Id of the new version under test.")
+    baseline = serializers.IntegerField(source="baseline_id", read_only=True,
+                                        help_text="Id of the version it is tested against.")
+    lower_bound = serializers.SerializerMethodField(help_text="The LLR at or below which the test fails.")
+    upper_bound = serializers.SerializerMethodField(help_text="The LLR at or above which the test passes.")
+    pentanomial = serializers.ListField(child=serializers.IntegerField(), read_only=True,
+                                        help_text="Pairs of games by the candidate's score 0, ½, 1, 1½, 2.")
+    games = serializers.SerializerMethodField(help_text="Games played in the test.")
+    elo = serializers.SerializerMethodField(
+        help_text="The candidate's Elo difference from the pairs; null before any pair or while unbounded.")
+    elo_margin = serializers.SerializerMethodField(help_text="Half-width of that difference's 95% interval.")
+    los = serializers.SerializerMethodField(help_text="Likelihood of superiority of the candidate, 0 to 1.")
 
     class Meta:
         model = VersionTest
@@ -93,6 +175,20 @@ class VersionTestSerializer(serializers.ModelSerializer):
                   "lower_bound", "upper_bound", "pentanomial", "games", "wins", "draws", "losses", "elo",
                   "elo_margin", "los", "note", "created_at", "finished_at"]
         read_only_fields = fields
+        extra_kwargs = {
+            "id": {"help_text": ID_HELP},
+            "elo0": {"help_text": "H0: the candidate is this many Elo better (logistic Elo)."},
+            "elo1": {"help_text": "H1: the candidate is this many Elo better (logistic Elo)."},
+            "alpha": {"help_text": "The chance of passing a candidate that is no better (H0 true)."},
+            "beta": {"help_text": "The chance of failing a candidate that is better (H1 true)."},
+            "gate": {"help_text": "The candidate goes on the ladder only if it passes."},
+            "state": {"help_text": "`running`, then `passed`, `failed` or `stopped`."},
+            "llr": {"help_text": "The log-likelihood ratio of H1 against H0 so far."},
+            "wins": {"help_text": "Games the candidate won."}, "draws": {"help_text": "Games drawn."},
+            "losses": {"help_text": "Games the candidate lost."}, "note": {"help_text": "Why it stopped, if it did."},
+            "created_at": {"help_text": "When the test started."},
+            "finished_at": {"help_text": "When it ended; null while running."},
+        }
 
     @staticmethod
     def _hypotheses(test) -> sprt.Hypotheses:
@@ -129,15 +225,18 @@ def latest_test(version):
 
 
 class BotVersionSerializer(serializers.ModelSerializer):
-    bot = serializers.PrimaryKeyRelatedField(read_only=True)
-    reject_reason = serializers.SerializerMethodField()
-    sprt = serializers.SerializerMethodField()
+    bot = serializers.PrimaryKeyRelatedField(read_only=True, help_text="Id of the bot this is a version of.")
+    reject_reason = serializers.SerializerMethodField(
+        help_text="Why the smoke test rejected it: shown to the owner and staff only, empty for anyone else.")
+    sprt = serializers.SerializerMethodField(
+        help_text="The version's latest SPRT against the version before it; null if none was asked for.")
 
     class Meta:
         model = BotVersion
         fields = ["id", "bot", "number", "filename", "kind", "sha256", "size", "uploaded_at", "status",
                   "reject_reason", "checked_at", "is_disabled", "is_active", "sprt"]
         read_only_fields = fields
+        extra_kwargs = VERSION_HELP
 
     @extend_schema_field(VersionTestSerializer(allow_null=True))
     def get_sprt(self, version):
@@ -172,6 +271,15 @@ class VersionUpdateSerializer(StrictInput):
 
 
 ELO_HELP = "The live Elo, unrounded as stored (round it for display)."
+RATING_HELP = {
+    "game": {"help_text": "The game this rating is for."},
+    "elo": {"help_text": ELO_HELP},
+    "games": {"help_text": "Rated games played (wins + draws + losses)."},
+    "wins": {"help_text": "Rated games won."},
+    "draws": {"help_text": "Rated games drawn."},
+    "losses": {"help_text": "Rated games lost."},
+    "updated_at": {"help_text": "When the rating last changed."},
+}
 
 
 class RatingBriefSerializer(serializers.ModelSerializer):
@@ -179,12 +287,20 @@ class RatingBriefSerializer(serializers.ModelSerializer):
         model = Rating
         fields = ["game", "elo", "games", "wins", "draws", "losses", "updated_at"]
         read_only_fields = fields
-        extra_kwargs = {"elo": {"help_text": ELO_HELP}}
+        extra_kwargs = RATING_HELP
+
+
+BOT_NAME_HELP = f"The bot's name: {BOT_NAME_RULE}."
+CONSENT_HELP = ("Whether other players may enter this bot in their tournaments (rated or not); off by default. "
+                "Your own tournaments never need it.")
+GAME_HELP = "The game: `tafl9` (Tafl 9x9), `fidchell-1` / `fidchell-2` (Fidchell, Rules One / 2), `shatra`."
+DESCRIPTION_HELP = "Free text about the bot, up to 2000 characters."
+PUBLIC_HELP = "Whether anyone may see the bot, its versions and games; a private bot is seen by its owner only."
 
 
 class BotSerializer(serializers.ModelSerializer):
-    owner = serializers.CharField(source="owner.username", read_only=True)
-    owner_id = serializers.IntegerField(read_only=True)
+    owner = serializers.CharField(source="owner.username", read_only=True, help_text="The owner's user name.")
+    owner_id = serializers.IntegerField(read_only=True, help_text="The owner's player id.")
     pinned_version = serializers.IntegerField(
         source="pinned_version_id", read_only=True, allow_null=True,
         help_text="Id of the version that plays on the ladder; null: the newest ready, active, enabled one.")
@@ -194,11 +310,17 @@ class BotSerializer(serializers.ModelSerializer):
         fields = ["id", "name", "game", "description", "is_public", "open_to_tournaments", "is_retired",
                   "pinned_version", "owner", "owner_id", "created_at"]
         read_only_fields = ["id", "is_retired", "pinned_version", "owner", "owner_id", "created_at"]
+        extra_kwargs = {"id": {"help_text": ID_HELP}, "name": {"help_text": BOT_NAME_HELP},
+                        "game": {"help_text": GAME_HELP}, "description": {"help_text": DESCRIPTION_HELP},
+                        "is_public": {"help_text": PUBLIC_HELP}, "open_to_tournaments": {"help_text": CONSENT_HELP},
+                        "is_retired": {"help_text": "Whether its owner retired it: off the ladder and the "
+                                                    "leaderboard, never paired; its games and ratings stay."},
+                        "created_at": {"help_text": "When the bot was created."}}
 
 
 class BotDetailSerializer(BotSerializer):
-    versions = serializers.SerializerMethodField()
-    rating = serializers.SerializerMethodField()
+    versions = serializers.SerializerMethodField(help_text="Every version, newest first.")
+    rating = serializers.SerializerMethodField(help_text="The bot's rating in its game; null before any rated game.")
 
     class Meta(BotSerializer.Meta):
         fields = BotSerializer.Meta.fields + ["versions", "rating"]
@@ -216,23 +338,21 @@ class BotDetailSerializer(BotSerializer):
         return None
 
 
-BOT_NAME_HELP = f"The bot's name: {BOT_NAME_RULE}."
-CONSENT_HELP = ("Whether other players may enter this bot in their tournaments (rated or not); off by default. "
-                "Your own tournaments never need it.")
-
-
-class BotCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=64, help_text=BOT_NAME_HELP)
-    game = serializers.ChoiceField(choices=GAME_IDS)
-    description = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
-    is_public = serializers.BooleanField(required=False, default=True)
+class BotCreateSerializer(StrictInput):
+    name = serializers.CharField(max_length=32, trim_whitespace=False, validators=[BOT_NAME_PATTERN],
+                                 help_text=BOT_NAME_HELP + " Unique among your bots of this game.")
+    game = serializers.ChoiceField(choices=GAME_IDS, help_text=GAME_HELP)
+    description = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000,
+                                        help_text=DESCRIPTION_HELP)
+    is_public = serializers.BooleanField(required=False, default=True, help_text=PUBLIC_HELP + " On by default.")
     open_to_tournaments = serializers.BooleanField(required=False, default=False, help_text=CONSENT_HELP)
 
 
 class BotUpdateSerializer(StrictInput):
-    name = serializers.CharField(max_length=64, required=False, help_text=BOT_NAME_HELP)
-    description = serializers.CharField(required=False, allow_blank=True, max_length=2000)
-    is_public = serializers.BooleanField(required=False)
+    name = serializers.CharField(max_length=32, required=False, trim_whitespace=False, validators=[BOT_NAME_PATTERN],
+                                 help_text=BOT_NAME_HELP)
+    description = serializers.CharField(required=False, allow_blank=True, max_length=2000, help_text=DESCRIPTION_HELP)
+    is_public = serializers.BooleanField(required=False, help_text=PUBLIC_HELP)
     open_to_tournaments = serializers.BooleanField(required=False, help_text=CONSENT_HELP)
     is_retired = serializers.BooleanField(
         required=False, help_text="True retires the bot: it leaves the ladder and the leaderboard, is no longer "
@@ -245,7 +365,7 @@ class BotUpdateSerializer(StrictInput):
                   "matches with other versions are cancelled); null: the newest such version plays.")
 
 
-class VersionTestRequestSerializer(serializers.Serializer):
+class VersionTestRequestSerializer(StrictInput):
     version = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False,
                                        help_text="The new version to test (default: the bot's newest ready one).")
     elo0 = serializers.FloatField(default=0.0, help_text="H0, logistic Elo of the new version over the old.")
@@ -259,17 +379,18 @@ class OpponentSerializer(serializers.Serializer):
     """A bot's games against one opponent: W/D/L from the bot's side, its score (0..1) and the Elo difference
     (bot minus opponent) with the half-width of its 95% interval; Elo is null when one side won every game."""
 
-    opponent = serializers.IntegerField(source="bot_id")
-    name = serializers.CharField()
-    owner = serializers.CharField()
-    games = serializers.IntegerField()
-    wins = serializers.IntegerField()
-    draws = serializers.IntegerField()
-    losses = serializers.IntegerField()
-    score = serializers.FloatField(source="estimate.score")
-    elo = serializers.SerializerMethodField()
-    elo_margin = serializers.SerializerMethodField()
-    los = serializers.FloatField(source="estimate.los")
+    opponent = serializers.IntegerField(source="bot_id", help_text="Id of the opponent bot.")
+    name = serializers.CharField(help_text="The opponent bot's name.")
+    owner = serializers.CharField(help_text="The opponent's owner's user name.")
+    games = serializers.IntegerField(help_text="Games played against it.")
+    wins = serializers.IntegerField(help_text="Games won against it.")
+    draws = serializers.IntegerField(help_text="Games drawn against it.")
+    losses = serializers.IntegerField(help_text="Games lost against it.")
+    score = serializers.FloatField(source="estimate.score", help_text="The bot's score against it, 0 to 1.")
+    elo = serializers.SerializerMethodField(
+        help_text="Elo difference, the bot minus the opponent; null when one side won every game.")
+    elo_margin = serializers.SerializerMethodField(help_text="Half-width of that difference's 95% interval.")
+    los = serializers.FloatField(source="estimate.los", help_text="Likelihood that the bot is the stronger, 0 to 1.")
 
     @extend_schema_field(serializers.FloatField(allow_null=True))
     def get_elo(self, result):
@@ -283,29 +404,44 @@ class OpponentSerializer(serializers.Serializer):
 # --- matches and games ------------------------------------------------------------------------
 
 class VersionBriefSerializer(serializers.ModelSerializer):
-    bot_id = serializers.IntegerField(read_only=True)
-    bot_name = serializers.CharField(source="bot.name", read_only=True)
+    bot_id = serializers.IntegerField(read_only=True, help_text="Id of the version's bot.")
+    bot_name = serializers.CharField(source="bot.name", read_only=True, help_text="The bot's name.")
 
     class Meta:
         model = BotVersion
         fields = ["id", "bot_id", "bot_name", "number"]
         read_only_fields = fields
+        extra_kwargs = {"id": {"help_text": "Id of the bot version."}, "number": VERSION_HELP["number"]}
+
+
+GAME_FIELDS_HELP = {
+    "id": {"help_text": ID_HELP},
+    "number": {"help_text": "The game's number within its match: 1, 2, ..."},
+    "winner": {"help_text": "Which side won: `white`, `black`, or `none` for a draw."},
+    "reason": {"help_text": "How the game ended, e.g. `king-captured`, `timeout`, `illegal-move`, `resign`."},
+    "plies": {"help_text": "Actions played, both sides counted."},
+    "duration": {"help_text": "Seconds of wall-clock time the game took."},
+    "created_at": {"help_text": "When the game was stored (just after it ended)."},
+}
 
 
 class GameBriefSerializer(serializers.ModelSerializer):
-    white = VersionBriefSerializer(read_only=True)
-    black = VersionBriefSerializer(read_only=True)
-    match = serializers.PrimaryKeyRelatedField(read_only=True)
+    white = VersionBriefSerializer(read_only=True, help_text="The version that played white (moved first).")
+    black = VersionBriefSerializer(read_only=True, help_text="The version that played black.")
+    match = serializers.PrimaryKeyRelatedField(read_only=True, help_text="Id of the match the game belongs to.")
 
     class Meta:
         model = Game
         fields = ["id", "match", "number", "white", "black", "winner", "reason", "plies", "duration",
                   "white_thinking", "black_thinking", "created_at"]
         read_only_fields = fields
+        extra_kwargs = GAME_FIELDS_HELP
 
 
 class GameSerializer(GameBriefSerializer):
-    record = serializers.SerializerMethodField()
+    record = serializers.SerializerMethodField(
+        help_text="The game record (see the README: game, ruleset, settings, initial, actions, winner, reason, "
+                  "plies, final, per-action times); a bot's stderr and protocol log only for its owner and staff.")
 
     class Meta(GameBriefSerializer.Meta):
         fields = GameBriefSerializer.Meta.fields + ["record"]
@@ -320,9 +456,10 @@ class GameSerializer(GameBriefSerializer):
 
 
 class MatchSerializer(serializers.ModelSerializer):
-    version_a = VersionBriefSerializer(read_only=True)
-    version_b = VersionBriefSerializer(read_only=True)
-    tournament = serializers.PrimaryKeyRelatedField(read_only=True)
+    version_a = VersionBriefSerializer(read_only=True, help_text="Version A: white in odd-numbered games.")
+    version_b = VersionBriefSerializer(read_only=True, help_text="Version B: white in even-numbered games.")
+    tournament = serializers.PrimaryKeyRelatedField(
+        read_only=True, allow_null=True, help_text="Id of the tournament the match belongs to; null for a challenge.")
 
     class Meta:
         model = Match
@@ -330,17 +467,34 @@ class MatchSerializer(serializers.ModelSerializer):
                   "games_per_match", "ruleset", "status", "score_a", "score_b", "created_at", "started_at",
                   "finished_at", "attempts", "failure_reason"]
         read_only_fields = fields
+        extra_kwargs = {
+            "id": {"help_text": ID_HELP}, "game": {"help_text": GAME_HELP},
+            "round": {"help_text": "The tournament round (Berger table); null outside tournaments."},
+            "rated": {"help_text": "Whether the match's games change ratings."},
+            "time_control": {"help_text": "`move:MS` per action, or `clock:BASE_MS+INC_MS`."},
+            "games_per_match": {"help_text": "How many games the match plays, colours alternating."},
+            "ruleset": {"help_text": "The referee's ruleset version the games were played under."},
+            "status": {"help_text": "`queued`, `running`, then `finished`, `failed` or `cancelled`."},
+            "score_a": {"help_text": "Points of version A so far: 1 a win, 0.5 a draw."},
+            "score_b": {"help_text": "Points of version B so far: 1 a win, 0.5 a draw."},
+            "created_at": {"help_text": "When the match was asked for."},
+            "started_at": {"help_text": "When a worker started it; null while queued."},
+            "finished_at": {"help_text": "When it ended; null until then."},
+            "attempts": {"help_text": "How many times a worker took it up (more than 1 after a worker was lost)."},
+            "failure_reason": {"help_text": "Why the match failed; empty unless its status is `failed`."},
+        }
 
 
 class MatchDetailSerializer(MatchSerializer):
-    games = GameBriefSerializer(many=True, read_only=True)
+    games = GameBriefSerializer(many=True, read_only=True, help_text="The games played so far, in order.")
 
     class Meta(MatchSerializer.Meta):
         fields = MatchSerializer.Meta.fields + ["games"]
         read_only_fields = fields
 
 
-class MatchRequestSerializer(serializers.Serializer):
+@extend_schema_serializer(component_name="Challenge")  # "ChallengeRequest" in the schema
+class MatchRequestSerializer(StrictInput):
     version_a = serializers.IntegerField(
         min_value=1, max_value=MAX_ID, help_text="Id of a ready version you own (or any, for admins).")
     version_b = serializers.IntegerField(
@@ -348,8 +502,12 @@ class MatchRequestSerializer(serializers.Serializer):
     rated = serializers.BooleanField(
         default=False, help_text="Always false: a challenge is unrated (true is refused with a 400); rated games "
                                  "come from the ranked ladder and rated tournaments.")
-    games_per_match = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
-    time_control = serializers.CharField(max_length=40, required=False)
+    games_per_match = serializers.IntegerField(
+        min_value=1, max_value=10_000, required=False,
+        help_text=f"How many games to play, colours alternating: at most the server's bound "
+                  f"({ARENA['MAX_GAMES_PER_MATCH']} unless set otherwise); the server's default when left out.")
+    time_control = serializers.CharField(max_length=40, required=False, trim_whitespace=False,
+                                         validators=[TIME_CONTROL_PATTERN], help_text=TIME_CONTROL_HELP)
 
 
 # --- tournaments -----------------------------------------------------------------------------
@@ -361,9 +519,14 @@ class EntrantVersionSerializer(VersionBriefSerializer):
     """An entrant's version on a tournament page: a private bot is named (with its ids) only to its owner and
     staff; anyone else reads ``bot_name`` "private bot" and null ids, its results still in place."""
 
-    id = serializers.IntegerField(read_only=True, allow_null=True)
-    bot_id = serializers.IntegerField(read_only=True, allow_null=True)
-    number = serializers.IntegerField(read_only=True, allow_null=True)
+    id = serializers.IntegerField(read_only=True, allow_null=True,
+                                  help_text="Id of the bot version; null when its bot is private and not yours.")
+    bot_id = serializers.IntegerField(read_only=True, allow_null=True,
+                                      help_text="Id of the bot; null when it is private and not yours.")
+    bot_name = serializers.CharField(source="bot.name", read_only=True,
+                                     help_text=f'The bot\'s name; "{PRIVATE_BOT}" when it is private and not yours.')
+    number = serializers.IntegerField(read_only=True, allow_null=True,
+                                      help_text="The version's number; null when its bot is private and not yours.")
 
     def to_representation(self, version):
         request = self.context.get("request")
@@ -373,12 +536,18 @@ class EntrantVersionSerializer(VersionBriefSerializer):
 
 
 class EntrantSerializer(serializers.ModelSerializer):
-    version = EntrantVersionSerializer(read_only=True)
+    version = EntrantVersionSerializer(read_only=True, help_text="The bot version entered.")
 
     class Meta:
         model = TournamentEntrant
         fields = ["id", "seed", "version", "added_at"]
         read_only_fields = fields
+        extra_kwargs = {"id": {"help_text": ID_HELP},
+                        "seed": {"help_text": "The entrant's seed: 1, 2, ... in the order entered."},
+                        "added_at": {"help_text": "When the version was entered."}}
+
+
+GAMES_PER_PAIRING_HELP = "Games each pairing plays per round, colours alternating."
 
 
 GAMES_PER_PAIRING_HELP = ("Games each time two entrants meet (one match, colours alternating game by game). "
@@ -387,8 +556,9 @@ DOUBLE_ROUND_HELP = "Whether every two entrants meet twice (two matches, the sec
 
 
 class TournamentSerializer(serializers.ModelSerializer):
-    organiser = serializers.CharField(source="organiser.username", read_only=True)
-    organiser_id = serializers.IntegerField(read_only=True)
+    organiser = serializers.CharField(source="organiser.username", read_only=True,
+                                      help_text="The organiser's user name.")
+    organiser_id = serializers.IntegerField(read_only=True, help_text="The organiser's player id.")
     games_per_two_entrants = serializers.SerializerMethodField(
         help_text="Games any two entrants play against each other in all: games_per_pairing, twice with "
                   "double_round.")
@@ -402,8 +572,18 @@ class TournamentSerializer(serializers.ModelSerializer):
                   "double_round", "games_per_two_entrants", "games_total", "rated", "status", "created_at",
                   "started_at", "finished_at"]
         read_only_fields = fields
-        extra_kwargs = {"games_per_pairing": {"help_text": GAMES_PER_PAIRING_HELP},
-                        "double_round": {"help_text": DOUBLE_ROUND_HELP}}
+        extra_kwargs = {
+            "id": {"help_text": ID_HELP}, "name": {"help_text": "The tournament's name."},
+            "game": {"help_text": GAME_HELP},
+            "time_control": {"help_text": "`move:MS` per action, or `clock:BASE_MS+INC_MS`."},
+            "games_per_pairing": {"help_text": GAMES_PER_PAIRING_HELP},
+            "double_round": {"help_text": DOUBLE_ROUND_HELP},
+            "rated": {"help_text": "Whether the tournament's games change ratings."},
+            "status": {"help_text": "`draft` (entrants may change), `running`, `finished` or `cancelled`."},
+            "created_at": {"help_text": "When the tournament was created."},
+            "started_at": {"help_text": "When it was started; null while a draft."},
+            "finished_at": {"help_text": "When its last match ended (or it was cancelled); null until then."},
+        }
 
     def get_games_per_two_entrants(self, tournament) -> int:
         return games_per_two_entrants(tournament)
@@ -416,25 +596,31 @@ class TournamentSerializer(serializers.ModelSerializer):
 
 
 class TournamentDetailSerializer(TournamentSerializer):
-    entrants = EntrantSerializer(many=True, read_only=True)
+    entrants = EntrantSerializer(many=True, read_only=True, help_text="The entrants, in seed order.")
 
     class Meta(TournamentSerializer.Meta):
         fields = TournamentSerializer.Meta.fields + ["entrants"]
         read_only_fields = fields
 
 
-class TournamentCreateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=100)
-    game = serializers.ChoiceField(choices=GAME_IDS)
-    time_control = serializers.CharField(max_length=40, required=False)
-    games_per_pairing = serializers.IntegerField(min_value=1, max_value=10_000, required=False,
-                                                 help_text=GAMES_PER_PAIRING_HELP + " Default 2.")
+class TournamentCreateSerializer(StrictInput):
+    name = serializers.CharField(max_length=100, help_text="The tournament's name, up to 100 characters.")
+    game = serializers.ChoiceField(choices=GAME_IDS, help_text=GAME_HELP)
+    time_control = serializers.CharField(max_length=40, required=False, trim_whitespace=False,
+                                         validators=[TIME_CONTROL_PATTERN], help_text=TIME_CONTROL_HELP)
+    games_per_pairing = serializers.IntegerField(
+        min_value=1, max_value=10_000, required=False,
+        help_text=GAMES_PER_PAIRING_HELP + f" At most the server's bound ({ARENA['MAX_GAMES_PER_MATCH']} unless set "
+                                           f"otherwise); the server's default when left out.")
     double_round = serializers.BooleanField(required=False, default=True,
                                             help_text=DOUBLE_ROUND_HELP + " Default true.")
-    rated = serializers.BooleanField(required=False, default=False)
+    rated = serializers.BooleanField(
+        required=False, default=False,
+        help_text="Whether the games change ratings; every entrant must then be yours or open to tournaments.")
 
 
-class EntrantRequestSerializer(serializers.Serializer):
+@extend_schema_serializer(component_name="NewEntrant")  # "NewEntrantRequest" in the schema
+class EntrantRequestSerializer(StrictInput):
     version = serializers.IntegerField(
         min_value=1, max_value=MAX_ID, help_text="Id of a ready version of the tournament's game.")
 
@@ -443,61 +629,87 @@ UNPLAYED = "Null while the entrant has played no counted game (an empty table ra
 
 
 class StandingSerializer(serializers.Serializer):
-    rank = serializers.IntegerField(allow_null=True, help_text="Place, shared by entrants equal on score, "
-                                    "Sonneborn-Berger and head-to-head. " + UNPLAYED)
-    seed = serializers.IntegerField(source="entrant.seed")
-    version = EntrantVersionSerializer(source="entrant.version")
+    rank = serializers.IntegerField(allow_null=True, help_text="Place, from 1; entrants level on every tie-break "
+                                    "share it. " + UNPLAYED)
+    seed = serializers.IntegerField(source="entrant.seed", help_text="The entrant's seed.")
+    version = EntrantVersionSerializer(source="entrant.version", help_text="The entrant's bot version.")
     score = serializers.FloatField(allow_null=True, help_text="Points: 1 a win, 0.5 a draw. " + UNPLAYED)
-    games = serializers.IntegerField()
-    wins = serializers.IntegerField()
-    draws = serializers.IntegerField()
-    losses = serializers.IntegerField()
-    sonneborn_berger = serializers.FloatField(allow_null=True, help_text=UNPLAYED)
-    head_to_head = serializers.FloatField(allow_null=True, help_text=UNPLAYED)
+    games = serializers.IntegerField(help_text="Games played.")
+    wins = serializers.IntegerField(help_text="Games won.")
+    draws = serializers.IntegerField(help_text="Games drawn.")
+    losses = serializers.IntegerField(help_text="Games lost.")
+    sonneborn_berger = serializers.FloatField(
+        allow_null=True,
+        help_text="Tie-break: each point scored against an opponent, weighted by that opponent's score. " + UNPLAYED)
+    head_to_head = serializers.FloatField(
+        allow_null=True,
+        help_text="Tie-break: points scored in the games among the entrants level on score and Sonneborn-Berger. "
+                  + UNPLAYED)
 
 
 class CrosstableCellSerializer(serializers.Serializer):
-    opponent_seed = serializers.IntegerField()
-    points = serializers.FloatField(allow_null=True, help_text="Null on the diagonal and while the two have played "
-                                    "no counted game.")
-    games = serializers.IntegerField()
+    opponent_seed = serializers.IntegerField(help_text="The opponent's seed (the column).")
+    points = serializers.FloatField(allow_null=True, help_text="Points scored against that opponent; null on the "
+                                                               "diagonal and while the two have played no "
+                                                               "counted game.")
+    games = serializers.IntegerField(help_text="Games played against that opponent.")
 
 
 class CrosstableRowSerializer(serializers.Serializer):
-    seed = serializers.IntegerField()
-    version = EntrantVersionSerializer()
-    cells = CrosstableCellSerializer(many=True)
-    score = serializers.FloatField(allow_null=True, help_text=UNPLAYED)
-    rank = serializers.IntegerField(allow_null=True, help_text=UNPLAYED)
+    seed = serializers.IntegerField(help_text="The entrant's seed (the row).")
+    version = EntrantVersionSerializer(help_text="The entrant's bot version.")
+    cells = CrosstableCellSerializer(many=True, help_text="One cell per opponent, in seed order.")
+    score = serializers.FloatField(allow_null=True, help_text="Points in all: 1 a win, 0.5 a draw. " + UNPLAYED)
+    rank = serializers.IntegerField(allow_null=True, help_text="Place in the standings. " + UNPLAYED)
 
 
 # --- ratings ---------------------------------------------------------------------------------
 
 class LeaderboardEntrySerializer(serializers.ModelSerializer):
-    rank = serializers.IntegerField(read_only=True)
-    bot = serializers.IntegerField(source="bot_id", read_only=True)
-    bot_name = serializers.CharField(source="bot.name", read_only=True)
-    owner = serializers.CharField(source="bot.owner.username", read_only=True)
+    rank = serializers.IntegerField(read_only=True, help_text="Place on the leaderboard, from 1.")
+    bot = serializers.IntegerField(source="bot_id", read_only=True, help_text="Id of the bot.")
+    bot_name = serializers.CharField(source="bot.name", read_only=True, help_text="The bot's name.")
+    owner = serializers.CharField(source="bot.owner.username", read_only=True, help_text="The owner's user name.")
 
     class Meta:
         model = Rating
         fields = ["rank", "bot", "bot_name", "owner", "game", "elo", "games", "wins", "draws", "losses"]
         read_only_fields = fields
-        extra_kwargs = {"elo": {"help_text": ELO_HELP}}
+        extra_kwargs = RATING_HELP
 
 
 class RatingChangeSerializer(serializers.ModelSerializer):
-    game = serializers.IntegerField(source="played_id", read_only=True)
-    match = serializers.IntegerField(source="match_id", read_only=True)
+    game = serializers.IntegerField(source="played_id", read_only=True, help_text="Id of the rated game.")
+    match = serializers.IntegerField(source="match_id", read_only=True, help_text="Id of the game's match.")
 
     class Meta:
         model = RatingChange
         fields = ["id", "game", "match", "before", "after", "delta", "k", "score", "created_at"]
         read_only_fields = fields
-        extra_kwargs = {name: {"help_text": f"The live Elo {what}, unrounded as stored (round it for display)."}
-                        for name, what in (("before", "before the game"), ("after", "after the game"),
-                                           ("delta", "change"))}
+        extra_kwargs = {
+            "id": {"help_text": ID_HELP},
+            "before": {"help_text": "The live Elo before the game, unrounded as stored (round it for display)."},
+            "after": {"help_text": "The live Elo after the game, unrounded as stored."},
+            "delta": {"help_text": "after - before, unrounded."},
+            "k": {"help_text": "The K factor applied (larger while the bot is provisional)."},
+            "score": {"help_text": "1 win, 0.5 draw, 0 loss, for this bot."},
+            "created_at": {"help_text": "When the change was recorded."},
+        }
+
+
+class EndpointSerializer(serializers.Serializer):
+    url = serializers.URLField(help_text="The endpoint's address.")
+    description = serializers.CharField(help_text="What it is.")
+
+
+def api_root_serializer(endpoints: dict[str, str]) -> type[serializers.Serializer]:
+    """The API root's shape: one property per top-level endpoint (name: what it is)."""
+    fields = {name: EndpointSerializer(help_text=text) for name, text in endpoints.items()}
+    return type("ApiRootSerializer", (serializers.Serializer,), fields)
 
 
 class ErrorSerializer(serializers.Serializer):
-    detail = serializers.ListField(child=serializers.CharField(), required=False)
+    """The error body (tournaments.exceptions); its schema is written in tournaments.api.schema."""
+
+    detail = serializers.ListField(child=serializers.CharField(), required=False,
+                                   help_text="Messages about the request as a whole.")

@@ -7,6 +7,7 @@ from rest_framework.routers import DefaultRouter
 from . import views
 
 router = DefaultRouter()
+router.include_root_view = False  # views.ApiRootView lists every endpoint, not only the router's
 router.register("players", views.PlayerViewSet, basename="player")
 router.register("bots", views.BotViewSet, basename="bot")
 router.register("versions", views.BotVersionViewSet, basename="version")
@@ -22,5 +23,6 @@ urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path("", views.ApiRootView.as_view(), name="api-root"),
     path("", include(router.urls)),
 ]

@@ -9,16 +9,16 @@ import hashlib
 from django.http import FileResponse, HttpResponse
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, PermissionDenied
-from rest_framework.filters import OrderingFilter
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.generics import GenericAPIView, ListAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.renderers import BaseRenderer, BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
+from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
 from engines import GAME_IDS
@@ -29,16 +29,19 @@ from tournaments.models import BotVersion, Tournament
 
 from . import public, rows, selectors, serializers
 from . import services as api_services
-from .filters import BotFilter, BotVersionFilter, GameFilter, MatchFilter, TournamentFilter
+from .filters import BotFilter, BotVersionFilter, GameFilter, MatchFilter, StrictOrdering, TournamentFilter
 from .pagination import NewestChangeFirstCursor, NewestFirstCursor, SmallPages
 from .permissions import IsOwnerOrAdminOrReadOnly
 from .records import record_text
+from .schema import refused_when
 from .throttles import ArenaScopedThrottle
 
-ERRORS = {400: serializers.ErrorSerializer, 403: serializers.ErrorSerializer, 404: serializers.ErrorSerializer}
-
+NAME_TAKEN = "you already have a bot of this name for this game."
+LOCKED_OUT = ("Too many tries: too many failed logins for this account or from this address (the lockout "
+              "lasts a while after the last failure), or too many token requests from this client.")
 
 ID_REGEX = "[0-9]{1,18}"  # ids the database can hold; anything else is a 404, never an overflow
+PATH_ID = {"type": "integer", "minimum": 1, "maximum": 10**18 - 1}  # the same, in the schema
 
 
 class NoListFiltersOnDetail:
@@ -74,6 +77,40 @@ class ArenaViewMixin(NoListFiltersOnDetail):
     lookup_value_regex = ID_REGEX
 
 
+# --- the root ---------------------------------------------------------------------------------------
+
+ROOT = [  # (name, URL name, arguments, what it is)
+    ("players", "player-list", {}, "Players: user names and when they joined."),
+    ("me", "player-me", {}, "You: your account, with your e-mail address (needs your token)."),
+    ("register", "api-register", {}, "POST a user name and password to create an account; the answer has your token."),
+    ("token", "api-token", {}, "POST your user name and password to get your API token "
+                               "(send it as `Authorization: Token <token>`)."),
+    ("bots", "bot-list", {}, "Bots: create one, upload versions of it, read anyone's public ones."),
+    ("versions", "version-list", {}, "Bot versions and their smoke-test status."),
+    ("matches", "match-list", {}, "Matches, newest first; POST asks for an unrated challenge."),
+    ("games", "game-list", {}, "Games with their records, newest first; a record as text at /api/games/ID/record.txt."),
+    ("tournaments", "tournament-list", {}, "Round-robin tournaments: create, enter, start; standings and "
+                                           "crosstables."),
+    *((f"leaderboard-{game}", "leaderboard", {"game": game}, f"The {game} leaderboard: public bots by Elo.")
+      for game in GAME_IDS),
+    ("schema", "api-schema", {}, "This API's OpenAPI 3 schema (YAML; ?format=json for JSON): generate a client "
+                                 "from it."),
+    ("docs", "api-docs", {}, "Interactive documentation (Swagger UI), usable offline."),
+    ("redoc", "api-redoc", {}, "Reference documentation (ReDoc), usable offline."),
+]
+
+
+class ApiRootView(APIView):
+    """Every top-level endpoint of the API, with its address and a sentence on what it is."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={200: serializers.api_root_serializer({name: text for name, _, _, text in ROOT})})
+    def get(self, request):
+        return Response({name: {"url": reverse(url_name, kwargs=kwargs, request=request), "description": text}
+                         for name, url_name, kwargs, text in ROOT})
+
+
 # --- auth and players -----------------------------------------------------------------------------
 
 class TokenView(ArenaViewMixin, APIView):
@@ -83,7 +120,10 @@ class TokenView(ArenaViewMixin, APIView):
     authentication_classes = []
     throttle_scope = "auth"
 
-    @extend_schema(request=serializers.TokenRequestSerializer, responses={200: serializers.TokenSerializer, **ERRORS},
+    @extend_schema(request=serializers.TokenRequestSerializer,
+                   responses={200: serializers.TokenSerializer,
+                              400: refused_when("no active player has this user name and password."),
+                              429: OpenApiResponse(serializers.ErrorSerializer, description=LOCKED_OUT)},
                    auth=[])
     def post(self, request):
         data = serializers.TokenRequestSerializer(data=request.data)
@@ -99,7 +139,10 @@ class RegisterView(ArenaViewMixin, APIView):
     authentication_classes = []
     throttle_scope = "auth"
 
-    @extend_schema(request=serializers.RegisterSerializer, responses={201: serializers.TokenSerializer, **ERRORS},
+    @extend_schema(request=serializers.RegisterSerializer,
+                   responses={201: serializers.TokenSerializer,
+                              400: refused_when("the user name is taken, or the password is too common, too like "
+                                                "the user name or all digits.")},
                    auth=[])
     def post(self, request):
         data = serializers.RegisterSerializer(data=request.data)
@@ -111,36 +154,41 @@ class RegisterView(ArenaViewMixin, APIView):
 
 
 class PlayerViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
+    """Players: their public profile (user name and when they joined)."""
+
     lookup_value_regex = ID_REGEX
     serializer_class = serializers.PlayerSerializer
     pagination_class = SmallPages
-    filter_backends = [OrderingFilter]
+    filter_backends = [StrictOrdering]
     ordering_fields = ["id", "username", "date_joined"]
 
     def get_queryset(self):
         return selectors.players()
 
-    @extend_schema(responses={200: serializers.MeSerializer, 403: serializers.ErrorSerializer})
+    @extend_schema(responses={200: serializers.MeSerializer})
     @action(detail=False, permission_classes=[IsAuthenticated], filter_backends=[], pagination_class=None)
     def me(self, request):
+        """The signed-in player, with the e-mail address and whether they are staff."""
         return Response(serializers.MeSerializer(request.user).data)
 
 
 # --- bots and versions ------------------------------------------------------------------------------
 
 @extend_schema_view(
-    create=extend_schema(request=serializers.BotCreateSerializer, responses={201: serializers.BotSerializer, **ERRORS}),
+    create=extend_schema(request=serializers.BotCreateSerializer,
+                         responses={201: serializers.BotSerializer, 400: refused_when(NAME_TAKEN)}),
     partial_update=extend_schema(
-        request=serializers.BotUpdateSerializer, responses={200: serializers.BotSerializer, **ERRORS},
+        request=serializers.BotUpdateSerializer,
+        responses={200: serializers.BotSerializer, 400: refused_when(NAME_TAKEN)},
         description="Change the bot (owner or staff): rename it, show or hide it, open it to others' tournaments, "
                     "retire it or bring it back (`is_retired`), choose the version that plays (`pinned_version`). "
                     "Unknown fields are refused; a refused request changes nothing."),
     destroy=extend_schema(
-        responses={204: None, **ERRORS},
+        responses={204: None},
         description="Delete a bot that has never played a rated game (owner or staff), with its versions, their "
                     "files and its unrated matches. A bot with rated games, or entered in a tournament, is kept "
                     "(400): retire it instead with `PATCH {\"is_retired\": true}`."),
-    retrieve=extend_schema(responses={200: serializers.BotDetailSerializer, 404: serializers.ErrorSerializer}),
+    retrieve=extend_schema(responses={200: serializers.BotDetailSerializer}),
 )
 class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixin, mixins.DestroyModelMixin,
                  viewsets.ReadOnlyModelViewSet):
@@ -150,7 +198,7 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
     permission_classes = [IsOwnerOrAdminOrReadOnly]
     pagination_class = SmallPages
     filterset_class = BotFilter
-    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    filter_backends = [DjangoFilterBackend, StrictOrdering]
     ordering_fields = ["id", "name", "game", "created_at"]
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
@@ -165,6 +213,7 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
         return serializers.BotSerializer
 
     def retrieve(self, request, pk=None):
+        """One bot with its versions and its rating; a private bot only for its owner (and staff)."""
         def build():
             bot = self.get_object()
             return public.Page(rows.bot_detail(bot, request.user), shareable=bot.is_public, owners=(bot.owner_id,))
@@ -172,12 +221,14 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
         return public.serve(request, f"bot:{int(pk)}", public.OUTSIDERS, public.LIVE_SECONDS, build)
 
     def create(self, request):
+        """Create a bot for one game; it plays once a version of it is uploaded and ready."""
         data = serializers.BotCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         bot = app_services.create_bot(request.user, **data.validated_data)
         return Response(serializers.BotSerializer(bot).data, status=status.HTTP_201_CREATED)
 
     def partial_update(self, request, pk=None):
+        """Change your bot's name, description, visibility or tournament consent."""
         bot = self.get_object()
         data = serializers.BotUpdateSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
@@ -193,19 +244,26 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
 
     @extend_schema(
         methods=["GET"], responses={200: serializers.BotVersionSerializer(many=True)},
-        parameters=[OpenApiParameter("status", str, enum=BotVersion.Status.values)])
+        parameters=[OpenApiParameter("status", str, enum=BotVersion.Status.values,
+                                     description="Only versions in this status.")])
     @extend_schema(
         methods=["POST"], request={"multipart/form-data": serializers.VersionUploadSerializer},
-        responses={201: serializers.BotVersionSerializer, **ERRORS},
+        responses={201: serializers.BotVersionSerializer,
+                   400: refused_when("the file is not a bot the arena can unpack and build: its problem is "
+                                     "named under `file`.")},
         description="Upload a new version: a single `.py` file, or a `.zip` / `.tar.gz` archive with a "
                     "`bot.toml`/`bot.json` manifest. It starts `pending` until the smoke test makes it `ready` "
                     "or `rejected` (the reason is shown to the owner).")
     @action(detail=True, methods=["get", "post"], parser_classes=[MultiPartParser, FormParser],
             pagination_class=None, filter_backends=[], throttle_classes=[ArenaScopedThrottle])
     def versions(self, request, pk=None):
+        """A bot's versions, newest first (GET); upload a new one (POST)."""
         bot = self.get_object()
         if request.method == "GET":
-            versions = BotVersionFilter(request.query_params, queryset=app_selectors.versions_of(bot)).qs
+            filters = BotVersionFilter(request.query_params, queryset=app_selectors.versions_of(bot))
+            if not filters.is_valid():
+                raise ValidationError(filters.errors)
+            versions = filters.qs
             return Response(serializers.BotVersionSerializer(versions, many=True, context={"request": request}).data)
         data = serializers.VersionUploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -222,6 +280,7 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
     @extend_schema(responses={200: serializers.RatingChangeSerializer(many=True)})
     @action(detail=True, url_path="rating-history", pagination_class=NewestChangeFirstCursor, filter_backends=[])
     def rating_history(self, request, pk=None):
+        """Each rated game's change to the bot's Elo, newest first (cursor pages)."""
         def build():
             bot = self.get_object()
             page = self.paginate_queryset(selectors.rating_history(bot).values(*rows.RATING_CHANGE_COLUMNS))
@@ -235,13 +294,16 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
     @extend_schema(methods=["GET"], responses={200: serializers.VersionTestSerializer(many=True)})
     @extend_schema(
         methods=["POST"], request=serializers.VersionTestRequestSerializer,
-        responses={201: serializers.VersionTestSerializer, **ERRORS},
+        responses={201: serializers.VersionTestSerializer, 400: refused_when(
+            "the bot has no such version, no earlier ready version to play against, or the version has a "
+            "running SPRT already; or elo1 is not above elo0, or alpha or beta is not between 0 and 1.")},
         description="Ask for an SPRT of a new version (default: the newest ready one) against the version before "
                     "it: unrated colour-swapped pairs until the LLR (pentanomial, logistic Elo bounds elo0/elo1, "
                     "error rates alpha/beta) passes or fails it. With `gate` the new version replaces the old on "
                     "the ladder only if it passes. Owner or admin only.")
     @action(detail=True, methods=["get", "post"], pagination_class=None, filter_backends=[])
     def sprt(self, request, pk=None):
+        """The bot's SPRTs, newest first (GET); ask for one of a new version against the one before it (POST)."""
         bot = self.get_object()
         if request.method == "GET":
             tests = ratings_selectors.version_tests_of(bot.pk)
@@ -269,19 +331,20 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
 
 @extend_schema_view(
     partial_update=extend_schema(
-        request=serializers.VersionUpdateSerializer, responses={200: serializers.BotVersionSerializer, **ERRORS},
+        request=serializers.VersionUpdateSerializer, responses={200: serializers.BotVersionSerializer},
         description="Deactivate a version, or activate it again (its bot's owner, or staff). Unknown fields are "
                     "refused; a refused request changes nothing."),
 )
 class BotVersionViewSet(ArenaViewMixin, mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet):
-    """A version's status; the rejection reason is shown to its owner and admins only. Its owner (or an admin)
-    deactivates it and downloads the file they uploaded."""
+    """Bot versions you may see (of public bots, and your own): their smoke-test status; the rejection reason
+    is shown to its owner and admins only. Its owner (or an admin) deactivates it and downloads the file they
+    uploaded."""
 
     permission_classes = [IsOwnerOrAdminOrReadOnly]
     serializer_class = serializers.BotVersionSerializer
     pagination_class = SmallPages
     filterset_class = BotVersionFilter
-    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    filter_backends = [DjangoFilterBackend, StrictOrdering]
     ordering_fields = ["id", "uploaded_at", "number"]
     http_method_names = ["get", "patch", "head", "options"]
 
@@ -296,8 +359,12 @@ class BotVersionViewSet(ArenaViewMixin, mixins.UpdateModelMixin, viewsets.ReadOn
         return Response(serializers.BotVersionSerializer(version, context={"request": request}).data)
 
     @extend_schema(
-        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY, 403: serializers.ErrorSerializer,
-                   404: serializers.ErrorSerializer},
+        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY,
+                   403: OpenApiResponse(serializers.ErrorSerializer, description="Not the bot's owner or staff."),
+                   404: OpenApiResponse(serializers.ErrorSerializer,
+                                        description="No such version you may see, or no uploaded file kept.")},
+        parameters=[OpenApiParameter("format", OpenApiTypes.STR, OpenApiParameter.QUERY, enum=["file", "json", "api"],
+                                     description="`file` (the default) for the file itself; an error is JSON.")],
         description="The file exactly as its owner uploaded it (`.py`, `.zip` or `.tar.gz`), as an attachment named "
                     "by the version's `filename`: for the bot's owner and staff only (403 for others' public bots, "
                     "404 for private ones). Versions uploaded before the arena kept uploads have no file to give "
@@ -321,9 +388,12 @@ class BotVersionViewSet(ArenaViewMixin, mixins.UpdateModelMixin, viewsets.ReadOn
 # --- matches and games ------------------------------------------------------------------------------
 
 @extend_schema_view(
-    create=extend_schema(request=serializers.MatchRequestSerializer,
-                         responses={201: serializers.MatchSerializer, **ERRORS}),
-    retrieve=extend_schema(responses={200: serializers.MatchDetailSerializer, 404: serializers.ErrorSerializer}),
+    create=extend_schema(request=serializers.MatchRequestSerializer, responses={
+        201: serializers.MatchSerializer,
+        400: refused_when("a version id names no ready version you may use (A must be yours), the two are one "
+                          "version or of different games, or the time control or the number of games is outside the "
+                          "server's bounds.")}),
+    retrieve=extend_schema(responses={200: serializers.MatchDetailSerializer}),
 )
 class MatchViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     """Matches, newest first (cursor pages). POST asks for a casual or ranked match: your own ready
@@ -331,7 +401,7 @@ class MatchViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
 
     pagination_class = NewestFirstCursor
     filterset_class = MatchFilter
-    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    filter_backends = [DjangoFilterBackend, StrictOrdering]
     ordering_fields = ["created_at", "finished_at"]
 
     def get_queryset(self):
@@ -343,6 +413,7 @@ class MatchViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
         return serializers.MatchDetailSerializer if self.action == "retrieve" else serializers.MatchSerializer
 
     def list(self, request, *args, **kwargs):
+        """Matches you may see, newest first (cursor pages), filtered by the parameters."""
         # Same filters, ordering and cursor as the generic list; rows instead of model instances.
         def build():
             page = self.paginate_queryset(self.filter_queryset(self.get_queryset()).values(*rows.MATCH_COLUMNS))
@@ -352,6 +423,8 @@ class MatchViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
                             build)
 
     def create(self, request):
+        """Ask for an unrated challenge: your ready version A against a ready version B of the same game (any
+        public one, or yours); the match is queued and played by a worker."""
         data = serializers.MatchRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         values = data.validated_data
@@ -362,12 +435,12 @@ class MatchViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
 
 
 class GameViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
-    lookup_value_regex = ID_REGEX
     """Games, newest first (cursor pages); one game with its full record, or the record as text."""
 
+    lookup_value_regex = ID_REGEX
     pagination_class = NewestFirstCursor
     filterset_class = GameFilter
-    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    filter_backends = [DjangoFilterBackend, StrictOrdering]
     ordering_fields = ["created_at"]
 
     def get_queryset(self):
@@ -377,6 +450,7 @@ class GameViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
         return serializers.GameSerializer if self.action == "retrieve" else serializers.GameBriefSerializer
 
     def list(self, request, *args, **kwargs):
+        """Games you may see, newest first (cursor pages), filtered by the parameters."""
         def build():
             page = self.paginate_queryset(self.filter_queryset(self.get_queryset()).values(*rows.GAME_COLUMNS))
             return public.Page(self.get_paginated_response([rows.game_row(row) for row in page]).data)
@@ -418,17 +492,19 @@ class GameRecordTextView(GenericAPIView):
     def get_queryset(self):
         return selectors.games_visible_to(self.request.user, with_record=True)
 
-    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR, 404: serializers.ErrorSerializer})
+    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR})
     def get(self, request, pk=None):
+        """The game's record as plain text: header tags, then the actions numbered by ply."""
         return HttpResponse(record_text(self.get_object()), content_type="text/plain; charset=utf-8")
 
 
 # --- tournaments ------------------------------------------------------------------------------------
 
 @extend_schema_view(
-    create=extend_schema(request=serializers.TournamentCreateSerializer,
-                         responses={201: serializers.TournamentSerializer, **ERRORS}),
-    retrieve=extend_schema(responses={200: serializers.TournamentDetailSerializer, 404: serializers.ErrorSerializer}),
+    create=extend_schema(request=serializers.TournamentCreateSerializer, responses={
+        201: serializers.TournamentSerializer,
+        400: refused_when("the time control or the number of games is outside the server's bounds.")}),
+    retrieve=extend_schema(responses={200: serializers.TournamentDetailSerializer}),
 )
 class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     """Round-robin tournaments. The organiser (or an admin) adds and removes entrants while it is a
@@ -437,7 +513,7 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
     permission_classes = [IsOwnerOrAdminOrReadOnly]
     pagination_class = SmallPages
     filterset_class = TournamentFilter
-    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    filter_backends = [DjangoFilterBackend, StrictOrdering]
     ordering_fields = ["id", "created_at", "name"]
 
     def get_queryset(self):
@@ -451,6 +527,7 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
         return serializers.TournamentSerializer
 
     def create(self, request):
+        """Create a round-robin tournament as a draft; you are its organiser."""
         data = serializers.TournamentCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         tournament = app_services.create_tournament(request.user, **data.validated_data)
@@ -466,9 +543,13 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
                         status=code)
 
     @extend_schema(request=serializers.EntrantRequestSerializer,
-                   responses={201: serializers.TournamentDetailSerializer, **ERRORS})
+                   responses={201: serializers.TournamentDetailSerializer, 400: refused_when(
+                       "the tournament is not a draft, or the version is not a ready version of its game that you "
+                       "may enter (yours, or open to tournaments), or is entered already.")})
     @action(detail=True, methods=["post"], filter_backends=[], pagination_class=None)
     def entrants(self, request, pk=None):
+        """Enter a ready version of the tournament's game (a draft only): yours, or another player's bot that is
+        open to tournaments."""
         tournament = self._tournament_for_change()
         data = serializers.EntrantRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -476,11 +557,14 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
         app_services.add_entrant(tournament, version)
         return self._detail(tournament, status.HTTP_201_CREATED)
 
-    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer, **ERRORS},
-                   parameters=[OpenApiParameter("version_id", int, OpenApiParameter.PATH)])
+    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer,
+                                            400: refused_when("the tournament is not a draft.")},
+                   parameters=[OpenApiParameter("version_id", PATH_ID, OpenApiParameter.PATH,
+                                                description="Id of the bot version to take out.")])
     @action(detail=True, methods=["delete"], url_path=r"entrants/(?P<version_id>[0-9]{1,18})", filter_backends=[],
             pagination_class=None)
     def remove_entrant(self, request, pk=None, version_id=None):
+        """Take a version out of a draft tournament."""
         tournament = self._tournament_for_change()
         version = tournament.entrants.filter(version_id=version_id).select_related("version__bot").first()
         if version is None:
@@ -488,23 +572,29 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
         app_services.remove_entrant(tournament, version.version)
         return self._detail(tournament)
 
-    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer, **ERRORS})
+    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer, 400: refused_when(
+        "the tournament is not a draft, or has fewer than two entrants or more than the server allows.")})
     @action(detail=True, methods=["post"], filter_backends=[], pagination_class=None)
     def start(self, request, pk=None):
+        """Start a draft tournament: its round-robin matches are scheduled and queued."""
         tournament = self._tournament_for_change()
         app_services.start_tournament(tournament)
         return self._detail(tournament)
 
-    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer, **ERRORS})
+    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer, 400: refused_when(
+        "the tournament is over (finished or cancelled already).")})
     @action(detail=True, methods=["post"], filter_backends=[], pagination_class=None)
     def cancel(self, request, pk=None):
+        """Cancel a tournament: its queued matches are cancelled, finished ones stay."""
         tournament = self._tournament_for_change()
         app_services.cancel_tournament(tournament)
         return self._detail(tournament)
 
-    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer, **ERRORS})
+    @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer, 400: refused_when(
+        "the tournament is not cancelled (only a cancelled one resumes).")})
     @action(detail=True, methods=["post"], filter_backends=[], pagination_class=None)
     def resume(self, request, pk=None):
+        """Resume a cancelled tournament: the matches it still lacks are queued again."""
         tournament = self._tournament_for_change()
         app_services.resume_tournament(tournament)
         return self._detail(tournament)
@@ -512,6 +602,8 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
     @extend_schema(responses={200: serializers.StandingSerializer(many=True)})
     @action(detail=True, filter_backends=[], pagination_class=None)
     def standings(self, request, pk=None):
+        """The standings: score, then Sonneborn-Berger, then head-to-head, best first (every entrant listed, with
+        zeros, before any game)."""
         tournament = self.get_object()
         return Response(serializers.StandingSerializer(app_selectors.standings(tournament), many=True,
                                                        context={"request": request}).data)
@@ -519,6 +611,7 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
     @extend_schema(responses={200: serializers.CrosstableRowSerializer(many=True)})
     @action(detail=True, filter_backends=[], pagination_class=None)
     def crosstable(self, request, pk=None):
+        """The crosstable: one row per entrant in seed order, one cell per opponent."""
         tournament = self.get_object()
         table = app_selectors.crosstable(tournament)
         return Response(serializers.CrosstableRowSerializer(crosstable_rows(table), many=True,
@@ -552,9 +645,11 @@ class LeaderboardView(ListAPIView):
     pagination_class = SmallPages
     filter_backends = []
 
-    @extend_schema(parameters=[OpenApiParameter("game", str, OpenApiParameter.PATH, enum=list(GAME_IDS))],
-                   responses={200: serializers.LeaderboardEntrySerializer(many=True), 404: serializers.ErrorSerializer})
+    @extend_schema(parameters=[OpenApiParameter("game", str, OpenApiParameter.PATH, enum=list(GAME_IDS),
+                                                description="The game whose leaderboard to read.")],
+                   responses={200: serializers.LeaderboardEntrySerializer(many=True)})
     def get(self, request, *args, **kwargs):
+        """Public bots of one game ranked by Elo, best first (page numbers)."""
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self):

@@ -1,0 +1,222 @@
+"""The schema as the contract, piece by piece (issue 12): one error shape, strict parameters and bodies, the
+statuses and security each operation documents, a description on every field, and a root that lists every
+endpoint. The fuzzer (test_schema.py) finds these in bulk; here each is pinned by name."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import make_bot
+
+
+@pytest.fixture
+def spec(anon, db):
+    return anon.get("/api/schema/?format=json").json()
+
+
+def assert_refused(response, field: str) -> None:
+    """A 400 in the error shape, naming ``field``."""
+    assert response.status_code == 400, response.content
+    body = response.json()
+    assert field in body, body
+    assert all(isinstance(messages, list) and all(isinstance(m, str) for m in messages) for messages in body.values())
+
+
+# --- one error shape ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["/api/bots/999999/", "/api/leaderboard/chess/", "/api/games/1/record.txt",
+                                  "/api/bots/x/", "/api/no-such-thing/", "/api/bots/%C2%84/"])
+def test_a_404_has_the_error_shape(anon, db, path):
+    response = anon.get(path)
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("application/json")
+    assert isinstance(response.json()["detail"], list)
+
+
+def test_a_404_outside_the_api_stays_the_site_s_page(client, db):
+    assert client.get("/no-such-page/")["Content-Type"].startswith("text/html")
+
+
+@pytest.mark.parametrize("status, who, request_kwargs", [
+    (401, "anon", {"HTTP_AUTHORIZATION": "Token not-a-token"}),
+    (405, "ada", {}),
+])
+def test_other_errors_have_the_error_shape(request, db, status, who, request_kwargs):
+    response = request.getfixturevalue(who).delete("/api/players/", **request_kwargs)
+    assert response.status_code == status
+    assert isinstance(response.json()["detail"], list)
+
+
+def test_every_error_body_is_documented_as_the_error_component(spec):
+    error = {"$ref": "#/components/schemas/Error"}
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            for code, response in operation["responses"].items():
+                if code.startswith(("4", "5")):
+                    assert response["content"]["application/json"]["schema"] == error, (method, path, code)
+                    assert response["description"], (method, path, code)
+    assert spec["components"]["schemas"]["Error"]["additionalProperties"]["type"] == "array"
+
+
+# --- strict parameters -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("query, field", [
+    ("owner=0", "owner"), ("owner=x", "owner"), ("is_public=maybe", "is_public"), ("is_public=1", "is_public"),
+    ("game=", "game"), ("game=chess", "game"), ("ordering=password", "ordering"),
+    ("ordering=", "ordering"), ("ordering=id,id", "ordering"), ("ordering=%20id", "ordering"),
+    ("page_size=null", "page_size"), ("owner_name=%00", "owner_name"),
+    ("page_size=0", "page_size"), ("page_size=201", "page_size"), ("page=0", "page"), ("page=last", "page"),
+])
+def test_a_bad_list_parameter_is_a_400_naming_it(anon, player, query, field):
+    make_bot(player, "alpha")
+    assert_refused(anon.get(f"/api/bots/?{query}"), field)
+
+
+@pytest.mark.parametrize("url, field", [
+    ("/api/leaderboard/tafl9/?page_size=null", "page_size"),
+    ("/api/matches/?page_size=abc", "page_size"),
+    ("/api/matches/?rated=yes", "rated"),
+    ("/api/matches/?created_after=9999-12-31T23:00:00-23:00", "created_after"),
+    ("/api/games/?bot=0", "bot"),
+    ("/api/tournaments/?organiser=-1", "organiser"),
+])
+def test_bad_parameters_elsewhere(anon, db, url, field):
+    assert_refused(anon.get(url), field)
+
+
+def test_a_moment_with_any_offset_python_reads_is_compared_in_utc(anon, versions):
+    """PostgreSQL refuses an offset beyond 15:59 (it was a 500 there): the filter turns it to UTC first."""
+    from .conftest import finished_match
+
+    finished_match(*versions)
+    response = anon.get("/api/matches/?created_after=2000-01-01T00:00:00-21:58")
+    assert response.status_code == 200, response.content
+    assert len(response.json()["results"]) == 1
+
+
+def test_the_page_size_bounds_are_in_the_schema(spec):
+    parameters = {p["name"]: p for p in spec["paths"]["/api/bots/"]["get"]["parameters"]}
+    assert parameters["page_size"]["schema"] == {"type": "integer", "minimum": 1, "maximum": 200}
+    assert parameters["page"]["schema"]["minimum"] == 1
+    assert parameters["owner"]["schema"]["minimum"] == 1
+    assert parameters["ordering"]["schema"]["items"]["enum"][:2] == ["id", "name"]
+    assert parameters["owner_name"]["schema"]["pattern"] == "^[^\\x00]*$"  # a NUL is refused: the schema says so
+    bot_id = spec["paths"]["/api/bots/{id}/"]["get"]["parameters"][0]
+    assert bot_id["schema"] == {"type": "integer", "minimum": 1, "maximum": 10**18 - 1}
+
+
+# --- strict bodies -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("body, field", [
+    ({"name": "ok", "game": "tafl9", "open_to_tournaments": 0}, "open_to_tournaments"),
+    ({"name": "ok", "game": "tafl9", "is_public": "true"}, "is_public"),
+    ({"name": 7, "game": "tafl9"}, "name"),
+    ({"name": "ok", "game": "tafl9", "owner": 2}, "owner"),
+    ({"name": " ok", "game": "tafl9"}, "name"),
+    ({"name": "", "game": "tafl9"}, "name"),
+])
+def test_a_bot_body_of_the_wrong_shape_is_refused_and_changes_nothing(ada, db, body, field):
+    from tournaments.models import Bot
+
+    assert_refused(ada.post("/api/bots/", body, format="json"), field)
+    assert not Bot.objects.exists()
+
+
+@pytest.mark.parametrize("extra, field", [
+    ({"games_per_match": "2"}, "games_per_match"), ({"games_per_match": 2.0}, "games_per_match"),
+    ({"rated": 0}, "rated"), ({"time_control": " move:100"}, "time_control"), ({"version_a": True}, "version_a"),
+])
+def test_a_match_body_of_the_wrong_shape_is_refused(ada, versions, extra, field):
+    from tournaments.models import Match
+
+    mine, theirs = versions
+    response = ada.post("/api/matches/", {"version_a": mine.pk, "version_b": theirs.pk, **extra}, format="json")
+    assert_refused(response, field)
+    assert not Match.objects.exists()
+
+
+def test_a_form_body_is_a_415(ada, db):
+    """JSON only (an upload excepted): a form would read an empty field as left out."""
+    from tournaments.models import Bot
+
+    response = ada.post("/api/bots/", {"name": "ok", "game": "tafl9"}, format="multipart")
+    assert response.status_code == 415
+    assert isinstance(response.json()["detail"], list)
+    assert not Bot.objects.exists()
+
+
+def test_request_bodies_forbid_unknown_fields_and_blank_names_in_the_schema(spec):
+    schemas = spec["components"]["schemas"]
+    assert schemas["BotCreateRequest"]["additionalProperties"] is False
+    assert schemas["BotCreateRequest"]["properties"]["name"]["pattern"].startswith("^")
+    assert schemas["RegisterRequest"]["properties"]["username"]["minLength"] == 1
+    assert schemas["RegisterRequest"]["properties"]["password"]["minLength"] == 8
+    assert "multipart/form-data" not in spec["paths"]["/api/bots/"]["post"]["requestBody"]["content"]
+
+
+# --- statuses and security ---------------------------------------------------------------------------
+
+def test_public_reads_are_open_to_anonymous_clients(spec):
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            anonymous = {} in operation.get("security", [{}])
+            if method == "get" and path != "/api/players/me/":
+                assert anonymous, f"GET {path} is public but marked as needing a token"
+            elif method != "get" and path not in ("/api/auth/token/", "/api/auth/register/"):
+                assert not anonymous, f"{method.upper()} {path} needs a token"
+
+
+def test_each_operation_documents_its_errors(spec):
+    paths = spec["paths"]
+    assert {"400", "401", "404"} <= set(paths["/api/bots/"]["get"]["responses"])
+    assert {"400", "401", "403", "404", "415", "429"} <= set(paths["/api/bots/{id}/"]["patch"]["responses"])
+    assert {"401", "404"} <= set(paths["/api/games/{id}/"]["get"]["responses"])
+    assert "401" not in paths["/api/auth/token/"]["post"]["responses"]
+    assert "text/plain" in paths["/api/games/{id}/record.txt"]["get"]["responses"]["200"]["content"]
+
+
+# --- the API explains itself -------------------------------------------------------------------------
+
+def _undescribed(schema: dict, where: str, components: dict, seen: set) -> list[str]:
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[1]
+        if name in seen:
+            return []
+        seen.add(name)
+        return _undescribed(components[name], name, components, seen)
+    missing = []
+    for name, prop in schema.get("properties", {}).items():
+        described = prop.get("description") or any(part.get("description") for part in prop.get("allOf", []))
+        if not described:
+            missing.append(f"{where}.{name}")
+        for inner in [prop, prop.get("items", {}), *prop.get("allOf", []), *prop.get("oneOf", [])]:
+            if inner is not prop or "properties" in inner:
+                missing += _undescribed(inner, f"{where}.{name}", components, seen)
+    return missing
+
+
+def test_every_field_has_a_description(spec):
+    components = spec["components"]["schemas"]
+    missing = []
+    for name in components:
+        missing += _undescribed({"$ref": f"#/components/schemas/{name}"}, name, components, set())
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            assert operation.get("description"), f"{method.upper()} {path} has no description"
+            missing += [f"{method.upper()} {path} {p['name']}" for p in operation.get("parameters", [])
+                        if not p.get("description")]
+    assert not missing, missing
+
+
+def test_the_root_lists_every_top_level_endpoint_with_a_sentence(anon, spec):
+    root = anon.get("/api/")
+    assert root.status_code == 200
+    listed = root.json()
+    assert all(entry["description"].endswith(".") for entry in listed.values())
+    urls = {entry["url"].removeprefix("http://testserver") for entry in listed.values()}
+    tops = {"/api/" + path.split("/")[2] + "/" for path in spec["paths"] if path != "/api/"}
+    assert not {top for top in tops if not any(url.startswith(top) for url in urls)}, urls
+    for name in ("leaderboard-tafl9", "leaderboard-shatra", "token", "register", "docs", "redoc", "schema"):
+        assert name in listed
+    for entry in listed.values():
+        assert anon.get(entry["url"].removeprefix("http://testserver")).status_code in (200, 401, 405)
