@@ -16,9 +16,15 @@ from pathlib import Path
 from django.conf import settings
 
 from runner.bots import BadBot, Bot, load_bot, sanitise_name
-from runner.bundle import BadFiles, unpack, write_tree
+from runner.bundle import BadFiles, FileLimits, unpack, write_tree
 
-from .services.uploads import file_limits
+
+def file_limits() -> FileLimits:
+    """The limits on an upload's files, from the settings; the worker reads the stored list with them too."""
+    arena = settings.ARENA
+    return FileLimits(max_entries=arena["UPLOAD_MAX_FILES"], max_bytes=arena["UPLOAD_MAX_UNPACKED_BYTES"],
+                      max_ratio=arena["UPLOAD_MAX_RATIO"])
+
 
 
 class InfrastructureError(RuntimeError):
