@@ -51,7 +51,7 @@ SAFETY = {
     },
 }
 app.conf.update(SAFETY)
-app.autodiscover_tasks(["workers", "ratings"])
+app.autodiscover_tasks(["workers"])  # ratings.fit is among them: it reads the games (tournaments)
 
 
 @app.on_after_configure.connect

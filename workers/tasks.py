@@ -15,6 +15,7 @@ import socket
 from celery import shared_task
 
 from tournaments.models import BotVersion
+from tournaments.services import ratings
 
 from . import dispatching, playing
 from .ladder import fill_ladders
@@ -118,3 +119,10 @@ def smoke_test(self, version_id=None, *extra, **unexpected) -> str | None:
         log.info("smoke test: bot version %s is already %s, nothing done", version_id, status)
         return status
     return playing.smoke_next(worker_name(self.request))
+
+
+@shared_task(name="ratings.fit", ignore_result=True)
+def fit_ratings(*extra, **unexpected) -> int:
+    """Refit every game (beat runs it every ARENA["RATING_FIT_SECONDS"]); the fit reads only the database,
+    so any arguments a message carries are ignored."""
+    return sum(row.games for row in ratings.fit_ratings())
