@@ -9,4 +9,4 @@ class WorkersConfig(AppConfig):
     def ready(self):
         # Registers the tasks in every process (web, worker, beat), so that workers.dispatching can send a
         # wake-up by its task's name.
-        from . import tasks  # noqa: F401  lazy: tasks import models, which load only once the registry is ready
+        from . import tasks  # noqa: F401  # lazy: tasks import models, which load only once the registry is ready
