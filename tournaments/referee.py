@@ -29,7 +29,6 @@ def file_limits() -> FileLimits:
                       max_ratio=arena["UPLOAD_MAX_RATIO"])
 
 
-
 class InfrastructureError(RuntimeError):
     """The sandbox or the runner could not do its job; nothing about the bot is known."""
 
