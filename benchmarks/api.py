@@ -346,8 +346,8 @@ def main(argv=None) -> None:
     setup_django(args)
     from django.db import connection
 
-    from ratings.services import recompute_ratings
     from tournaments.models import Game
+    from tournaments.services.ratings import recompute_ratings
 
     loaded = Game.objects.count()
     if loaded != args.games - args.games % 2:

@@ -131,8 +131,8 @@ def database_timing(database: str, games: int, seed: int) -> None:
     args = api_bench.parse_args(["--database", database, "--games", str(games), "--seed", str(seed)])
     api_bench.prepare_database(args)
     api_bench.setup_django(args)
-    from ratings.services import fit_ratings
     from tournaments.models import Game
+    from tournaments.services.ratings import fit_ratings
 
     loaded = Game.objects.count()
     if loaded != args.games:

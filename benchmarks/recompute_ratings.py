@@ -46,9 +46,10 @@ def main() -> None:
 
     from ratings.elo import rules_from_settings
     from ratings.models import Rating
-    from ratings.services import recompute_ratings, replay
+    from ratings.services import replay
     from tournaments.models import Bot, BotVersion
     from tournaments.services import create_player
+    from tournaments.services.ratings import recompute_ratings
 
     if connection.vendor != "postgresql":
         sys.exit("set DATABASE_URL to a scratch PostgreSQL database")

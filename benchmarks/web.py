@@ -94,7 +94,7 @@ def main(argv=None) -> None:
         api.load(args)
         from django.db import connection
 
-        from ratings.services import recompute_ratings
+        from tournaments.services.ratings import recompute_ratings
 
         recompute_ratings(history=True)  # the ratings and every change (the bot page's chart)
         with connection.cursor() as cursor:

@@ -51,13 +51,14 @@ SAFETY = {
     },
 }
 app.conf.update(SAFETY)
-app.autodiscover_tasks(["workers", "ratings"])
+app.autodiscover_tasks(["workers"])  # ratings.fit is among them: it reads the games (tournaments)
 
 
 @app.on_after_configure.connect
 def _settle_broker(sender, **kwargs):
     """Visibility timeout and the beat schedule depend on Django settings, read once configured."""
-    from workers.schedule import beat_schedule, visibility_timeout
+    # lazy: config.celery loads with the config package, before the settings; no app loads before them
+    from workers.schedule import beat_schedule, visibility_timeout  # lazy: after the settings (above)
 
     options = dict(sender.conf.broker_transport_options or {})
     if not str(sender.conf.broker_url or "").startswith("filesystem://"):

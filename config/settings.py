@@ -323,7 +323,7 @@ AXES_DISABLE_ACCESS_LOG = True  # keep failures only, not a row per successful l
 AXES_HTTP_RESPONSE_CODE = 429
 
 def _check_match_bounds() -> None:
-    from tournaments.bounds import settings_problems  # Django-free: safe while the settings load
+    from tournaments.bounds import settings_problems  # lazy: Django-free, read only once ARENA is built
 
     problems = settings_problems(ARENA)
     if problems:

@@ -11,6 +11,7 @@ import json
 import sys
 
 from .core import RefereeError
+from .record import make_record
 from .registry import GAME_IDS, get_game
 
 
@@ -76,7 +77,6 @@ def cmd_demo(args) -> None:
     """A game of each kind between two seeded random players, printed as records."""
     import random
 
-    from .record import make_record
 
     for game_id in args.games or GAME_IDS:
         rng = random.Random(args.seed)

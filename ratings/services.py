@@ -1,4 +1,8 @@
-"""Writes to ratings: one rated game applied exactly once, the replay of the whole history, and the fit."""
+"""Writes to ratings: one rated game applied exactly once, the replay of the whole history, and the fit.
+
+Ratings know nothing of how games are stored: the replay and the fit take their rows as arguments, read
+by ``tournaments.selectors`` (``tournaments.services.ratings`` joins the two).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Count, Q
 from django.utils import timezone
-
-from engines import GAME_IDS
 
 from . import fit as fitting
 from .elo import EloRules, rules_from_settings, scores_for, updated
@@ -84,24 +85,6 @@ class RecomputeReport:
                     or self.changes_fixed or self.changes_created or self.changes_deleted)
 
 
-def rated_game_rows():
-    """(game row id, game id, white bot, black bot, winner) of every rated game, in the order applied.
-
-    Versions are mapped to bots in Python (a small dict) rather than by two joins per game row.
-    """
-    from tournaments.models import BotVersion, Game, Match
-
-    bot_of = dict(BotVersion.objects.values_list("id", "bot_id"))
-    rows = (
-        Game.objects.filter(match__rated=True, match__status=Match.Status.FINISHED)
-        .order_by("id")
-        .values_list("id", "match__game", "white_id", "black_id", "winner")
-        .iterator(chunk_size=50000)
-    )
-    for played_id, game_id, white, black, winner in rows:
-        yield played_id, game_id, bot_of[white], bot_of[black], winner
-
-
 # White's score per winner, as a dict for the replay's hot loop.
 WHITE_SCORE = {winner: scores_for(winner)[0] for winner in ("white", "black", "none")}
 
@@ -163,16 +146,18 @@ def replay(rows, rules: EloRules, with_changes: bool = True):
 
 
 @transaction.atomic
-def recompute_ratings(rules: EloRules | None = None, history: bool = False,
-                      batch_size: int = 5000) -> RecomputeReport:
-    """Replay every rated game in order and rewrite the rating rows that differ from the replay.
+def rewrite_ratings(rows, rules: EloRules | None = None, history: bool = False,
+                    batch_size: int = 5000) -> RecomputeReport:
+    """Replay the rated games ``rows`` and rewrite the rating rows that differ from the replay.
 
+    ``rows`` is an iterable read only after the rating table is locked (a generator, such as
+    ``tournaments.selectors.rated_game_rows()``: every rated game in the order applied).
     With ``history`` every stored rating change is checked (and repaired) as well.
     """
     rules = rules or rules_from_settings()
     # Lock the table so no live update interleaves with the replay.
     list(Rating.objects.select_for_update().values_list("id", flat=True))
-    table, changes, count = replay(rated_game_rows(), rules, with_changes=history)
+    table, changes, count = replay(rows, rules, with_changes=history)
     report = RecomputeReport(games=count)
     if history:
         _repair_history(changes, report, batch_size)
@@ -225,40 +210,13 @@ def _repair_history(changes, report: RecomputeReport, batch_size: int) -> None:
         len(stale_changes), len(fixed_changes), len(missing))
 
 
-def rated_pair_counts(game_ids) -> dict[str, np.ndarray]:
-    """Per game id, rows of (white bot, black bot, white's wins, draws, losses) over every rated game.
+def fit_games(counts: dict[str, np.ndarray], average: float) -> list[RatingFit]:
+    """Fit each game's (white bot, black bot, wins, draws, losses) rows and store the result; the fits, in order.
 
-    The database groups the games by version pair and counts the results; versions become bots here
-    (two versions of one bot give two rows for the pair, which the fit simply adds up).
+    The fit runs outside any lock; only storing it locks the game's row, so two fits at once store one after
+    the other and the later one stands. ``tournaments.services.ratings.fit_ratings`` reads the rows.
     """
-    from tournaments.models import BotVersion, Game, Match
-
-    bot_of = dict(BotVersion.objects.values_list("id", "bot_id"))
-    rows = (Game.objects.filter(match__rated=True, match__status=Match.Status.FINISHED, match__game__in=game_ids)
-            .values_list("match__game", "white_id", "black_id")
-            .annotate(wins=Count("id", filter=Q(winner="white")), draws=Count("id", filter=Q(winner="none")),
-                      losses=Count("id", filter=Q(winner="black")))
-            .order_by())
-    tables: dict[str, list[tuple]] = {game: [] for game in game_ids}
-    for game_id, white, black, wins, draws, losses in rows:
-        white_bot, black_bot = bot_of[white], bot_of[black]
-        if is_rated_pairing(white_bot, black_bot):
-            tables[game_id].append((white_bot, black_bot, wins, draws, losses))
-    return {game: np.array(table, dtype=np.int64).reshape(-1, 5) for game, table in tables.items()}
-
-
-def fit_ratings(game_ids=None, average: float | None = None) -> list[RatingFit]:
-    """Fit every rated game of each game id (all by default) and store the result; the fits, in order.
-
-    The games are read first and the fit runs outside any lock; only storing it locks the game's row,
-    so two fits at once store one after the other and the later one stands.
-    """
-    from django.conf import settings
-
-    game_ids = list(GAME_IDS if game_ids is None else game_ids)
-    average = float(settings.ARENA["RATING_FIT_AVERAGE"] if average is None else average)
-    counts = rated_pair_counts(game_ids)
-    return [_store_fit(game_id, average, *_fit_pairs(counts[game_id], average)) for game_id in game_ids]
+    return [_store_fit(game_id, average, *_fit_pairs(table, average)) for game_id, table in counts.items()]
 
 
 def _fit_pairs(table: np.ndarray, average: float) -> tuple[list[int], fitting.Fit]:

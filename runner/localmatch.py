@@ -68,7 +68,7 @@ def add_commands(subparsers) -> None:
 
 
 def _open_sandbox(trusted: bool):
-    from .sandbox import SandboxError, open_sandbox
+    from .sandbox import SandboxError, open_sandbox  # lazy: only a sandboxed run loads it (ctypes, seccomp)
 
     try:
         with warnings.catch_warnings():  # the sandbox prints its own loud warning in trusted mode
@@ -354,7 +354,7 @@ def cmd_check(args) -> int:
 
 
 def run_checks(bot, game, sandbox, tc: TimeControl, startup_ms: float, seed: int) -> dict[str, CheckResult]:
-    from .sandbox import Limits
+    from .sandbox import Limits  # lazy: as in _open_sandbox
 
     results = {name: CheckResult(name) for name, _ in CHECKS}
     for side in SIDES:

@@ -661,7 +661,7 @@ def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, set
     if not isinstance(retries, int) or retries < 0:
         raise BadSettings(f"retries must be a whole number of 0 or more, got {retries!r}")
     if limits is None:
-        from .sandbox import Limits
+        from .sandbox import Limits  # lazy: a trusted run never loads the sandbox (ctypes, seccomp)
 
         limits = Limits()
     bots = {WHITE: white, BLACK: black}

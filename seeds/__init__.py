@@ -4,6 +4,7 @@ round-robin per game. ``seed()`` is idempotent: a second run finds everything an
 
 from __future__ import annotations
 
+import hashlib
 import io
 import zipfile
 from dataclasses import dataclass, field
@@ -14,6 +15,17 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 
 from engines import GAME_IDS, RefereeError, get_game
+from tournaments.models import Bot, BotVersion, Tournament
+from tournaments.services import (
+    add_entrant,
+    api_token,
+    create_bot,
+    create_player,
+    create_tournament,
+    smoke_test_version,
+    start_tournament,
+    upload_version,
+)
 
 BOTS_DIR = Path(__file__).resolve().parent / "bots"
 PLAYERS = [  # (user name, password, is admin)
@@ -56,8 +68,6 @@ def reference_bots(game_id: str) -> list[tuple[str, Path]]:
 
 
 def seed_players(report: SeedReport) -> dict:
-    from tournaments.services import api_token, create_player
-
     User = get_user_model()
     users = {}
     for name, password, admin in PLAYERS:
@@ -73,10 +83,7 @@ def seed_players(report: SeedReport) -> dict:
 
 def seed_bot(game_id: str, kind: str, directory: Path, owner, report: SeedReport):
     """The reference bot and its version for this archive; smoke-tested when new. None if rejected."""
-    import hashlib
 
-    from tournaments.models import Bot, BotVersion
-    from tournaments.services import create_bot, smoke_test_version, upload_version
 
     name = f"{game_id}-{kind}"
     bot = Bot.objects.filter(owner=owner, game=game_id, name=name).first()
@@ -99,8 +106,6 @@ def seed_bot(game_id: str, kind: str, directory: Path, owner, report: SeedReport
 
 
 def seed_tournament(game_id: str, versions, organiser, report: SeedReport) -> None:
-    from tournaments.models import Tournament
-    from tournaments.services import add_entrant, create_tournament, start_tournament
 
     name = f"Demo round-robin: {game_id}"
     if Tournament.objects.filter(name=name, game=game_id).exists():

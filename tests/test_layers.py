@@ -3,11 +3,16 @@
 ``engines`` is the bot's library, mounted in every sandbox: the standard library only, and nothing that
 starts or controls processes (that is the host side's work). ``runner``, the host side, imports ``engines``
 and the standard library. The service reaches the runner through two doors only.
+
+Then the whole project (docs/architecture.md draws it): every module has a layer, imports point to its own
+layer or below, no two modules import each other through any chain (the strongly connected components of
+the import graph, imports in functions included), and an import in a function body says why on its line.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -81,3 +86,163 @@ def test_the_service_reaches_the_runner_only_through_its_doors():
     through = {str(path.relative_to(ROOT)) for package in ("tournaments", "ratings") for path in modules(package)
                if any(top(module) == "runner" for module, _ in imports(path))}
     assert through <= RUNNER_DOORS, sorted(through - RUNNER_DOORS)
+
+
+# The whole project's layers, bottom up (docs/architecture.md draws them and says why). A module may import its
+# own layer and those below; the longest matching prefix names a module's layer.
+PACKAGES = ("engines", "runner", "ratings", "tournaments", "seeds", "workers", "web", "config")
+LAYERS = {
+    "engines": 0,  # the bot's library
+    "runner": 1,  # the host side: sandbox, match runner, bundles
+    "ratings": 2,  # rating math and the rating tables; its foreign keys to tournaments are strings, not imports
+    "tournaments": 3,  # the domain: models, services, selectors, the referee
+    "seeds": 4,  # a fresh install's data, written through the domain's services
+    "workers": 5,  # Celery tasks and what they orchestrate
+    # The layer that serves people: REST API, admin and its dashboard, web pages, manage.py commands, and the
+    # apps' ready() wiring (tournaments.apps connects the API's cache to the Bot table's signals).
+    "tournaments.api": 6, "tournaments.admin": 6, "tournaments.dashboard": 6, "tournaments.management": 6,
+    "tournaments.apps": 6, "ratings.admin": 6, "ratings.management": 6, "workers.management": 6, "web": 6,
+    "config": 7,  # settings, root URLs, the Celery app, WSGI/ASGI
+}
+# (importer, imported) arrows allowed against the layers, each with its reason. None today: what looks like one
+# is a reference by name, not an import (config.celery's autodiscover_tasks(["workers"]), a dotted path in the
+# settings, ratings' ForeignKey("tournaments.Bot"), a task sent by its name).
+EXCEPTIONS: dict[tuple[str, str], str] = {}
+LAZY = re.compile(r"#.*\blazy: \S")  # a reason, also after a noqa
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+PROJECT = {module_name(path): path for package in PACKAGES for path in modules(package)}
+
+
+def layer(module: str) -> int:
+    prefixes = [prefix for prefix in LAYERS if module == prefix or module.startswith(prefix + ".")]
+    return LAYERS[max(prefixes, key=len)]
+
+
+def own_module(name: str) -> str | None:
+    """The project module an imported name lives in (``tournaments.models.Bot`` → ``tournaments.models``)."""
+    while name and name not in PROJECT:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def is_type_checking(node: ast.If) -> bool:
+    return isinstance(node.test, ast.Name | ast.Attribute) and ast.unparse(node.test).endswith("TYPE_CHECKING")
+
+
+def project_imports(path: Path) -> list[tuple[str, int, bool, bool]]:
+    """(project module, line, inside a function, marked ``# lazy:``) for every import run by ``path``: also
+    inside functions, not under ``if TYPE_CHECKING`` (never run)."""
+    lines = path.read_text().splitlines()
+    found = []
+
+    def visit(node, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and is_type_checking(child):
+                for orelse in child.orelse:
+                    visit(orelse, in_function)
+                continue
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                marked = any(LAZY.search(line) for line in lines[child.lineno - 1:child.end_lineno])
+                names = []
+                if isinstance(child, ast.Import):
+                    names = [alias.name for alias in child.names]
+                else:
+                    package = module_name(path).split(".")
+                    package = package if path.name == "__init__.py" else package[:-1]
+                    base = package[:len(package) - child.level + 1] if child.level else []
+                    module = ".".join(base + ([child.module] if child.module else []))
+                    names = [f"{module}.{alias.name}" for alias in child.names]  # a name may be a module
+                for name in names:
+                    target = own_module(name)
+                    if target and target != module_name(path):
+                        found.append((target, child.lineno, in_function, marked))
+            visit(child, in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda))
+
+    visit(ast.parse("\n".join(lines), str(path)), False)
+    return found
+
+
+GRAPH = {module: project_imports(path) for module, path in PROJECT.items()}
+
+
+def test_every_module_has_a_layer():
+    assert all(top(module) in LAYERS for module in PROJECT)
+    assert layer("tournaments.api.views") > layer("workers.tasks") > layer("tournaments.services.matches")
+    assert layer("tournaments.models") > layer("ratings.models") > layer("runner.match") > layer("engines.tafl")
+
+
+def test_the_graph_sees_every_kind_of_import():
+    ref = {target: (inside, marked) for target, _, inside, marked in GRAPH["tournaments.referee"]}
+    assert ref["runner.bots"] == (False, False)  # at the top
+    assert ref["runner.match"][0]  # inside a function
+    assert "runner.sandbox" not in {target for target, *_ in GRAPH["runner.build"]}  # only under TYPE_CHECKING
+    assert "runner.bots" in {target for target, *_ in GRAPH["runner.sandbox.base"]}  # from ..bots
+
+
+@pytest.mark.parametrize("module", sorted(PROJECT))
+def test_imports_point_down(module):
+    upward = [f"line {line}: {target} (layer {layer(target)})" for target, line, _, _ in GRAPH[module]
+              if layer(target) > layer(module) and (module, target) not in EXCEPTIONS]
+    assert upward == [], f"{module} (layer {layer(module)}) imports a layer above it"
+
+
+@pytest.mark.parametrize("module", sorted(PROJECT))
+def test_an_import_in_a_function_says_why(module):
+    hidden = [f"line {line}: {target}" for target, line, inside, marked in GRAPH[module] if inside and not marked]
+    assert hidden == [], f"{module}: an import in a function body needs '# lazy: <reason>' on its line"
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's, iterative)."""
+    index, low, stack, on_stack, found, counter = {}, {}, [], set(), [], [0]
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, successors = work[-1]
+            for successor in successors:
+                if successor not in index:
+                    index[successor] = low[successor] = counter[0]
+                    counter[0] += 1
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(sorted(graph[successor]))))
+                    break
+                if successor in on_stack:
+                    low[node] = min(low[node], index[successor])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def test_the_cycle_finder_finds_cycles():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle_between_modules():
+    graph = {module: {target for target, *_ in imported} for module, imported in GRAPH.items()}
+    assert cycles(graph) == []

@@ -13,6 +13,7 @@ from engines import RefereeError
 from engines.record import RUNNER_REASONS
 from tournaments import services as app_services
 from tournaments.api import services
+from tournaments.dashboard import dashboard_view
 from tournaments.models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 
 admin.site.index_template = "admin/arena/index.html"
@@ -24,7 +25,6 @@ def _admin_urls_with_dashboard():
     """/admin/dashboard/ lives inside the admin site, behind its staff login."""
     from django.urls import path
 
-    from tournaments.dashboard import dashboard_view
 
     return [path("dashboard/", admin.site.admin_view(dashboard_view), name="dashboard")] + _admin_urls()
 

@@ -8,9 +8,10 @@ class TournamentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from tournaments import checks  # noqa: F401  (registers the deployment checks)
-        from tournaments.api import public
-        from tournaments.models import Bot, BotVersion
+        # lazy: apps.py loads before the models; ready() runs once they are (the Django way to wire signals)
+        from tournaments import checks  # noqa: F401  lazy: registers the deployment checks, see above
+        from tournaments.api import public  # lazy: see above
+        from tournaments.models import Bot, BotVersion  # lazy: see above
 
         # A bot's name, visibility, retirement and pinned version, and its versions' switches, show on public pages
         # kept in the cache: any change starts them afresh (services save these rows, never update them in bulk).

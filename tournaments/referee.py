@@ -15,10 +15,18 @@ from pathlib import Path
 
 from django.conf import settings
 
+from engines import get_game
 from runner.bots import BadBot, Bot, load_bot, sanitise_name
-from runner.bundle import BadFiles, unpack, write_tree
+from runner.bundle import BadFiles, FileLimits, unpack, write_tree
 
-from .services.uploads import file_limits
+from . import live
+
+
+def file_limits() -> FileLimits:
+    """The limits on an upload's files, from the settings; the worker reads the stored list with them too."""
+    arena = settings.ARENA
+    return FileLimits(max_entries=arena["UPLOAD_MAX_FILES"], max_bytes=arena["UPLOAD_MAX_UNPACKED_BYTES"],
+                      max_ratio=arena["UPLOAD_MAX_RATIO"])
 
 
 class InfrastructureError(RuntimeError):
@@ -30,7 +38,8 @@ class BotFailure(Exception):
 
 
 def _sandbox_module():
-    from runner import sandbox
+    # lazy: start-up time; the web process imports the referee (through the services) but never opens a sandbox
+    from runner import sandbox  # lazy: see above
 
     return sandbox
 
@@ -99,7 +108,7 @@ def smoke_test(version) -> None:
 
     Raises ``BotFailure`` naming what went wrong, or ``InfrastructureError`` when the sandbox failed.
     """
-    import runner.match
+    import runner.match  # lazy: start-up time, as runner.sandbox above
 
     try:
         bot = load_version(version)
@@ -120,10 +129,7 @@ def smoke_test(version) -> None:
 def play_game(match, number: int, white_bot: Bot, black_bot: Bot, sandbox) -> dict:
     """One game of ``match`` through ``runner.match.play_game``; the runner's record comes back. Watchers see
     the game as it goes (``tournaments.live``)."""
-    import runner.match
-    from engines import get_game
-
-    from . import live
+    import runner.match  # lazy: start-up time, as runner.sandbox above
 
     start = {"game": match.game, "initial": get_game(match.game).initial().text(), "white": white_bot.name,
              "black": black_bot.name, "tc": match.time_control}

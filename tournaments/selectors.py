@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+import numpy as np
 from django.db.models import Count, Q, QuerySet
 
 from engines.stats import EloEstimate, elo_trinomial
 from ratings.elo import scores_for
+from ratings.services import is_rated_pairing
 
 from .models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 
@@ -244,3 +246,42 @@ def opponents(bot: Bot, user) -> list[OpponentResult]:
             result.draws += draws
             result.losses += losses
     return sorted(results.values(), key=lambda result: (-result.games, result.bot_id))
+
+
+# The rated games, as ratings.services replays and fits them.
+
+
+def rated_game_rows():
+    """(game row id, game id, white bot, black bot, winner) of every rated game, in the order applied.
+
+    Versions are mapped to bots in Python (a small dict) rather than by two joins per game row.
+    """
+    bot_of = dict(BotVersion.objects.values_list("id", "bot_id"))
+    rows = (
+        Game.objects.filter(match__rated=True, match__status=Match.Status.FINISHED)
+        .order_by("id")
+        .values_list("id", "match__game", "white_id", "black_id", "winner")
+        .iterator(chunk_size=50000)
+    )
+    for played_id, game_id, white, black, winner in rows:
+        yield played_id, game_id, bot_of[white], bot_of[black], winner
+
+
+def rated_pair_counts(game_ids) -> dict[str, np.ndarray]:
+    """Per game id, rows of (white bot, black bot, white's wins, draws, losses) over every rated game.
+
+    The database groups the games by version pair and counts the results; versions become bots here
+    (two versions of one bot give two rows for the pair, which the fit simply adds up).
+    """
+    bot_of = dict(BotVersion.objects.values_list("id", "bot_id"))
+    rows = (Game.objects.filter(match__rated=True, match__status=Match.Status.FINISHED, match__game__in=game_ids)
+            .values_list("match__game", "white_id", "black_id")
+            .annotate(wins=Count("id", filter=Q(winner="white")), draws=Count("id", filter=Q(winner="none")),
+                      losses=Count("id", filter=Q(winner="black")))
+            .order_by())
+    tables: dict[str, list[tuple]] = {game: [] for game in game_ids}
+    for game_id, white, black, wins, draws, losses in rows:
+        white_bot, black_bot = bot_of[white], bot_of[black]
+        if is_rated_pairing(white_bot, black_bot):
+            tables[game_id].append((white_bot, black_bot, wins, draws, losses))
+    return {game: np.array(table, dtype=np.int64).reshape(-1, 5) for game, table in tables.items()}

@@ -15,7 +15,7 @@ from engines import GAME_IDS
 from ratings import selectors as ratings_selectors
 from tournaments import selectors as app_selectors
 from tournaments.api import selectors as api_selectors
-from tournaments.models import Bot, Game, Match, Tournament
+from tournaments.models import Bot, BotVersion, Game, Match, Tournament
 
 GAME_NAMES = {"tafl9": "Tafl 9×9", "fidchell-1": "Fidchell (Rules One)", "fidchell-2": "Fidchell (Rules 2)",
               "shatra": "Altai Shatra"}
@@ -170,8 +170,6 @@ def tournament_matches(user, tournament: Tournament) -> list[Match]:
 def entry_choices(user, tournament: Tournament) -> list:
     """Ready versions the organiser may enter: their own, or public bots' whose owners consented to
     tournaments (``open_to_tournaments``), of the tournament's game, by name."""
-    from tournaments.models import BotVersion
-
     consented = Q(bot__owner_id=tournament.organiser_id) | Q(bot__open_to_tournaments=True)
     return list(BotVersion.objects.filter(app_selectors.visible_bot_q(user, "bot__"), consented,
                                           bot__game=tournament.game, status=BotVersion.Status.READY,

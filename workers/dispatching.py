@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
+from celery import current_app
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -25,6 +26,9 @@ from .models import Dispatch
 from .schedule import match_time_limits_cap
 
 log = logging.getLogger("workers.dispatching")
+# Wake-ups are sent through the Celery app's task registry, by the task's name ("workers.play_next"), as a
+# message is addressed: the sender needs the broker, not the code that answers it, so this module stays
+# below workers.tasks, which calls it. WorkersConfig.ready registers the tasks in every process.
 
 DISPATCH_BATCH = 500
 
@@ -40,10 +44,8 @@ def send_match(match_id: int) -> bool:
 def _send(match_id: int) -> None:
     """A wake-up for a worker, with the longest time limits any match may need (the worker holds the
     match it claims to that match's own limits), and the ``Dispatch`` stamp of the match it is for."""
-    from .tasks import play_next
-
     cap = match_time_limits_cap()
-    play_next.apply_async(soft_time_limit=cap.soft, time_limit=cap.hard)
+    current_app.tasks["workers.play_next"].apply_async(soft_time_limit=cap.soft, time_limit=cap.hard)
     now = timezone.now()
     updated = Dispatch.objects.filter(match_id=match_id).update(sent_at=now, sends=F("sends") + 1)
     if not updated:
@@ -52,18 +54,14 @@ def _send(match_id: int) -> None:
 
 def send_smoke_test() -> None:
     """A wake-up on the housekeeping queue for a pending version's smoke test."""
-    from .tasks import smoke_next
-
-    smoke_next.delay()
+    current_app.tasks["workers.smoke_next"].delay()
 
 
 def broker_queue_depth() -> int | None:
     """Messages waiting in the default queue, or None when the broker cannot say."""
-    from config.celery import app
-
     try:
-        with app.connection_for_write() as conn:
-            declared = conn.default_channel.queue_declare(app.conf.task_default_queue, passive=True)
+        with current_app.connection_for_write() as conn:
+            declared = conn.default_channel.queue_declare(current_app.conf.task_default_queue, passive=True)
             return int(declared.message_count)
     except Exception as error:  # noqa: BLE001 - an unknown depth only makes the dispatcher cautious
         log.info("broker queue depth unknown: %s", error)

@@ -33,10 +33,11 @@ from django.core.exceptions import ValidationError
 from django.db import close_old_connections, connection
 
 from tournaments.models import BotVersion, Match
+from tournaments.referee import InfrastructureError
 from tournaments.services import matches as match_services
 from tournaments.services import uploads as upload_services
 
-from . import conf
+from . import conf, dispatching
 from .schedule import match_time_limits
 
 log = logging.getLogger("workers.playing")
@@ -88,10 +89,8 @@ class Heartbeat:
 
 def resend_if_queued(match_id: int) -> None:
     """A match back in the queue gets a new message now, not only when the dispatcher next looks."""
-    from .dispatching import send_match
-
     try:
-        send_match(match_id)
+        dispatching.send_match(match_id)
     except Exception:  # noqa: BLE001 - the broker is down: the dispatcher will send it later
         log.exception("match %s: could not re-send; the dispatcher will", match_id)
 
@@ -165,8 +164,6 @@ def play_hinted(match_id: int, worker_id: str) -> str:
 def smoke_test(version_id: int) -> str:
     """Run a claimed smoke test: the version becomes ready or rejected; it stays pending (and is tried
     again after its lease) when the sandbox failed or the test ran out of time."""
-    from tournaments.referee import InfrastructureError
-
     try:
         with deadline(SMOKE_TEST_SECONDS):
             return upload_services.smoke_test_version(version_id).status
@@ -181,8 +178,6 @@ def smoke_test(version_id: int) -> str:
 def play_match(match_id: int, token, worker_id: str) -> str:
     """Play match ``match_id``, claimed under lease ``token``, within its own time limits; returns what
     happened (one of the words above)."""
-    from tournaments.referee import InfrastructureError
-
     match = Match.objects.values("game", "time_control", "games_per_match").get(pk=match_id)
     limits = match_time_limits(match["game"], match["time_control"], match["games_per_match"])
     log.info("match %s: claimed by %s", match_id, worker_id)

@@ -14,6 +14,12 @@ import socket
 
 from celery import shared_task
 
+from tournaments.models import BotVersion
+from tournaments.services import ratings
+
+from . import dispatching, playing
+from .ladder import fill_ladders
+
 log = logging.getLogger("workers.tasks")
 
 MAX_ID = 2**63 - 1
@@ -52,9 +58,7 @@ def play_next(self, *args, **kwargs) -> str | None:
     """There is work: take the first (a smoke test, else a match by priority and age) and do it."""
     if not no_arguments("play_next", args, kwargs):
         return None
-    from .playing import play_next as play
-
-    return play(worker_name(self.request))
+    return playing.play_next(worker_name(self.request))
 
 
 @shared_task(name="workers.smoke_next", bind=True, acks_late=True, reject_on_worker_lost=True,
@@ -63,9 +67,7 @@ def smoke_next(self, *args, **kwargs) -> str | None:
     """There is a smoke test: take the oldest pending version's, if any."""
     if not no_arguments("smoke_next", args, kwargs):
         return None
-    from .playing import smoke_next as smoke
-
-    return smoke(worker_name(self.request))
+    return playing.smoke_next(worker_name(self.request))
 
 
 @shared_task(name="workers.run_match", bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
@@ -74,39 +76,30 @@ def run_match(self, match_id=None, *extra, **unexpected) -> str | None:
     match_id = the_one_id("run_match", "match", match_id, extra, unexpected)
     if match_id is None:
         return None
-    from .playing import play_hinted
-
-    return play_hinted(match_id, worker_name(self.request))
+    return playing.play_hinted(match_id, worker_name(self.request))
 
 
 @shared_task(name="workers.dispatch", ignore_result=True)
 def dispatch() -> int:
     """Wake-ups for queued matches that have none on the way, and for smoke tests that never ran."""
-    from .dispatching import dispatch_queued, pending_versions, send_smoke_test
-
-    sent = dispatch_queued()
-    for _ in pending_versions():
-        send_smoke_test()
+    sent = dispatching.dispatch_queued()
+    for _ in dispatching.pending_versions():
+        dispatching.send_smoke_test()
     return len(sent)
 
 
 @shared_task(name="workers.scavenge", ignore_result=True)
 def scavenge() -> int:
     """Matches whose worker went silent go back to the queue; attempts are counted."""
-    from .dispatching import scavenge as scavenge_expired
-
-    return len(scavenge_expired())
+    return len(dispatching.scavenge())
 
 
 @shared_task(name="workers.schedule_ladder", ignore_result=True)
 def schedule_ladder() -> int:
     """Keep every game's ranked ladder busy with new pairings, then send a wake-up for each."""
-    from .dispatching import send_match
-    from .ladder import fill_ladders
-
     created = fill_ladders()
     for match_id in created:
-        send_match(match_id)
+        dispatching.send_match(match_id)
     return len(created)
 
 
@@ -118,10 +111,6 @@ def smoke_test(self, version_id=None, *extra, **unexpected) -> str | None:
     version_id = the_one_id("smoke_test", "bot version", version_id, extra, unexpected)
     if version_id is None:
         return None
-    from tournaments.models import BotVersion
-
-    from .playing import smoke_next as smoke
-
     status = BotVersion.objects.filter(pk=version_id).values_list("status", flat=True).first()
     if status is None:
         log.warning("smoke test: unknown bot version %s, nothing done", version_id)
@@ -129,4 +118,11 @@ def smoke_test(self, version_id=None, *extra, **unexpected) -> str | None:
     if status != BotVersion.Status.PENDING:
         log.info("smoke test: bot version %s is already %s, nothing done", version_id, status)
         return status
-    return smoke(worker_name(self.request))
+    return playing.smoke_next(worker_name(self.request))
+
+
+@shared_task(name="ratings.fit", ignore_result=True)
+def fit_ratings(*extra, **unexpected) -> int:
+    """Refit every game (beat runs it every ARENA["RATING_FIT_SECONDS"]); the fit reads only the database,
+    so any arguments a message carries are ignored."""
+    return sum(row.games for row in ratings.fit_ratings())

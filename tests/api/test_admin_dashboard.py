@@ -75,8 +75,8 @@ CHANGELISTS = ["tournaments/bot", "tournaments/botversion", "tournaments/match",
 @pytest.mark.parametrize("page", CHANGELISTS)
 def test_changelists_render_without_n_plus_one(page, admin_client_logged, player, other_player,
                                                django_assert_max_num_queries):
-    from ratings.services import recompute_ratings
     from tournaments.services import add_entrant, create_tournament
+    from tournaments.services.ratings import recompute_ratings
 
     tournament = create_tournament(player, name="Cup", game="tafl9")
     versions = [ready_version(make_bot(player if i % 2 else other_player, f"bot{i}")) for i in range(8)]

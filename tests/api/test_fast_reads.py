@@ -54,8 +54,8 @@ def test_unknown_filter_values_are_still_refused(anon, played):
 
 
 def test_rating_history_page_equals_the_serializer(anon, played):
-    from ratings.services import recompute_ratings
     from tournaments.api import selectors
+    from tournaments.services.ratings import recompute_ratings
 
     recompute_ratings(history=True)
     a, _ = played
@@ -65,9 +65,9 @@ def test_rating_history_page_equals_the_serializer(anon, played):
 
 
 def test_bot_page_equals_the_serializer_for_owner_and_stranger(player, other_player, played):
-    from ratings.services import recompute_ratings
     from tournaments.api import selectors
     from tournaments.models import BotVersion
+    from tournaments.services.ratings import recompute_ratings
 
     recompute_ratings(history=True)
     a, _ = played
@@ -175,7 +175,7 @@ def _public_urls(played) -> list[str]:
 
 
 def test_a_kept_page_is_answered_without_a_query_and_byte_for_byte(anon, played, django_assert_num_queries):
-    from ratings.services import recompute_ratings
+    from tournaments.services.ratings import recompute_ratings
 
     recompute_ratings(history=True)
     for url in _public_urls(played):
@@ -213,7 +213,7 @@ def test_the_owner_and_staff_never_get_the_outsiders_bot_page(player, other_play
 @pytest.mark.parametrize("via", ["api", "model"])
 def test_a_bot_made_private_leaves_every_public_page_at_once(via, anon, player, played,
                                                              django_capture_on_commit_callbacks):
-    from ratings.services import recompute_ratings
+    from tournaments.services.ratings import recompute_ratings
 
     recompute_ratings(history=True)
     a, _ = played

@@ -10,8 +10,8 @@ from .conftest import client_for, finished_match, make_bot, ready_version
 
 
 def populate(player, other_player, count: int):
-    from ratings.services import recompute_ratings
     from tournaments.services import add_entrant, create_tournament
+    from tournaments.services.ratings import recompute_ratings
 
     versions = []
     for i in range(count):

@@ -26,8 +26,8 @@ def test_leaderboard_of_an_unknown_game(anon, db):
 
 
 def test_rating_history_after_a_live_rated_match(anon, versions):
-    from ratings.services import recompute_ratings
     from tournaments.models import Game
+    from tournaments.services.ratings import recompute_ratings
 
     a, b = versions
     match = finished_match(a, b, games=2)

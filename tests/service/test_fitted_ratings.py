@@ -8,10 +8,10 @@ from django.core.management import CommandError, call_command
 from ratings import fit as fitting
 from ratings.models import FittedRating, RatingFit
 from ratings.selectors import fitted_leaderboard, rating_fit
-from ratings.services import fit_ratings
-from ratings.tasks import fit as fit_task
 from tournaments.models import Bot
 from tournaments.services import claim_match, create_match, finish_match
+from tournaments.services.ratings import fit_ratings
+from workers.tasks import fit_ratings as fit_task
 
 from .conftest import ready_version, record
 

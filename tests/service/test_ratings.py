@@ -8,9 +8,9 @@ import pytest
 
 from ratings.elo import EloRules, expected_score, updated
 from ratings.models import Rating, RatingChange
-from ratings.services import recompute_ratings
 from tournaments.models import Match
 from tournaments.services import claim_match, create_match, finish_match
+from tournaments.services.ratings import recompute_ratings
 
 from .conftest import ready_version, record
 

@@ -352,8 +352,8 @@ def test_the_organiser_is_offered_only_bots_whose_owners_consented(league, playe
 
 
 def test_fitted_ratings_show_with_their_interval(league):
-    from ratings.services import fit_ratings
     from tournaments.services import create_player
+    from tournaments.services.ratings import fit_ratings
 
     delta = ready_version(make_bot(create_player(username="hedy", password="lamarr-1914"), "delta"))
     for seed in range(5):  # enough rated results, both ways, for the fit to bound most ratings

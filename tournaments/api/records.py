@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engines import RefereeError
+from engines import RefereeError, get_game
 
 
 def _tag(name: str, value) -> str:
@@ -13,7 +13,6 @@ def _tag(name: str, value) -> str:
 def _sides(record: dict) -> list[str] | None:
     """The side that played each action, from a replay; None when the record does not replay."""
     try:
-        from engines import get_game
 
         position = get_game(record["game"]).parse(record["initial"], record.get("settings") or None)
         sides = []

@@ -16,6 +16,8 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import permissions, serializers
 
 from .permissions import IsOwnerOrAdminOrReadOnly
+from .serializers import ErrorSerializer, StrictInput
+from .throttles import ArenaScopedThrottle
 
 # Permissions under which anyone, signed in or not, may read.
 READ_OPEN = (permissions.AllowAny, permissions.IsAuthenticatedOrReadOnly, IsOwnerOrAdminOrReadOnly)
@@ -82,8 +84,6 @@ class ArenaAutoSchema(AutoSchema):
 
     def _map_serializer(self, serializer, direction, bypass_extensions=False):
         schema = super()._map_serializer(serializer, direction, bypass_extensions)
-        from .serializers import StrictInput
-
         if direction == "request" and isinstance(serializer, StrictInput):
             schema["additionalProperties"] = False  # StrictInput refuses unknown fields
         return schema
@@ -100,8 +100,6 @@ class ArenaAutoSchema(AutoSchema):
         return responses
 
     def _error_codes(self) -> list[str]:
-        from .throttles import ArenaScopedThrottle
-
         safe = self.method in permissions.SAFE_METHODS
         has_input = not safe or self._is_list_view() or any(
             isinstance(p, OpenApiParameter) and p.location == OpenApiParameter.QUERY
@@ -127,6 +125,4 @@ def refused_when(rules: str) -> OpenApiResponse:
 
 
 def _error_serializer():
-    from .serializers import ErrorSerializer
-
     return ErrorSerializer

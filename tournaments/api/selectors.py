@@ -9,6 +9,8 @@ from ratings import selectors as ratings_selectors
 from tournaments import selectors as app_selectors
 from tournaments.models import Bot, BotVersion, Game, Match, TournamentEntrant
 
+from .rows import LEADERBOARD_COLUMNS
+
 
 def players() -> QuerySet:
     return get_user_model().objects.filter(is_active=True).order_by("id")
@@ -68,8 +70,6 @@ def tournament_detail() -> QuerySet:
 def leaderboard_rows(game_id: str) -> QuerySet:
     """The leaderboard as rows: no window function, the rank of a row is its place in the order (the view
     adds it), so the page's COUNT is a plain indexed count."""
-    from .rows import LEADERBOARD_COLUMNS
-
     return ratings_selectors.leaderboard(game_id).values(*LEADERBOARD_COLUMNS)
 
 

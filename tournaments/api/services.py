@@ -15,6 +15,8 @@ from rest_framework.exceptions import Throttled
 from tournaments.models import BotVersion, Match
 from tournaments.services.matches import create_match, requeue_match
 from tournaments.services.players import api_token, create_player
+from tournaments.services.uploads import set_version_disabled
+from workers.dispatching import send_smoke_test
 
 log = logging.getLogger(__name__)
 
@@ -105,14 +107,10 @@ def requeue_by_operator(match: Match) -> Match:
 
 
 def disable_version(version: BotVersion) -> BotVersion:
-    from tournaments.services.uploads import set_version_disabled
-
     return set_version_disabled(version, True)
 
 
 def enable_version(version: BotVersion) -> BotVersion:
-    from tournaments.services.uploads import set_version_disabled
-
     return set_version_disabled(version, False)
 
 
@@ -128,8 +126,6 @@ def after_upload(version: BotVersion) -> None:
 
 
 def _send_smoke_test(version_id: int) -> None:
-    from workers.dispatching import send_smoke_test
-
     try:
         send_smoke_test()
     except Exception as error:  # noqa: BLE001 - the dispatcher re-sends tests of versions left pending

@@ -19,14 +19,19 @@ from django.db import DataError, transaction
 from django.db.models import F, Q, Subquery
 from django.utils import timezone
 
-from engines import GAME_IDS, get_game
-from engines.protocol import TimeControl
 from ratings.elo import scores_for
 from ratings.services import apply_rated_game, lock_ratings
 
-from ..bounds import games_problem, time_control_problem
-from ..models import BotVersion, Game, Match, Tournament, same_owner
+from ..models import BotVersion, Game, Match, Tournament
+from ..referee import InfrastructureError, load_version, open_sandbox, play_game
 from . import version_tests  # an SPRT's match counts in its test, in the transaction that stores it
+from .queueing import (  # noqa: F401  (a match's life starts here: callers find it with the rest)
+    check_game,
+    check_games_per_match,
+    check_playable,
+    check_time_control,
+    create_match,
+)
 
 log = logging.getLogger(__name__)
 
@@ -37,70 +42,6 @@ BOT_TEXTS = ("detail", "stderr", "log")  # what a record holds that the bots wro
 
 class LeaseLost(RuntimeError):
     """The match is no longer ours: requeued by the scavenger, cancelled, or finished elsewhere."""
-
-
-def check_game(game: str) -> str:
-    if game not in GAME_IDS:
-        raise ValidationError({"game": [f"unknown game {game!r}; known: {', '.join(GAME_IDS)}"]})
-    return game
-
-
-def check_time_control(time_control) -> str:
-    """The time control in its canonical text, if it is one and inside the server's bounds."""
-    problem = time_control_problem(time_control, settings.ARENA)
-    if problem:
-        raise ValidationError({"time_control": [problem]})
-    return TimeControl.parse(time_control).text()
-
-
-def check_games_per_match(games: int, field: str = "games_per_match") -> int:
-    problem = games_problem(games, settings.ARENA)
-    if problem:
-        raise ValidationError({field: [problem]})
-    return games
-
-
-def check_playable(version: BotVersion, field: str) -> None:
-    """A version may be paired (the ladder, a challenge, a tournament's entry and start) only when it is ready,
-    enabled by the operators, active by its owner's choice, and its bot is not retired."""
-    if version.status != BotVersion.Status.READY:
-        raise ValidationError({field: [f"{version} is {version.status}, not ready to play"]})
-    if version.is_disabled:
-        raise ValidationError({field: [f"{version} is disabled by an operator"]})
-    if not version.is_active:
-        raise ValidationError({field: [f"{version} is deactivated by its owner"]})
-    if version.bot.is_retired:
-        raise ValidationError({field: [f"{version.bot.name} is retired by its owner"]})
-
-
-def create_match(version_a: BotVersion, version_b: BotVersion, *, time_control: str | None = None,
-                 games: int | None = None, rated: bool = True, tournament: Tournament | None = None,
-                 round_number: int | None = None, priority: int = Match.Priority.REQUESTED) -> Match:
-    """Queue a match between two ready versions of bots of the same game.
-
-    A is white in odd-numbered games, B in even ones. Two bots of one owner (two versions of one bot
-    included) may meet, but always unrated: every path that queues matches (the ladder, tournaments, the
-    API, the admin through ``Match.clean``) obeys this one rule.
-    Only the ladder passes ``priority=Match.Priority.LADDER``; everything else is a requested match.
-    """
-    if version_a.pk == version_b.pk:
-        raise ValidationError({"version_b": ["a version cannot play itself"]})
-    if version_a.bot.game != version_b.bot.game:
-        raise ValidationError({"version_b": [
-            f"{version_b} plays {version_b.bot.game}, {version_a} plays {version_a.bot.game}"]})
-    check_playable(version_a, "version_a")
-    check_playable(version_b, "version_b")
-    if priority not in Match.Priority.values:
-        raise ValidationError({"priority": [f"unknown priority {priority!r}; known: {Match.Priority.values}"]})
-    time_control = check_time_control(time_control or settings.ARENA["DEFAULT_TIME_CONTROL"])
-    games = check_games_per_match(settings.ARENA["DEFAULT_GAMES_PER_MATCH"] if games is None else games)
-    game = get_game(version_a.bot.game)
-    return Match.objects.create(
-        game=game.id, version_a=version_a, version_b=version_b, time_control=time_control,
-        games_per_match=games, ruleset=game.ruleset, tournament=tournament, round=round_number,
-        rated=rated and not same_owner(version_a, version_b),
-        priority=priority,
-    )
 
 
 # The order in which queued matches are played (served by the index match_claim_idx).
@@ -165,8 +106,6 @@ def run_match(match_id: int, lease_token) -> list[dict]:
     Raises ``LeaseLost`` when the lease goes away between games, ``InfrastructureError`` when the
     sandbox fails (the caller requeues; nothing is scored).
     """
-    from ..referee import load_version, open_sandbox, play_game
-
     match = Match.objects.select_related("version_a__bot", "version_b__bot").get(pk=match_id)
     if match.status != Match.Status.RUNNING or str(match.lease_token) != str(lease_token):
         raise LeaseLost(f"match {match_id} is not running under this lease")
@@ -376,8 +315,6 @@ def play_match_now(match_id: int, worker_id: str = "inline") -> Match:
 
     A sandbox failure requeues the match and re-raises; a match someone else holds is left alone.
     """
-    from ..referee import InfrastructureError
-
     token = claim_match(match_id, worker_id)
     if token is None:
         return Match.objects.get(pk=match_id)

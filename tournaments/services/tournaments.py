@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from ..models import BotVersion, Match, Tournament, TournamentEntrant
 from ..pairings import berger_rounds, double_round
-from .matches import check_game, check_games_per_match, check_playable, check_time_control, create_match
+from .matches import finish_tournament_if_done
+from .queueing import check_game, check_games_per_match, check_playable, check_time_control, create_match
 
 
 def create_tournament(organiser, *, name: str, game: str, time_control: str | None = None,
@@ -139,8 +140,6 @@ def cancel_tournament(tournament: Tournament) -> int:
 def resume_tournament(tournament: Tournament) -> int:
     """Cancelled → running: its cancelled matches are queued again (a never-started tournament goes
     back to draft). Returns how many matches were requeued."""
-    from .matches import finish_tournament_if_done
-
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
     if tournament.status != Tournament.Status.CANCELLED:
         raise ValidationError({"status": [f"cannot resume: the tournament is {tournament.status}, not cancelled"]})

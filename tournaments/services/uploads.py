@@ -27,9 +27,12 @@ from django.utils import timezone
 
 from engines.record import safe_text
 from runner.bots import NAME_CHARS, BadBot, check_bot_files
-from runner.bundle import BadFiles, Entry, FileLimits, check_name, pack, read_tar_gz, read_zip
+from runner.bundle import BadFiles, Entry, check_name, pack, read_tar_gz, read_zip
 
 from ..models import Bot, BotVersion
+from ..referee import BotFailure, file_limits, smoke_test
+from .bots import unpin_if_pinned
+from .matches import cancel_queued_matches_of
 
 log = logging.getLogger(__name__)
 
@@ -38,13 +41,6 @@ STORED_NAME = "files.bundle"  # every version's stored file: see runner.bundle.p
 
 def _refuse(message: str) -> ValidationError:
     return ValidationError({"file": [message]})
-
-
-def file_limits() -> FileLimits:
-    """The limits on an upload's files, from the settings; the worker reads the stored list with them too."""
-    arena = settings.ARENA
-    return FileLimits(max_entries=arena["UPLOAD_MAX_FILES"], max_bytes=arena["UPLOAD_MAX_UNPACKED_BYTES"],
-                      max_ratio=arena["UPLOAD_MAX_RATIO"])
 
 
 def upload_kind(filename: str) -> str:
@@ -173,8 +169,6 @@ def smoke_test_version(version_id: int) -> BotVersion:
     A version already judged is left alone (the task may run twice). A sandbox failure raises
     ``InfrastructureError`` and leaves the version pending, to be tried again.
     """
-    from ..referee import BotFailure, smoke_test
-
     version = BotVersion.objects.select_related("bot").get(pk=version_id)
     if version.status != BotVersion.Status.PENDING:
         return version
@@ -194,9 +188,6 @@ def smoke_test_version(version_id: int) -> BotVersion:
 def set_version_disabled(version: BotVersion, disabled: bool) -> BotVersion:
     """Operator action: a disabled version never plays; its queued matches are cancelled and it stops being
     its bot's pinned version. Saved (not updated in bulk) so that public pages are renewed."""
-    from .bots import unpin_if_pinned
-    from .matches import cancel_queued_matches_of
-
     with transaction.atomic():
         version = BotVersion.objects.select_for_update().select_related("bot").get(pk=version.pk)
         version.is_disabled = disabled

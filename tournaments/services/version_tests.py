@@ -20,7 +20,7 @@ from ratings.models import VersionTest
 from ratings.selectors import held_back
 
 from ..models import Bot, BotVersion, Match
-from . import matches as match_services  # which calls back into this module when a test's match ends
+from . import queueing as match_services  # matches, which queues no test, calls back into this module
 
 OPEN = (Match.Status.QUEUED, Match.Status.RUNNING)
 

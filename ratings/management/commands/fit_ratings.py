@@ -5,7 +5,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from engines import GAME_IDS
-from ratings.services import fit_ratings
+from tournaments.services.ratings import fit_ratings
 
 
 class Command(BaseCommand):

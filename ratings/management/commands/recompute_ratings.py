@@ -4,7 +4,7 @@ import time
 
 from django.core.management.base import BaseCommand
 
-from ratings.services import recompute_ratings
+from tournaments.services.ratings import recompute_ratings
 
 
 class Command(BaseCommand):

@@ -23,6 +23,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
+from tournaments.models import Match, Tournament
 from workers.dispatching import dispatch_queued
 
 STOP_GRACE_S = 20
@@ -124,8 +125,6 @@ def web_command(port: int, gunicorn: bool) -> list[str]:
 
 
 def ended_tournaments() -> list[str]:
-    from tournaments.models import Tournament
-
     try:
         return list(Tournament.objects.filter(status__in=[Tournament.Status.FINISHED, Tournament.Status.CANCELLED])
                     .values_list("name", flat=True))
@@ -135,8 +134,6 @@ def ended_tournaments() -> list[str]:
 
 def demo_progress() -> tuple[bool, str]:
     """Whether every demo tournament has ended, and a one-line summary."""
-    from tournaments.models import Match, Tournament
-
     try:
         open_tournaments = Tournament.objects.filter(status__in=[Tournament.Status.DRAFT, Tournament.Status.RUNNING])
         running = open_tournaments.count()

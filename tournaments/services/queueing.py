@@ -1,0 +1,80 @@
+"""A match is born: the checks on what may be queued, and the one way to queue a match.
+
+Below ``matches`` (a match's life after it is queued) and ``version_tests`` (an SPRT queues its matches
+here, and ``matches`` calls back into the test when one ends): so the arrows point one way.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+
+from engines import GAME_IDS, get_game
+from engines.protocol import TimeControl
+
+from ..bounds import games_problem, time_control_problem
+from ..models import BotVersion, Match, Tournament, same_owner
+
+
+def check_game(game: str) -> str:
+    if game not in GAME_IDS:
+        raise ValidationError({"game": [f"unknown game {game!r}; known: {', '.join(GAME_IDS)}"]})
+    return game
+
+
+def check_time_control(time_control) -> str:
+    """The time control in its canonical text, if it is one and inside the server's bounds."""
+    problem = time_control_problem(time_control, settings.ARENA)
+    if problem:
+        raise ValidationError({"time_control": [problem]})
+    return TimeControl.parse(time_control).text()
+
+
+def check_games_per_match(games: int, field: str = "games_per_match") -> int:
+    problem = games_problem(games, settings.ARENA)
+    if problem:
+        raise ValidationError({field: [problem]})
+    return games
+
+
+def check_playable(version: BotVersion, field: str) -> None:
+    """A version may be paired (the ladder, a challenge, a tournament's entry and start) only when it is ready,
+    enabled by the operators, active by its owner's choice, and its bot is not retired."""
+    if version.status != BotVersion.Status.READY:
+        raise ValidationError({field: [f"{version} is {version.status}, not ready to play"]})
+    if version.is_disabled:
+        raise ValidationError({field: [f"{version} is disabled by an operator"]})
+    if not version.is_active:
+        raise ValidationError({field: [f"{version} is deactivated by its owner"]})
+    if version.bot.is_retired:
+        raise ValidationError({field: [f"{version.bot.name} is retired by its owner"]})
+
+
+def create_match(version_a: BotVersion, version_b: BotVersion, *, time_control: str | None = None,
+                 games: int | None = None, rated: bool = True, tournament: Tournament | None = None,
+                 round_number: int | None = None, priority: int = Match.Priority.REQUESTED) -> Match:
+    """Queue a match between two ready versions of bots of the same game.
+
+    A is white in odd-numbered games, B in even ones. Two bots of one owner (two versions of one bot
+    included) may meet, but always unrated: every path that queues matches (the ladder, tournaments, the
+    API, the admin through ``Match.clean``) obeys this one rule.
+    Only the ladder passes ``priority=Match.Priority.LADDER``; everything else is a requested match.
+    """
+    if version_a.pk == version_b.pk:
+        raise ValidationError({"version_b": ["a version cannot play itself"]})
+    if version_a.bot.game != version_b.bot.game:
+        raise ValidationError({"version_b": [
+            f"{version_b} plays {version_b.bot.game}, {version_a} plays {version_a.bot.game}"]})
+    check_playable(version_a, "version_a")
+    check_playable(version_b, "version_b")
+    if priority not in Match.Priority.values:
+        raise ValidationError({"priority": [f"unknown priority {priority!r}; known: {Match.Priority.values}"]})
+    time_control = check_time_control(time_control or settings.ARENA["DEFAULT_TIME_CONTROL"])
+    games = check_games_per_match(settings.ARENA["DEFAULT_GAMES_PER_MATCH"] if games is None else games)
+    game = get_game(version_a.bot.game)
+    return Match.objects.create(
+        game=game.id, version_a=version_a, version_b=version_b, time_control=time_control,
+        games_per_match=games, ruleset=game.ruleset, tournament=tournament, round=round_number,
+        rated=rated and not same_owner(version_a, version_b),
+        priority=priority,
+    )
