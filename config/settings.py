@@ -13,6 +13,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Exchange, Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("ARENA_VAR_DIR", BASE_DIR / "var"))
@@ -37,6 +38,17 @@ def env_int(name: str, default: int) -> int:
         return int(value)
     except ValueError:
         raise ImproperlyConfigured(f"{name} must be an integer, got {value!r}") from None
+
+
+def env_number(name: str, default: int | float) -> int | float:
+    """An int or a float, like its default (the workers' timing knobs)."""
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        return type(default)(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number, got {value!r}") from None
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
@@ -179,32 +191,6 @@ MEDIA_URL = "media/"
 # Uploaded bot files live here (never served publicly by Django).
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 
-# --- Celery ---------------------------------------------------------------------------------
-BROKER_DIR = VAR_DIR / "broker"
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
-if CELERY_BROKER_URL.startswith("filesystem://"):
-    for sub in ("out", "processed", "control"):
-        (BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "data_folder_in": str(BROKER_DIR / "out"),
-        "data_folder_out": str(BROKER_DIR / "out"),
-        "processed_folder": str(BROKER_DIR / "processed"),
-        "control_folder": str(BROKER_DIR / "control"),  # not ./control in whatever directory we run from
-        "store_processed": False,
-    }
-else:
-    # Longer than the longest match, so Redis does not hand a running task to a second worker.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 4 * 3600)}
-CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
-CELERY_TASK_SERIALIZER = "json"
-CELERY_RESULT_SERIALIZER = "json"
-CELERY_ACCEPT_CONTENT = ["json"]
-CELERY_TASK_ACKS_LATE = True
-CELERY_TASK_REJECT_ON_WORKER_LOST = True
-CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
-CELERY_TIMEZONE = TIME_ZONE
-
 # --- REST framework ---------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -258,6 +244,7 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", 
           if os.environ.get("CACHE_URL") else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # --- The arena's own rules -------------------------------------------------------------------
+_MATCH_LEASE_SECONDS = env_int("ARENA_MATCH_LEASE_SECONDS", 120)
 ARENA = {
     # Elo: K for a bot's first ELO_PROVISIONAL_GAMES rated games, then ELO_K.
     "ELO_START": env_int("ARENA_ELO_START", 1500),
@@ -294,8 +281,24 @@ ARENA = {
     "MAX_QUEUED_MATCHES_PER_PLAYER": env_int("ARENA_MAX_QUEUED_MATCHES_PER_PLAYER", 10),
     "MAX_RUNNING_TOURNAMENTS_PER_PLAYER": env_int("ARENA_MAX_RUNNING_TOURNAMENTS_PER_PLAYER", 2),
     "MAX_TOURNAMENT_ENTRANTS": env_int("ARENA_MAX_TOURNAMENT_ENTRANTS", 32),
-    "MATCH_LEASE_SECONDS": env_int("ARENA_MATCH_LEASE_SECONDS", 120),
+    # A claimed match's lease, extended every HEARTBEAT_SECONDS (a few beats per lease, so one late beat is
+    # harmless) while it is played; the claims before a match that keeps losing its worker fails.
+    "MATCH_LEASE_SECONDS": _MATCH_LEASE_SECONDS,
+    "HEARTBEAT_SECONDS": env_number("ARENA_HEARTBEAT_SECONDS", max(0.2, _MATCH_LEASE_SECONDS / 4)),
     "MATCH_MAX_ATTEMPTS": env_int("ARENA_MATCH_MAX_ATTEMPTS", 3),
+    # The hard time limit no match task exceeds (the Redis visibility timeout sits above it).
+    "MAX_MATCH_SECONDS": env_number("ARENA_MAX_MATCH_SECONDS", 4 * 3600),
+    # Beat: how often it runs the scavenger, sends queued matches that have no message on the way (one whose
+    # message is older than DISPATCH_GRACE_SECONDS has probably lost it), and tops up the ranked ladders.
+    "SCAVENGE_SECONDS": env_number("ARENA_SCAVENGE_SECONDS", 30.0),
+    "DISPATCH_SECONDS": env_number("ARENA_DISPATCH_SECONDS", 30.0),
+    "DISPATCH_GRACE_SECONDS": env_number("ARENA_DISPATCH_GRACE_SECONDS", 60.0),
+    "SCHEDULE_SECONDS": env_number("ARENA_SCHEDULE_SECONDS", 60.0),
+    # The ladder: open ranked matches kept per game at most, the largest share of them one owner's bots may
+    # take, and the ranked matches a new version plays before ordinary pairing by rating.
+    "LADDER_QUEUED_PER_GAME": env_number("ARENA_LADDER_QUEUED_PER_GAME", 8),
+    "LADDER_OWNER_SHARE": env_number("ARENA_LADDER_OWNER_SHARE", 0.5),
+    "LADDER_PLACEMENT_MATCHES": env_number("ARENA_LADDER_PLACEMENT_MATCHES", 3),
     "SMOKE_TEST_STARTUP_SECONDS": env_int("ARENA_SMOKE_TEST_STARTUP_SECONDS", 10),
     "SMOKE_TEST_MOVE_SECONDS": env_int("ARENA_SMOKE_TEST_MOVE_SECONDS", 10),
     # The queue: the ladder queues no more once this many matches per active worker are waiting; the
@@ -307,6 +310,60 @@ ARENA = {
     "BOT_MEMORY_BYTES": env_int("ARENA_BOT_MEMORY_BYTES", 1 << 30),
     # Where unpacked bots are kept for the sandbox, and (under builds/) each version's build result.
     "BOT_CACHE_DIR": Path(os.environ.get("ARENA_BOT_CACHE_DIR", VAR_DIR / "bots")),
+}
+
+# --- Celery ---------------------------------------------------------------------------------
+BROKER_DIR = VAR_DIR / "broker"
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    for sub in ("out", "processed", "control"):
+        (BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(BROKER_DIR / "out"),
+        "data_folder_out": str(BROKER_DIR / "out"),
+        "processed_folder": str(BROKER_DIR / "processed"),
+        "control_folder": str(BROKER_DIR / "control"),  # not ./control in whatever directory we run from
+        "store_processed": False,
+    }
+else:
+    # Redis hands an unacknowledged message to a second worker after the visibility timeout: keep it an hour
+    # above the longest a match task may run (workers/schedule.py, visibility_timeout; celery #7651).
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(env_int("CELERY_VISIBILITY_TIMEOUT", 4 * 3600),
+                                                                 ARENA["MAX_MATCH_SECONDS"] + 3600)}
+CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_TIMEZONE = TIME_ZONE
+# What makes a lost or repeated message harmless, fixed here rather than left to the environment: JSON only
+# (a pickle message could run code), late acknowledgement with rejection on worker loss (a crashed worker's
+# message goes back to the queue), one message prefetched at a time (a long match does not hold a second one
+# hostage). The database stays the source of truth: a message only says "there is work".
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_EVENT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_TRACK_STARTED = False
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None  # keep reconnecting to a restarted broker, not 100 tries
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Wake-ups for matches wait in "celery"; the periodic housekeeping and the smoke tests' wake-ups have their own
+# queue so that a long backlog of matches never delays them. Workers consume both; the quick start adds a
+# process for the housekeeping queue alone (workers.playing says why). Each queue has its own exchange and
+# key: a shared key would copy every message into both.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_QUEUES = (Queue("celery", Exchange("celery"), routing_key="celery"),
+                      Queue("arena.control", Exchange("arena.control"), routing_key="arena.control"))
+CELERY_TASK_ROUTES = {name: {"queue": "arena.control"} for name in (
+    "workers.dispatch", "workers.scavenge", "workers.schedule_ladder", "workers.smoke_test", "ratings.fit",
+    "workers.smoke_next")}
+CELERY_BEAT_SCHEDULE = {
+    "scavenge-expired-leases": {"task": "workers.scavenge", "schedule": ARENA["SCAVENGE_SECONDS"]},
+    "dispatch-queued-matches": {"task": "workers.dispatch", "schedule": ARENA["DISPATCH_SECONDS"]},
+    "schedule-ranked-ladder": {"task": "workers.schedule_ladder", "schedule": ARENA["SCHEDULE_SECONDS"]},
+    "fit-ratings": {"task": "ratings.fit", "schedule": float(ARENA["RATING_FIT_SECONDS"])},
 }
 
 # --- Failed logins (django-axes) ----------------------------------------------------------------

@@ -44,11 +44,13 @@ def _sandbox_module():
     return sandbox
 
 
-def open_sandbox():
+def open_sandbox(trusted: bool = False):
+    """The sandbox bots run in; bare processes when ARENA_SANDBOX_TRUSTED says so, or when the caller vouches
+    for the bots (``trusted``: the reference bots, seeded with ``--trusted-sandbox``)."""
     sandbox = _sandbox_module()
     try:
         # each version's build runs once on this machine: its result is kept next to its files
-        return sandbox.open_sandbox(trusted=settings.ARENA["SANDBOX_TRUSTED"],
+        return sandbox.open_sandbox(trusted=trusted or settings.ARENA["SANDBOX_TRUSTED"],
                                     builds=Path(settings.ARENA["BOT_CACHE_DIR"]) / "builds")
     except sandbox.SandboxError as error:
         raise InfrastructureError(f"sandbox unavailable: {error}") from error
@@ -103,7 +105,7 @@ def load_version(version) -> Bot:
                build=bot.build, single_file=bot.single_file)
 
 
-def smoke_test(version) -> None:
+def smoke_test(version, trusted: bool = False) -> None:
     """Handshake, ``newgame`` and one ``go`` on the initial position, in the sandbox.
 
     Raises ``BotFailure`` naming what went wrong, or ``InfrastructureError`` when the sandbox failed.
@@ -116,7 +118,7 @@ def smoke_test(version) -> None:
         raise BotFailure(str(error)) from None
     try:
         failure = runner.match.smoke_test(
-            version.bot.game, bot, sandbox=open_sandbox(), limits=limits(),
+            version.bot.game, bot, sandbox=open_sandbox(trusted), limits=limits(),
             startup_ms=settings.ARENA["SMOKE_TEST_STARTUP_SECONDS"] * 1000,
             move_ms=settings.ARENA["SMOKE_TEST_MOVE_SECONDS"] * 1000,
         )

@@ -1,4 +1,4 @@
-"""Timing: the beat schedule, each match task's time limits and the Redis visibility timeout.
+"""Timing: each match task's time limits and the Redis visibility timeout (config/settings.py sets it).
 
 A match's worst case is every action using its whole budget for the longest game the rule book
 allows, plus the start-up deadlines of both bots, for every game of the match. The task's soft
@@ -52,11 +52,3 @@ def match_time_limits_cap() -> TimeLimits:
 
 def visibility_timeout() -> int:
     return conf.max_match_seconds() + VISIBILITY_MARGIN_S
-
-
-def beat_schedule() -> dict:
-    return {
-        "scavenge-expired-leases": {"task": "workers.scavenge", "schedule": conf.scavenge_seconds()},
-        "dispatch-queued-matches": {"task": "workers.dispatch", "schedule": conf.dispatch_seconds()},
-        "schedule-ranked-ladder": {"task": "workers.schedule_ladder", "schedule": conf.schedule_seconds()},
-    }

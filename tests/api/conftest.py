@@ -12,10 +12,16 @@ from rest_framework.test import APIClient
 RANDOM_BOT = (Path(__file__).resolve().parents[1] / "bots" / "random_bot.py").read_bytes()  # shared test bot
 
 
+def throttle_rates(settings, **rates: str) -> None:
+    """Throttle rates for one test, over the current ones (the THROTTLE_* settings)."""
+    current = settings.REST_FRAMEWORK
+    settings.REST_FRAMEWORK = {**current, "DEFAULT_THROTTLE_RATES": {**current["DEFAULT_THROTTLE_RATES"], **rates}}
+
+
 @pytest.fixture(autouse=True)
 def _no_throttling_leftovers(settings):
     """Throttle counters live in the cache: start every test from zero, with generous rates."""
-    settings.ARENA_THROTTLE_RATES = {"uploads": "1000/hour", "writes": "10000/hour", "auth": "1000/hour"}
+    throttle_rates(settings, uploads="1000/hour", writes="10000/hour", auth="1000/hour")
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast, tests only
     cache.clear()
     yield

@@ -14,7 +14,7 @@ import pytest
 from django.apps import apps
 from django.test import Client
 
-from .conftest import client_for
+from .conftest import client_for, throttle_rates
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMIT = 5  # failed logins before a lockout, in these tests
@@ -97,7 +97,7 @@ def test_admin_login_guessing_with_rotating_forwarded_for_is_stopped(admin_user,
 
 
 def test_the_throttle_ignores_forwarded_for_without_trusted_proxies(player, settings):
-    settings.ARENA_THROTTLE_RATES = {**settings.ARENA_THROTTLE_RATES, "auth": "3/hour"}
+    throttle_rates(settings, auth="3/hour")
     codes = [token(f"nobody-{i}", "x", **forged(i)).status_code for i in range(4)]
     assert codes == [400, 400, 400, 429]
     # Another real address still gets in.
@@ -106,7 +106,7 @@ def test_the_throttle_ignores_forwarded_for_without_trusted_proxies(player, sett
 
 def test_the_throttle_counts_the_entry_the_trusted_proxy_appended(player, settings):
     trusted_proxies(settings, 1)
-    settings.ARENA_THROTTLE_RATES = {**settings.ARENA_THROTTLE_RATES, "auth": "3/hour"}
+    throttle_rates(settings, auth="3/hour")
     # The client writes whatever it likes left of our proxy's entry: one client all the same.
     same_client = [token(f"nobody-{i}", "x", HTTP_X_FORWARDED_FOR=f"10.0.0.{i}, 192.0.2.44").status_code
                    for i in range(4)]

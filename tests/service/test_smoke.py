@@ -44,3 +44,12 @@ def test_a_judged_version_is_left_alone(make_bot):
     version = upload(make_bot("alpha"), "crash_bot.py")
     BotVersion.objects.filter(pk=version.pk).update(status="ready")
     assert smoke_test_version(version.pk).status == "ready"
+
+
+def test_a_caller_may_vouch_for_its_bots_without_changing_the_settings(make_bot, settings):
+    """``seed --trusted-sandbox`` smoke-tests the reference bots bare; the setting stays as it was."""
+    settings.ARENA = {**settings.ARENA, "SANDBOX_TRUSTED": False}
+    with pytest.warns(RuntimeWarning, match="TRUSTED MODE"):
+        version = smoke_test_version(upload(make_bot("vouched")).pk, trusted=True)
+    assert version.status == "ready"
+    assert settings.ARENA["SANDBOX_TRUSTED"] is False

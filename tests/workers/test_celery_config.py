@@ -22,7 +22,7 @@ def test_json_only_late_ack_and_one_message_at_a_time():
     assert "ratings.fit" in app.tasks
 
 
-def test_time_limits_grow_with_the_time_control_and_stop_at_the_cap(monkeypatch):
+def test_time_limits_grow_with_the_time_control_and_stop_at_the_cap(settings):
     from workers.schedule import match_time_limits, visibility_timeout
 
     short = match_time_limits("tafl9", "move:100", 2)
@@ -30,7 +30,7 @@ def test_time_limits_grow_with_the_time_control_and_stop_at_the_cap(monkeypatch)
     assert short.soft < long.soft < long.hard
     assert match_time_limits("tafl9", "move:1000", 4).soft > long.soft
     assert match_time_limits("tafl9", "clock:60000+500", 2).soft > match_time_limits("tafl9", "clock:1000+0", 2).soft
-    monkeypatch.setenv("ARENA_MAX_MATCH_SECONDS", "600")
+    settings.ARENA = {**settings.ARENA, "MAX_MATCH_SECONDS": 600}
     capped = match_time_limits("tafl9", "move:60000", 100)
     assert capped.hard <= 600 < visibility_timeout()
 
@@ -57,15 +57,20 @@ def test_a_plain_id_passes():
 
 
 def test_the_redis_visibility_timeout_is_above_the_longest_task():
-    from types import SimpleNamespace
+    import json
+    import os
+    import subprocess
+    import sys
 
-    from config.celery import _settle_broker
     from workers.schedule import match_time_limits
 
-    conf = SimpleNamespace(broker_url="redis://127.0.0.1:1/0", broker_transport_options={}, beat_schedule={})
-    _settle_broker(SimpleNamespace(conf=conf))
+    # The settings as a Redis deployment loads them, even with a visibility timeout set too short.
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "CELERY_BROKER_URL": "redis://127.0.0.1:1/0",
+           "CELERY_VISIBILITY_TIMEOUT": "60"}
+    code = "from config.celery import app; import json; print(json.dumps(app.conf.broker_transport_options))"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     longest = match_time_limits("tafl9", "move:60000", 100).hard
-    assert conf.broker_transport_options["visibility_timeout"] > longest
+    assert json.loads(out.splitlines()[-1])["visibility_timeout"] > longest
 
 
 def test_a_message_with_extra_arguments_is_rejected_before_any_lookup(caplog):

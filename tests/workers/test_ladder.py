@@ -52,13 +52,12 @@ def test_busy_versions_and_full_owners_are_left_out():
 
 
 @pytest.mark.django_db
-def test_fill_ladder_queues_colour_swapped_pairs_between_owners(monkeypatch, player, other_player):
+def test_fill_ladder_queues_colour_swapped_pairs_between_owners(settings, player, other_player):
     from tournaments.models import Bot, BotVersion, Match
     from tournaments.services import create_player
     from workers.ladder import fill_ladder
 
-    monkeypatch.setenv("ARENA_LADDER_QUEUED_PER_GAME", "4")
-    monkeypatch.setenv("ARENA_LADDER_OWNER_SHARE", "0.5")
+    settings.ARENA = {**settings.ARENA, "LADDER_QUEUED_PER_GAME": 4, "LADDER_OWNER_SHARE": 0.5}
     third = create_player(username="edsger", password="dijkstra-1930")
     # Enough opponents for four matches of the player's bots: only the owner share keeps it to two.
     owners = [player, player, player, player, other_player, other_player, third, third]

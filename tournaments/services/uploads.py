@@ -163,17 +163,18 @@ def upload_version(bot: Bot, uploaded) -> BotVersion:
     return version
 
 
-def smoke_test_version(version_id: int) -> BotVersion:
+def smoke_test_version(version_id: int, trusted: bool = False) -> BotVersion:
     """Handshake and one ``go`` in the sandbox: pending → ready, or rejected with the reason.
 
     A version already judged is left alone (the task may run twice). A sandbox failure raises
-    ``InfrastructureError`` and leaves the version pending, to be tried again.
+    ``InfrastructureError`` and leaves the version pending, to be tried again. ``trusted``: run it without
+    the sandbox (``referee.open_sandbox``).
     """
     version = BotVersion.objects.select_related("bot").get(pk=version_id)
     if version.status != BotVersion.Status.PENDING:
         return version
     try:
-        smoke_test(version)
+        smoke_test(version, trusted)
     except BotFailure as failure:
         status, reason = BotVersion.Status.REJECTED, safe_text(str(failure))[:2000] or "smoke test failed"
     else:

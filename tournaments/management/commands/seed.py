@@ -1,6 +1,5 @@
 """``manage.py seed``: demo players, reference bots and a demo round-robin per game. Idempotent."""
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from seeds import seed
@@ -15,10 +14,8 @@ class Command(BaseCommand):
                             help="smoke-test the (trusted) reference bots without bubblewrap")
 
     def handle(self, *args, trusted_sandbox=False, **options):
-        if trusted_sandbox:
-            settings.ARENA = {**settings.ARENA, "SANDBOX_TRUSTED": True}
         try:
-            report = seed()
+            report = seed(trusted=trusted_sandbox)
         except InfrastructureError as error:
             raise CommandError(
                 f"{error} (install bubblewrap, or pass --trusted-sandbox for the reference bots)"
