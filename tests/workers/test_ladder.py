@@ -147,3 +147,8 @@ def test_fill_ladder_pairs_by_information_from_the_fitted_ratings(monkeypatch, p
     # 4 is the widest: it plays the widest bot of another owner, never the player's other bot
     assert {match.version_a.bot, match.version_b.bot} == {bots[4], bots[2]}
     assert match.rated and match.tournament_id is None
+    # Once 4 and 2 have played many games together, their difference is known: 4 meets 3 instead.
+    Match.objects.filter(pk=match_id).update(status=Match.Status.FINISHED, games_per_match=400)
+    (match_id,) = fill_ladder("tafl9")
+    match = Match.objects.select_related("version_a__bot", "version_b__bot").get(pk=match_id)
+    assert {match.version_a.bot, match.version_b.bot} == {bots[4], bots[3]}
