@@ -110,11 +110,15 @@ def choose_pairings(pool: list[Entrant], wanted: int, busy: set[int], owner_load
             take(a, min(opponents, key=lambda b: (closest_cost(a, b), b.version_id)))
         else:
             take(a, max(opponents, key=lambda b: (worth(a, b), -b.version_id)))
-    while rule == "information" and len(pairs) < wanted:
-        candidates = [(a, b) for a in pool for b in pool
-                      if a.version_id < b.version_id and a.owner_id != b.owner_id and free(a) and free(b)]
-        if not candidates:
-            break
-        a, b = max(candidates, key=lambda ab: (worth(*ab), -ab[0].version_id, -ab[1].version_id))
-        take(a, b)
+    if rule == "information" and len(pairs) < wanted:
+        # A pairing's worth does not change as others are taken: rank every legal pair once, take the best
+        # that are still free.
+        candidates = sorted(((a, b) for a in pool for b in pool
+                             if a.version_id < b.version_id and a.owner_id != b.owner_id and free(a) and free(b)),
+                            key=lambda ab: (-worth(*ab), ab[0].version_id, ab[1].version_id))
+        for a, b in candidates:
+            if len(pairs) >= wanted:
+                break
+            if free(a) and free(b):
+                take(a, b)
     return pairs
