@@ -12,6 +12,11 @@ The information rule sees the latest fit (its margins narrowed for the games sin
 and the live Elo with ``PRIOR_MARGIN`` before a bot is fitted; the closest rule sees the live Elo and
 games. A league is done at the first refit where every bot is rated with a margin of at most 50 Elo.
 Both rules play a league from the same random seed. Target: information / closest ≤ 0.6.
+
+Measured (100 leagues, one match in flight): information median 960 games; closest not there within 4,000
+games in 96 of 100 leagues (ratio < 0.24). With 6 bots the closest rule keeps replaying the same
+neighbouring pairs: their differences get pinned, the pool's positions hardly at all. Three matches in
+flight (20 leagues): 830 games against none of 20 within 4,000.
 """
 
 from __future__ import annotations
