@@ -45,11 +45,15 @@ def simulate(rng, true, advantage, nu, pairs):
     second = (first + rng.integers(1, n, pairs)) % n
     white = np.column_stack([first, second]).ravel()  # played in this order: a pair's games back to back
     black = np.column_stack([second, first]).ravel()
+    return white, black, play(rng, true, advantage, nu, white, black)
+
+
+def play(rng, true, advantage, nu, white, black):
+    """White's scores (1, 0.5, 0) of the games ``white[k]`` against ``black[k]``: Davidson results."""
     d = (true[white] - true[black] + advantage) / fitting.ELO_PER_UNIT / 2
     z = np.exp(d) + np.exp(-d) + nu
     u = rng.random(len(white))
-    score = np.where(u < np.exp(d) / z, 1.0, np.where(u < (np.exp(d) + nu) / z, 0.5, 0.0))
-    return white, black, score
+    return np.where(u < np.exp(d) / z, 1.0, np.where(u < (np.exp(d) + nu) / z, 0.5, 0.0))
 
 
 def live_elo(white, black, score, n, rules=EloRules()):

@@ -1,11 +1,12 @@
 """Ranked play: which pairings the scheduler queues so every game's ladder stays busy, and fairly.
 
 Each bot plays one version: the one its owner pinned, else its newest playable one; retired bots sit out.
-Order of priority: versions still in placement (fewer than a few ranked matches) first, then the
-versions with the fewest rated games; each is paired with the opponent of the closest rating that
-has played least. Never two bots of one owner; no version in two open ladder matches; and one
-owner's bots take at most a fair share of a game's open ladder matches, so a prolific author cannot
-flood the queue. Every match is a colour-swapped pair of games (A white in game 1, B in game 2).
+Versions still in placement (fewer than a few ranked matches) are paired first; then the pairings that
+teach the ratings most: an even game between bots whose fitted intervals are still wide and who have
+rarely met (``ratings.pairing``, which explains the measure). Never two bots of one owner; no version in
+two open ladder matches; and one owner's bots take at most a fair share of a game's open ladder
+matches, so a prolific author cannot flood the queue. Every match is a colour-swapped pair of games
+(A white in game 1, B in game 2).
 """
 
 from __future__ import annotations
@@ -13,15 +14,16 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import replace
 from datetime import timedelta
 
 from django.conf import settings
-from django.db.models import Count, Q
+from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from engines import GAME_IDS
-from ratings.models import Rating
+from ratings.models import FittedRating, Rating
+from ratings.pairing import Entrant, choose_pairings, narrowed
 from ratings.selectors import held_back
 from tournaments.models import BotVersion, Match
 from tournaments.services import create_match
@@ -32,49 +34,13 @@ log = logging.getLogger("workers.ladder")
 
 OPEN = (Match.Status.QUEUED, Match.Status.RUNNING)
 WORKERS_WINDOW = timedelta(minutes=10)  # a worker that held a match this recently counts as one
-ELO_SCALE = 100.0  # 100 Elo apart costs as much as ...
-GAMES_SCALE = 20.0  # ... 20 more rated games of the opponent
-
-
-@dataclass(frozen=True)
-class Entrant:
-    version_id: int
-    bot_id: int
-    owner_id: int
-    elo: float
-    games: int
-    placements: int  # ladder matches this version has played or has queued
-
-
-def pairing_cost(a: Entrant, b: Entrant) -> float:
-    return abs(a.elo - b.elo) / ELO_SCALE + b.games / GAMES_SCALE
-
-
-def choose_pairings(pool: list[Entrant], wanted: int, busy: set[int], owner_load: Counter, owner_cap: int,
-                    placement_matches: int) -> list[tuple[Entrant, Entrant]]:
-    """Up to ``wanted`` pairings from ``pool``; ``busy`` (version ids) and ``owner_load`` are updated."""
-    pairs: list[tuple[Entrant, Entrant]] = []
-    order = sorted(pool, key=lambda e: (e.placements >= placement_matches, e.placements, e.games, e.version_id))
-    for a in order:
-        if len(pairs) >= wanted:
-            break
-        if a.version_id in busy or owner_load[a.owner_id] >= owner_cap:
-            continue
-        opponents = [b for b in pool if b.version_id not in busy and b.owner_id != a.owner_id
-                     and owner_load[b.owner_id] < owner_cap]
-        if not opponents:
-            continue
-        b = min(opponents, key=lambda b: (pairing_cost(a, b), b.version_id))
-        pairs.append((a, b))
-        busy.update((a.version_id, b.version_id))
-        owner_load[a.owner_id] += 1
-        owner_load[b.owner_id] += 1
-    return pairs
 
 
 def ladder_pool(game_id: str) -> list[Entrant]:
     """For every public bot of the game that is not retired: its pinned version, or else its newest ready,
-    enabled and active one; with its bot's rating. A bot whose pinned version cannot play sits out.
+    enabled and active one (a bot whose pinned version cannot play sits out); with its bot's rating: the
+    fitted one and its margin (narrowed for the games since that fit) where the fit rates the bot, else
+    the live Elo and ``ratings.pairing.PRIOR_MARGIN``.
 
     A version its owner put behind an SPRT gate plays only once that test has passed; until then the
     version before it keeps the bot's place.
@@ -98,11 +64,33 @@ def ladder_pool(game_id: str) -> list[Entrant]:
                 .annotate(n=Count("pk")))
     as_b = dict(Match.objects.filter(ladder, version_b_id__in=ids).values_list("version_b_id")
                 .annotate(n=Count("pk")))
-    return [Entrant(version_id=v.pk, bot_id=v.bot_id, owner_id=v.bot.owner_id,
-                    elo=ratings[v.bot_id].elo if v.bot_id in ratings else float(start),
-                    games=ratings[v.bot_id].games if v.bot_id in ratings else 0,
-                    placements=as_a.get(v.pk, 0) + as_b.get(v.pk, 0))
-            for v in newest.values()]
+    fitted = {f.bot_id: f for f in FittedRating.objects.filter(fit__game=game_id, bot_id__in=list(newest),
+                                                                 status=FittedRating.Status.RATED)}
+    pool = []
+    for v in newest.values():
+        live = ratings.get(v.bot_id)
+        entrant = Entrant(version_id=v.pk, bot_id=v.bot_id, owner_id=v.bot.owner_id,
+                          elo=live.elo if live else float(start), games=live.games if live else 0,
+                          placements=as_a.get(v.pk, 0) + as_b.get(v.pk, 0))
+        if v.bot_id in fitted:
+            fit = fitted[v.bot_id]
+            entrant = replace(entrant, elo=fit.elo, margin=narrowed(fit.margin, entrant.games - fit.games))
+        pool.append(entrant)
+    return pool
+
+
+def ladder_meetings(game_id: str, pool: list[Entrant]) -> Counter:
+    """Rated games already played between two bots of ``pool`` (key ``ratings.pairing.met_key``), counted
+    from finished matches (a finished match played all its games): one grouped read of the match table."""
+    bots = [e.bot_id for e in pool]
+    rows = (Match.objects.filter(game=game_id, rated=True, status=Match.Status.FINISHED,
+                                 version_a__bot_id__in=bots, version_b__bot_id__in=bots)
+            .values_list("version_a__bot_id", "version_b__bot_id").annotate(games=Sum("games_per_match"))
+            .order_by())
+    met: Counter = Counter()
+    for bot_a, bot_b, games in rows:
+        met[min(bot_a, bot_b), max(bot_a, bot_b)] += games
+    return met
 
 
 def ladder_games_per_match() -> int:
@@ -127,7 +115,9 @@ def fill_ladder(game_id: str, room: int | None = None) -> list[int]:
         owner_load[owner_a] += 1
         owner_load[owner_b] += 1
     owner_cap = max(1, math.ceil(conf.owner_share() * target))
-    pairs = choose_pairings(ladder_pool(game_id), wanted, busy, owner_load, owner_cap, conf.placement_games())
+    pool = ladder_pool(game_id)
+    pairs = choose_pairings(pool, wanted, busy, owner_load, owner_cap, conf.placement_games(),
+                            met=ladder_meetings(game_id, pool))
     # With their bots: create_match reads each version's game, which would be two queries per match.
     versions = BotVersion.objects.select_related("bot").in_bulk([e.version_id for pair in pairs for e in pair])
     games = ladder_games_per_match()

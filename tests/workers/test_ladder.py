@@ -113,3 +113,41 @@ def test_the_ladder_queues_only_what_the_workers_can_start_soon(settings, player
                              status="finished", worker_id=f"box:{number}", heartbeat_at=now, lease_token=uuid.uuid4())
     assert len(fill_ladders()) == 2
     assert Match.objects.filter(status="queued").count() == 4
+
+
+@pytest.mark.django_db
+def test_fill_ladder_pairs_by_information_from_the_fitted_ratings(monkeypatch, player, other_player):
+    from django.utils import timezone
+
+    from ratings.models import FittedRating, Rating, RatingFit
+    from tournaments.models import Bot, BotVersion, Match
+    from tournaments.services import create_player
+    from workers.ladder import fill_ladder
+
+    monkeypatch.setenv("ARENA_LADDER_QUEUED_PER_GAME", "1")
+    monkeypatch.setenv("ARENA_LADDER_PLACEMENT_MATCHES", "0")
+    owners = [player, other_player, create_player(username="edsger", password="dijkstra-1930"),
+              create_player(username="hopper", password="hopper-1906"), player]
+    # live Elo: 0 and 1 are the closest (the earlier rule's pairing); the fit: all even, 2 and 3 still wide,
+    # and 4, the widest, is the player's, like 0.
+    live = [1500, 1505, 1300, 1700, 1500]
+    margins = [30, 30, 200, 180, 400]
+    fit = RatingFit.objects.create(game="tafl9", fitted_at=timezone.now(), games=400, fitted_games=400, average=1500)
+    bots = []
+    for number, owner in enumerate(owners):
+        bot = Bot.objects.create(owner=owner, game="tafl9", name=f"info{number}")
+        BotVersion.objects.create(bot=bot, number=1, file=f"bots/{number}.py", filename=f"b{number}.py", kind="py",
+                                  sha256=f"{number:064d}", size=10, status="ready")
+        Rating.objects.create(bot=bot, game="tafl9", elo=live[number], games=100, wins=100)
+        FittedRating.objects.create(fit=fit, bot=bot, status="rated", elo=1500.0, margin=margins[number], games=100)
+        bots.append(bot)
+    (match_id,) = fill_ladder("tafl9")
+    match = Match.objects.select_related("version_a__bot", "version_b__bot").get(pk=match_id)
+    # 4 is the widest: it plays the widest bot of another owner, never the player's other bot
+    assert {match.version_a.bot, match.version_b.bot} == {bots[4], bots[2]}
+    assert match.rated and match.tournament_id is None
+    # Once 4 and 2 have played many games together, their difference is known: 4 meets 3 instead.
+    Match.objects.filter(pk=match_id).update(status=Match.Status.FINISHED, games_per_match=400)
+    (match_id,) = fill_ladder("tafl9")
+    match = Match.objects.select_related("version_a__bot", "version_b__bot").get(pk=match_id)
+    assert {match.version_a.bot, match.version_b.bot} == {bots[4], bots[3]}
