@@ -6,6 +6,7 @@
     python tests/workers/harness.py send <match_id> [--times 2]
     python tests/workers/harness.py forge
     python tests/workers/harness.py stale-report
+    python tests/workers/harness.py cut-off-report     (stops itself: see cut_off_report)
 
 Each command prints one JSON object on its last line of stdout.
 """
@@ -30,6 +31,7 @@ import django  # noqa: E402
 django.setup()
 
 from django.core.files.uploadedfile import SimpleUploadedFile  # noqa: E402
+from django.db import transaction  # noqa: E402
 from django.db.models import Count, F  # noqa: E402
 
 from ratings.elo import rules_from_settings  # noqa: E402
@@ -154,6 +156,27 @@ def stale_report(args) -> dict:
     return outcomes
 
 
+def cut_off_report(args) -> dict:
+    """A worker about to report a match between two rated bots: it prints the bots, waits for a line on
+    stdin, then claims a fresh match and reports it with ``finish_match``. The test holds the bots'
+    rating rows locked meanwhile and stops this process (SIGSTOP) while ``finish_match`` waits for
+    them: once they are free, it is a worker cut off inside its report, holding the match's row."""
+    from ratings.services import lock_ratings
+    from tournaments.services import claim_match, finish_match
+
+    versions = list(BotVersion.objects.filter(status="ready").select_related("bot").order_by("pk")[:2])
+    bots = [version.bot_id for version in versions]
+    with transaction.atomic():
+        lock_ratings("tafl9", bots)  # their rating rows exist, so there is something to lock
+    print(json.dumps({"bots": bots}), flush=True)
+    sys.stdin.readline()
+    with transaction.atomic():  # claimed before anyone sees it queued
+        match = create_match(*versions, time_control="move:2000", games=2, rated=True)
+        token = claim_match(match.pk, "cut-off")
+    record = {"winner": "white", "reason": "resign", "plies": 3}
+    return {"match": match.pk, "report": finish_match(match.pk, token, [record, record]).value}
+
+
 def trickle(args) -> dict:
     """Create and send one match every ``--interval`` seconds, as a steady trickle of uploads would."""
     import time
@@ -184,7 +207,7 @@ def timings(args) -> dict:
 
 COMMANDS = {"trickle": trickle, "timings": timings, "seed": seed, "status": status, "replay": replay_check,
             "snapshot": snapshot,
-            "send": send, "forge": forge, "stale-report": stale_report}
+            "send": send, "forge": forge, "stale-report": stale_report, "cut-off-report": cut_off_report}
 
 
 def main() -> None:

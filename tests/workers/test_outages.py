@@ -1,0 +1,148 @@
+"""Outages the workers must ride out on a cluster with a PostgreSQL server of its own: the database
+restarted mid-run, a worker cut off past its lease, and a long run of random SIGKILLs."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import time
+
+import pytest
+from test_cluster import assert_all_finished_once, assert_ratings_replay
+
+pytestmark = pytest.mark.slow
+
+
+def wait_for_finished(cluster, count: int, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while cluster.harness("status")["statuses"].get("finished", 0) < count:
+        assert time.monotonic() < deadline, f"fewer than {count} matches finished after {timeout}s"
+        time.sleep(0.3)
+
+
+def test_postgres_restarted_mid_run_loses_nothing_and_the_workers_recover(own_pg_cluster):
+    cluster = own_pg_cluster
+    before = cluster.harness("status")
+    start = sum(before["statuses"].values())
+    workers = {name: proc.pid for name, proc in cluster.workers.items()}
+    cluster.harness("seed", "--matches", "40", "--delay", "0.02", "--seed", "5")
+    wait_for_finished(cluster, start + 6)
+    cluster.postgres.stop()  # immediate: every connection cut, as if it crashed
+    time.sleep(5)  # longer than the lease: leases run out while nobody can write
+    cluster.postgres.start()
+    restarted_at = cluster.sql("SELECT now()")[0][0]
+    state = cluster.wait_until_done(timeout=240, poll=1)
+    assert_all_finished_once(state, start + 40)
+    assert_ratings_replay(cluster, state)
+    # The same worker processes, never restarted, went on playing after the database came back.
+    assert {name: proc.pid for name, proc in cluster.workers.items()} == workers
+    assert all(proc.poll() is None for proc in cluster.workers.values())
+    after = {worker.split("@")[0] for (worker,) in cluster.sql(
+        "SELECT worker_id FROM tournaments_match WHERE started_at > %s", restarted_at)}
+    assert after == {"w1", "w2"}, after
+
+
+def wait_for(predicate, timeout: float, what: str, poll: float = 0.05):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"{what}: not after {timeout}s"
+        time.sleep(poll)
+
+
+def match_row(cluster, match_id: int) -> tuple:
+    return cluster.sql("SELECT status, worker_id, attempts FROM tournaments_match WHERE id = %s", match_id)[0]
+
+
+def test_a_worker_cut_off_past_its_lease_loses_the_match_and_its_late_report_is_refused(own_pg_cluster):
+    cluster = own_pg_cluster
+    before = cluster.harness("status")
+    # One slow game (half a second per action), so that the worker is caught in the middle of it.
+    match_id = cluster.harness("seed", "--matches", "1", "--games", "1", "--delay", "0.5", "--seed", "8")["matches"][0]
+    status, worker, _ = wait_for(lambda: (row := match_row(cluster, match_id))[0] == "running" and row,
+                                 timeout=60, what="the match was not claimed")
+    cut_off = worker.split("@")[0]
+    cluster.pause_worker(cut_off)  # no database, no broker: it cannot beat, report or acknowledge
+    try:
+        status, worker, attempts = wait_for(lambda: (row := match_row(cluster, match_id))[0] == "finished" and row,
+                                            timeout=60, what="another worker did not play the match")
+        assert worker.split("@")[0] != cut_off and attempts == 2
+    finally:
+        cluster.resume_worker(cut_off)
+    log = cluster.dir / f"{cut_off}.log"
+    wait_for(lambda: f"match {match_id}: report refused" in log.read_text(), timeout=60,
+             what="the cut-off worker did not report, or did not log the refusal")
+    state = cluster.wait_until_done(timeout=60, poll=0.5)
+    assert state["games"] == before["games"] + 1 and state["rating_changes"] == before["rating_changes"] + 2
+    assert state["matches_with_wrong_game_count"] == [] and state["finished_without_games"] == []
+    assert_ratings_replay(cluster, state)
+    text = log.read_text()
+    assert f"match {match_id}: heartbeat refused, the lease is no longer ours" in text
+    assert f"match {match_id}: the lease was lost while playing; the report will be refused" in text
+
+
+def test_a_worker_cut_off_inside_its_report_holds_up_nobody_past_its_lease(own_pg_cluster):
+    """A worker paused (or cut off) inside ``finish_match`` holds the match's row and its bots' ratings:
+    the server must end its transaction once it has been silent for a lease, or the scavenger (and
+    every report on those bots) waits behind it until it comes back. Its report then changes nothing."""
+    import psycopg
+
+    cluster = own_pg_cluster
+    before = cluster.harness("status")
+    cluster.harness("seed", "--matches", "4", "--seed", "12")  # bots, and matches to play meanwhile
+    cut_off = cluster.harness_in_background("cut-off-report")
+    try:
+        line = cut_off.stdout.readline()
+        assert line, cut_off.communicate()[1][-3000:]
+        bots = json.loads(line)["bots"]
+        with psycopg.connect(f"{cluster.pg_url}/{cluster.db_name}") as blocker:
+            blocker.execute("SELECT 1 FROM ratings_rating WHERE bot_id = ANY(%s) FOR UPDATE", [bots])
+            cut_off.stdin.write("report\n")
+            cut_off.stdin.flush()
+            wait_for(lambda: cluster.sql("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                         "AND query LIKE '%%ratings_rating%%'"),
+                     timeout=30, what="finish_match never waited for the ratings")
+            os.kill(cut_off.pid, signal.SIGSTOP)  # stopped inside finish_match, the match's row locked
+        # The blocker is gone: the report's statement completes, and its session sits idle in transaction.
+        match_id = cluster.sql("SELECT id FROM tournaments_match WHERE worker_id = 'cut-off'")[0][0]
+        status, worker, attempts = wait_for(lambda: (row := match_row(cluster, match_id))[0] == "finished" and row,
+                                            timeout=45, what="the match held by the cut-off report was not replayed",
+                                            poll=0.2)
+        assert worker != "cut-off" and attempts == 2
+        state = cluster.wait_until_done(timeout=60, poll=0.5)
+    finally:
+        os.kill(cut_off.pid, signal.SIGCONT)
+        _, stderr = cut_off.communicate(timeout=60)
+    assert cut_off.returncode != 0 and "OperationalError" in stderr, "the server should have ended its transaction"
+    assert "terminating connection due to idle-in-transaction timeout" in cluster.postgres.log_text()
+    assert cluster.harness("status") == state
+    assert_all_finished_once(state, sum(before["statuses"].values()) + 5)
+    assert_ratings_replay(cluster, state)
+
+
+def test_a_hundred_sigkills_over_three_hundred_matches_lose_nothing_and_count_nothing_twice(own_pg_cluster):
+    cluster = own_pg_cluster
+    before = cluster.harness("status")
+    start = sum(before["statuses"].values())
+    cluster.harness("seed", "--matches", "300", "--bots", "10", "--seed", "21")
+    rng = random.Random(2026)
+    whole = 0
+    for kill in range(100):
+        time.sleep(rng.uniform(0.1, 0.9))
+        name = rng.choice(sorted(cluster.workers))
+        if kill % 5 == 0:  # the whole worker: main process, pool child, bots; started again at once
+            cluster.kill_worker(name)
+            cluster.start_worker(name)
+            whole += 1
+        else:  # the process playing: the worker forks a new one
+            cluster.kill_player(name)
+    state = cluster.wait_until_done(timeout=240, poll=1)
+    assert_all_finished_once(state, start + 300)
+    assert_ratings_replay(cluster, state)
+    retried = sum(count for attempts, count in state["attempts"].items() if int(attempts) > 1)
+    print(f"soak: 100 kills ({whole} whole workers), {retried} matches replayed, attempts {state['attempts']}")
+    assert retried >= 20, state["attempts"]
