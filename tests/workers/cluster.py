@@ -230,20 +230,25 @@ class Cluster:
             pass
         proc.wait(10)
 
-    def kill_player(self, name: str) -> bool:
-        """SIGKILL to the worker's pool child, the process that plays (its bots see their stdin close);
-        the worker's main process forks a new one. False when there was none to kill."""
-        children = Path(f"/proc/{self.workers[name].pid}/task/{self.workers[name].pid}/children")
+    def players(self, name: str) -> list[int]:
+        """Pids of the worker's pool children, the processes that play (their match's ``worker_id``
+        ends in ``:pid``)."""
+        pid = self.workers[name].pid
         try:
-            pids = [int(pid) for pid in children.read_text().split()]
+            return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
         except OSError:
-            return False
-        for pid in pids:
+            return []
+
+    def kill_player(self, name: str) -> list[int]:
+        """SIGKILL to the worker's pool child (its bots see their stdin close); the worker's main process
+        forks a new one. The pids killed."""
+        killed = self.players(name)
+        for pid in killed:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        return bool(pids)
+        return killed
 
     def pause_worker(self, name: str) -> None:
         """SIGSTOP to the worker's whole process group: as if cut off from the database and the broker."""

@@ -36,9 +36,10 @@ def cluster():
 
 @pytest.fixture(scope="module")
 def own_pg_cluster():
-    """A cluster on a PostgreSQL server of its own, which its tests may stop and start."""
+    """A cluster on a PostgreSQL server of its own, which its tests may stop and start; persistent
+    database connections, as docker-compose.yml runs them."""
     need_services(own_postgres=True)
-    running = Cluster(own_postgres=True).start()
+    running = Cluster(own_postgres=True, DATABASE_CONN_MAX_AGE="60").start()
     try:
         running.start_worker("w1")
         running.start_worker("w2")

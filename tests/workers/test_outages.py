@@ -10,9 +10,18 @@ import signal
 import time
 
 import pytest
-from test_cluster import assert_all_finished_once, assert_ratings_replay
+from test_cluster import assert_ratings_replay
 
 pytestmark = pytest.mark.slow
+
+
+def assert_finished_once_since(before: dict, state: dict, matches: int, games_each: int = 2) -> None:
+    """Every match finished, ``matches`` more than ``before``, each with its games, each game rated once."""
+    finished = before["statuses"].get("finished", 0) + matches
+    assert state["statuses"] == {"finished": finished}, state
+    assert state["games"] == before["games"] + matches * games_each, state
+    assert state["rating_changes"] == 2 * state["games"], state
+    assert state["matches_with_wrong_game_count"] == [] and state["finished_without_games"] == [], state
 
 
 def wait_for_finished(cluster, count: int, timeout: float = 120) -> None:
@@ -34,7 +43,7 @@ def test_postgres_restarted_mid_run_loses_nothing_and_the_workers_recover(own_pg
     cluster.postgres.start()
     restarted_at = cluster.sql("SELECT now()")[0][0]
     state = cluster.wait_until_done(timeout=240, poll=1)
-    assert_all_finished_once(state, start + 40)
+    assert_finished_once_since(before, state, 40)
     assert_ratings_replay(cluster, state)
     # The same worker processes, never restarted, went on playing after the database came back.
     assert {name: proc.pid for name, proc in cluster.workers.items()} == workers
@@ -77,8 +86,7 @@ def test_a_worker_cut_off_past_its_lease_loses_the_match_and_its_late_report_is_
     wait_for(lambda: f"match {match_id}: report refused" in log.read_text(), timeout=60,
              what="the cut-off worker did not report, or did not log the refusal")
     state = cluster.wait_until_done(timeout=60, poll=0.5)
-    assert state["games"] == before["games"] + 1 and state["rating_changes"] == before["rating_changes"] + 2
-    assert state["matches_with_wrong_game_count"] == [] and state["finished_without_games"] == []
+    assert_finished_once_since(before, state, 1, games_each=1)
     assert_ratings_replay(cluster, state)
     text = log.read_text()
     assert f"match {match_id}: heartbeat refused, the lease is no longer ours" in text
@@ -120,7 +128,7 @@ def test_a_worker_cut_off_inside_its_report_holds_up_nobody_past_its_lease(own_p
     assert cut_off.returncode != 0 and "OperationalError" in stderr, "the server should have ended its transaction"
     assert "terminating connection due to idle-in-transaction timeout" in cluster.postgres.log_text()
     assert cluster.harness("status") == state
-    assert_all_finished_once(state, sum(before["statuses"].values()) + 5)
+    assert_finished_once_since(before, state, 5)
     assert_ratings_replay(cluster, state)
 
 
@@ -128,21 +136,33 @@ def test_a_hundred_sigkills_over_three_hundred_matches_lose_nothing_and_count_no
     cluster = own_pg_cluster
     before = cluster.harness("status")
     start = sum(before["statuses"].values())
+    began = time.monotonic()
     cluster.harness("seed", "--matches", "300", "--bots", "10", "--seed", "21")
     rng = random.Random(2026)
-    whole = 0
+    whole = hit = 0
     for kill in range(100):
-        time.sleep(rng.uniform(0.1, 0.9))
+        # Spread over the run: the k-th kill once 2.5 k matches are done, at a random moment after that.
+        wait_for(lambda kill=kill: finished(cluster) >= start + 2.5 * kill, 120, "the run stalled", poll=0.05)
+        time.sleep(rng.uniform(0.0, 0.4))
         name = rng.choice(sorted(cluster.workers))
+        hit += any(cluster.sql("SELECT 1 FROM tournaments_match WHERE status = 'running' AND worker_id LIKE %s",
+                               f"%:{pid}") for pid in cluster.players(name))
         if kill % 5 == 0:  # the whole worker: main process, pool child, bots; started again at once
             cluster.kill_worker(name)
             cluster.start_worker(name)
             whole += 1
         else:  # the process playing: the worker forks a new one
             cluster.kill_player(name)
+    print(f"soak: kills done after {time.monotonic() - began:.0f}s, {finished(cluster) - start} matches finished")
     state = cluster.wait_until_done(timeout=240, poll=1)
-    assert_all_finished_once(state, start + 300)
+    print(f"soak: all done after {time.monotonic() - began:.0f}s")
+    assert_finished_once_since(before, state, 300)
     assert_ratings_replay(cluster, state)
     retried = sum(count for attempts, count in state["attempts"].items() if int(attempts) > 1)
-    print(f"soak: 100 kills ({whole} whole workers), {retried} matches replayed, attempts {state['attempts']}")
+    print(f"soak: 100 kills ({whole} whole workers, {hit} holding a match), {retried} matches replayed, "
+          f"attempts {state['attempts']}")
     assert retried >= 20, state["attempts"]
+
+
+def finished(cluster) -> int:
+    return cluster.sql("SELECT count(*) FROM tournaments_match WHERE status = 'finished'")[0][0]
