@@ -7,6 +7,7 @@
     python tests/workers/harness.py forge
     python tests/workers/harness.py stale-report
     python tests/workers/harness.py cut-off-report     (stops itself: see cut_off_report)
+    python tests/workers/harness.py scavenge-locked [--hold 3]
 
 Each command prints one JSON object on its last line of stdout.
 """
@@ -177,6 +178,46 @@ def cut_off_report(args) -> dict:
     return {"match": match.pk, "report": finish_match(match.pk, token, [record, record]).value}
 
 
+def scavenge_locked(args) -> dict:
+    """The scavenger meets a match whose lease has run out while its worker holds the row, reporting
+    late: the worker keeps it ``--hold`` seconds, then renews its lease (it is alive after all)."""
+    import threading
+    import time
+    from datetime import timedelta
+
+    from django.db import connection
+    from django.utils import timezone
+
+    from tournaments.services import claim_match, heartbeat, requeue_expired_matches
+
+    versions = list(BotVersion.objects.filter(status="ready").select_related("bot").order_by("pk")[:2])
+    with transaction.atomic():  # claimed before anyone sees it queued
+        match = create_match(*versions, time_control="move:2000", games=2, rated=True)
+        token = claim_match(match.pk, "late-worker")
+    Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    locked = threading.Event()
+
+    def late_worker():
+        try:
+            with transaction.atomic():
+                Match.objects.select_for_update().get(pk=match.pk)
+                locked.set()
+                time.sleep(args.hold)
+                heartbeat(match.pk, token)
+        finally:
+            connection.close()
+
+    worker = threading.Thread(target=late_worker)
+    worker.start()
+    locked.wait()
+    started = time.monotonic()
+    requeued = requeue_expired_matches()
+    seconds = time.monotonic() - started
+    worker.join()
+    status = Match.objects.filter(pk=match.pk).values_list("status", flat=True).first()
+    return {"match": match.pk, "requeued": match.pk in requeued, "seconds": seconds, "status": status}
+
+
 def trickle(args) -> dict:
     """Create and send one match every ``--interval`` seconds, as a steady trickle of uploads would."""
     import time
@@ -207,7 +248,8 @@ def timings(args) -> dict:
 
 COMMANDS = {"trickle": trickle, "timings": timings, "seed": seed, "status": status, "replay": replay_check,
             "snapshot": snapshot,
-            "send": send, "forge": forge, "stale-report": stale_report, "cut-off-report": cut_off_report}
+            "send": send, "forge": forge, "stale-report": stale_report, "cut-off-report": cut_off_report,
+            "scavenge-locked": scavenge_locked}
 
 
 def main() -> None:
@@ -222,6 +264,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--times", type=int, default=1)
     parser.add_argument("--interval", type=float, default=0.3)
+    parser.add_argument("--hold", type=float, default=3.0)
     args = parser.parse_args()
     print(json.dumps(COMMANDS[args.command](args), default=str))
 

@@ -132,6 +132,23 @@ def test_a_worker_cut_off_inside_its_report_holds_up_nobody_past_its_lease(own_p
     assert_ratings_replay(cluster, state)
 
 
+def test_the_scavenger_neither_waits_for_a_locked_match_nor_requeues_a_renewed_lease(own_pg_cluster):
+    """A worker reporting late holds its match's row, its lease run out; it then renews the lease. The
+    scavenger skips the row at once (waiting would keep its own worker from playing, for as long
+    as the holder stays silent) and the live worker's match stays running."""
+    cluster = own_pg_cluster
+    before = cluster.harness("status")
+    if not before["statuses"]:
+        cluster.harness("seed", "--matches", "1")  # bots to play it
+        before = cluster.wait_until_done(timeout=60, poll=0.5)
+    outcome = cluster.harness("scavenge-locked", "--hold", "3")
+    assert outcome["seconds"] < 1.5, outcome
+    assert not outcome["requeued"] and outcome["status"] == "running", outcome
+    state = cluster.wait_until_done(timeout=60, poll=0.5)  # its lease runs out for good: replayed
+    assert_finished_once_since(before, state, 1)
+    assert_ratings_replay(cluster, state)
+
+
 def test_a_hundred_sigkills_over_three_hundred_matches_lose_nothing_and_count_nothing_twice(own_pg_cluster):
     cluster = own_pg_cluster
     before = cluster.harness("status")

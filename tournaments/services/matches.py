@@ -290,7 +290,23 @@ def requeue_expired_matches(now=None) -> list[int]:
     now = now or timezone.now()
     expired = list(Match.objects.filter(status=Match.Status.RUNNING, lease_expires_at__lt=now)
                    .values_list("pk", flat=True))
-    return [pk for pk in expired if requeue_match(pk, reason="lease expired (worker lost)")]
+    return [pk for pk in expired if _requeue_expired(pk, now)]
+
+
+def _requeue_expired(match_id: int, now) -> bool:
+    """Requeue one match if its lease is still over once its row is ours.
+
+    A row someone holds is being reported or requeued right now: skipped, never waited for (the
+    scavenger runs on a worker; waiting would stop it playing), and looked at again next run. A lease
+    renewed since the match was listed is left alone."""
+    with transaction.atomic():
+        end_if_silent()
+        match = (Match.objects.select_for_update(skip_locked=True)
+                 .filter(pk=match_id, status=Match.Status.RUNNING, lease_expires_at__lt=now).first())
+        if match is None:
+            return False
+        _requeue(match, "lease expired (worker lost)")
+    return True
 
 
 def fail_match(match_id: int, reason: str, lease_token=None) -> bool:
