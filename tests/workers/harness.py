@@ -8,6 +8,7 @@
     python tests/workers/harness.py stale-report
     python tests/workers/harness.py cut-off-report     (stops itself: see cut_off_report)
     python tests/workers/harness.py scavenge-locked [--hold 3]
+    python tests/workers/harness.py late-report        (reports once told to on stdin)
 
 Each command prints one JSON object on its last line of stdout.
 """
@@ -218,6 +219,27 @@ def scavenge_locked(args) -> dict:
     return {"match": match.pk, "requeued": match.pk in requeued, "seconds": seconds, "status": status}
 
 
+def late_report(args) -> dict:
+    """A worker that has played a match and beats its lease (a minute): it prints the match, waits for a
+    line on stdin, then reports as a worker does (``workers.playing.report``)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tournaments.services import claim_match
+    from workers.playing import report
+
+    versions = list(BotVersion.objects.filter(status="ready").select_related("bot").order_by("pk")[:2])
+    with transaction.atomic():  # claimed before anyone sees it queued
+        match = create_match(*versions, time_control="move:2000", games=2, rated=True)
+        token = claim_match(match.pk, "late-reporter")
+        Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() + timedelta(seconds=60))
+    print(json.dumps({"match": match.pk}), flush=True)
+    sys.stdin.readline()
+    record = {"winner": "black", "reason": "resign", "plies": 5}
+    return {"match": match.pk, "report": report(match.pk, token, [record, record])}
+
+
 def trickle(args) -> dict:
     """Create and send one match every ``--interval`` seconds, as a steady trickle of uploads would."""
     import time
@@ -249,7 +271,7 @@ def timings(args) -> dict:
 COMMANDS = {"trickle": trickle, "timings": timings, "seed": seed, "status": status, "replay": replay_check,
             "snapshot": snapshot,
             "send": send, "forge": forge, "stale-report": stale_report, "cut-off-report": cut_off_report,
-            "scavenge-locked": scavenge_locked}
+            "scavenge-locked": scavenge_locked, "late-report": late_report}
 
 
 def main() -> None:

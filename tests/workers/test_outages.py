@@ -53,6 +53,13 @@ def test_postgres_restarted_mid_run_loses_nothing_and_the_workers_recover(own_pg
     assert after == {"w1", "w2"}, after
 
 
+def settled_with_bots(cluster) -> dict:
+    """The status once nothing is open, with bots seeded if there were none."""
+    if not cluster.harness("status")["statuses"]:
+        cluster.harness("seed", "--matches", "1")
+    return cluster.wait_until_done(timeout=60, poll=0.5)
+
+
 def wait_for(predicate, timeout: float, what: str, poll: float = 0.05):
     deadline = time.monotonic() + timeout
     while True:
@@ -65,6 +72,34 @@ def wait_for(predicate, timeout: float, what: str, poll: float = 0.05):
 
 def match_row(cluster, match_id: int) -> tuple:
     return cluster.sql("SELECT status, worker_id, attempts FROM tournaments_match WHERE id = %s", match_id)[0]
+
+
+def test_a_report_made_while_postgres_restarts_is_stored_once_it_is_back(own_pg_cluster):
+    """The games are played and the lease is held: a database down for a moment at report time costs
+    a wait, not the match (before, the records were dropped and the match played again)."""
+    cluster = own_pg_cluster
+    before = settled_with_bots(cluster)
+    reporter = cluster.harness_in_background("late-report")
+    try:
+        line = reporter.stdout.readline()
+        assert line, reporter.communicate()[1][-3000:]
+        cluster.postgres.stop()
+        reporter.stdin.write("report\n")
+        reporter.stdin.flush()
+        time.sleep(2)
+        cluster.postgres.start()
+        stdout, stderr = reporter.communicate(timeout=60)
+    finally:
+        if reporter.poll() is None:
+            reporter.kill()
+    assert reporter.returncode == 0, stderr[-3000:]
+    outcome = json.loads(stdout.strip().splitlines()[-1])
+    assert outcome["report"] == "finished", outcome
+    assert "the database is unreachable" in stderr
+    state = cluster.wait_until_done(timeout=60, poll=0.5)
+    assert_finished_once_since(before, state, 1)
+    assert match_row(cluster, outcome["match"]) == ("finished", "late-reporter", 1)
+    assert_ratings_replay(cluster, state)
 
 
 def test_a_worker_cut_off_past_its_lease_loses_the_match_and_its_late_report_is_refused(own_pg_cluster):
@@ -137,10 +172,7 @@ def test_the_scavenger_neither_waits_for_a_locked_match_nor_requeues_a_renewed_l
     scavenger skips the row at once (waiting would keep its own worker from playing, for as long
     as the holder stays silent) and the live worker's match stays running."""
     cluster = own_pg_cluster
-    before = cluster.harness("status")
-    if not before["statuses"]:
-        cluster.harness("seed", "--matches", "1")  # bots to play it
-        before = cluster.wait_until_done(timeout=60, poll=0.5)
+    before = settled_with_bots(cluster)
     outcome = cluster.harness("scavenge-locked", "--hold", "3")
     assert outcome["seconds"] < 1.5, outcome
     assert not outcome["requeued"] and outcome["status"] == "running", outcome
