@@ -8,6 +8,7 @@ import os
 import random
 import signal
 import time
+from pathlib import Path
 
 import pytest
 from test_cluster import assert_ratings_replay
@@ -109,7 +110,11 @@ def test_a_worker_cut_off_past_its_lease_loses_the_match_and_its_late_report_is_
     match_id = cluster.harness("seed", "--matches", "1", "--games", "1", "--delay", "0.5", "--seed", "8")["matches"][0]
     status, worker, _ = wait_for(lambda: (row := match_row(cluster, match_id))[0] == "running" and row,
                                  timeout=60, what="the match was not claimed")
-    cut_off = worker.split("@")[0]
+    cut_off, player = worker.split("@")[0], int(worker.rsplit(":", 1)[1])
+    # Once its bots run, the game is under way (paused before it, the worker would find the lease gone
+    # and play nothing, rather than report).
+    wait_for(lambda: Path(f"/proc/{player}/task/{player}/children").read_text().split(), timeout=30,
+             what="the game did not start", poll=0.02)
     cluster.pause_worker(cut_off)  # no database, no broker: it cannot beat, report or acknowledge
     try:
         status, worker, attempts = wait_for(lambda: (row := match_row(cluster, match_id))[0] == "finished" and row,
@@ -118,8 +123,13 @@ def test_a_worker_cut_off_past_its_lease_loses_the_match_and_its_late_report_is_
     finally:
         cluster.resume_worker(cut_off)
     log = cluster.dir / f"{cut_off}.log"
-    wait_for(lambda: f"match {match_id}: report refused" in log.read_text(), timeout=60,
-             what="the cut-off worker did not report, or did not log the refusal")
+    try:
+        wait_for(lambda: f"match {match_id}: report refused" in log.read_text(), timeout=60,
+                 what="the cut-off worker did not report, or did not log the refusal")
+    except AssertionError as error:
+        lines = [line for line in log.read_text().splitlines() if "workers.scavenge" not in line
+                 and "workers.dispatch" not in line]
+        raise AssertionError("\n".join([str(error), *lines[-80:]])) from None
     state = cluster.wait_until_done(timeout=60, poll=0.5)
     assert_finished_once_since(before, state, 1, games_each=1)
     assert_ratings_replay(cluster, state)
