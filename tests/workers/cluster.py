@@ -131,7 +131,7 @@ class Postgres:
 
 
 class Cluster:
-    def __init__(self, own_postgres: bool = False, **arena_env: str):
+    def __init__(self, *, own_postgres: bool = False, **arena_env: str):
         self.dir = Path(tempfile.mkdtemp(prefix="arena-cluster-"))
         self.db_name = f"arena_workers_{uuid.uuid4().hex[:10]}"
         self.postgres = Postgres() if own_postgres else None
