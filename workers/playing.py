@@ -29,8 +29,9 @@ import time
 from contextlib import contextmanager
 
 from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import close_old_connections, connection
+from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
 from tournaments.models import BotVersion, Match
 from tournaments.referee import InfrastructureError
@@ -201,10 +202,28 @@ def play_match(match_id: int, token, worker_id: str) -> str:
     return report(match_id, token, records)
 
 
+def finish(match_id: int, lease_token, records) -> match_services.Report:
+    """``finish_match``, tried again while the database cannot be reached, for as long as a lease lasts:
+    the games are played, and nobody can requeue the match meanwhile. Should the lease run out after
+    all, the scavenger requeues it and the report is refused; a report whose commit went through
+    but whose answer was lost is refused too (the match is finished): never counted twice."""
+    deadline = time.monotonic() + settings.ARENA["MATCH_LEASE_SECONDS"]
+    while True:
+        try:
+            return match_services.finish_match(match_id, lease_token, records)
+        except (OperationalError, InterfaceError) as error:
+            if time.monotonic() > deadline:
+                raise
+            log.warning("match %s: the database is unreachable (%s); reporting again", match_id,
+                        str(error).splitlines()[0])
+            connection.close()  # a broken connection is not reused; the next try opens one
+            time.sleep(conf.heartbeat_seconds())
+
+
 def report(match_id: int, lease_token, records) -> str:
     """Hand the records to ``finish_match``; only the current lease's report counts, once."""
     try:
-        report = match_services.finish_match(match_id, lease_token, records)
+        report = finish(match_id, lease_token, records)
     except ValidationError as error:
         return requeue(match_id, lease_token, f"bad records from the runner: {error}"[:500])
     if report is match_services.Report.REQUEUED:

@@ -4,11 +4,14 @@ Celery worker and beat processes. Used by the worker tests and ``benchmarks/thro
 temporary directory, nothing else needed.
 
 Nothing here touches the machine's shared Redis; the shared PostgreSQL only gets one database with a
-unique name, dropped at the end.
+unique name, dropped at the end. A test that stops PostgreSQL asks for a server of its own instead
+(``Cluster(own_postgres=True)``: initdb in a temporary directory, a free loopback port), and stops
+only that one.
 """
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shutil
@@ -36,10 +39,25 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def services_missing() -> str | None:
+def postgres_bin() -> Path | None:
+    """The directory holding ``initdb``, ``pg_ctl`` and ``postgres``, or None."""
+    for candidate in sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True):
+        if Path(candidate, "pg_ctl").exists() and Path(candidate, "initdb").exists():
+            return Path(candidate)
+    found = shutil.which("pg_ctl")
+    return Path(found).resolve().parent if found and Path(found).resolve().with_name("initdb").exists() else None
+
+
+def services_missing(own_postgres: bool = False) -> str | None:
     """Why the cluster cannot run here, or None."""
     if shutil.which("redis-server") is None:
         return "redis-server is not installed"
+    if own_postgres:
+        if postgres_bin() is None:
+            return "PostgreSQL's initdb and pg_ctl are not installed"
+        if os.geteuid() == 0 and not any(_user_exists(name) for name in PG_USERS):
+            return "running as root with no postgres or nobody user to run initdb as"
+        return None
     try:
         import psycopg
 
@@ -50,11 +68,77 @@ def services_missing() -> str | None:
     return None
 
 
+PG_USERS = ("postgres", "nobody")  # initdb refuses to run as root
+
+
+def _user_exists(name: str) -> bool:
+    import pwd
+
+    try:
+        pwd.getpwnam(name)
+        return True
+    except KeyError:
+        return False
+
+
+class Postgres:
+    """A private PostgreSQL server: initdb in a temporary directory, trust auth, a free loopback port.
+
+    Owned by a non-root user when we are root; ``stop`` is an immediate shutdown (as if it crashed:
+    every connection is cut, recovery runs at the next start).
+    """
+
+    def __init__(self):
+        self.bin = postgres_bin()
+        self.dir = Path(tempfile.mkdtemp(prefix="arena-pg-"))
+        self.data = self.dir / "data"
+        self.port = free_port()
+        self.url = f"postgres://postgres@127.0.0.1:{self.port}"
+        self.user = None
+        if os.geteuid() == 0:
+            self.user = next(name for name in PG_USERS if _user_exists(name))
+            shutil.chown(self.dir, self.user)
+
+    def _run(self, *argv: str) -> None:
+        done = subprocess.run([str(self.bin / argv[0]), *argv[1:]], user=self.user, capture_output=True, text=True,
+                              timeout=120, cwd=self.dir)
+        if done.returncode:
+            raise ClusterUnavailable(f"{argv[0]} failed: {done.stdout[-1500:]}{done.stderr[-1500:]}")
+
+    def init(self) -> Postgres:
+        self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
+        return self.start()
+
+    def start(self) -> Postgres:
+        # No fsync (a stopped server leaves its writes with the kernel), but synchronous commits: with
+        # them off, an immediate stop would lose transactions already reported committed.
+        options = (f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.dir} -c fsync=off "
+                   "-c full_page_writes=off -c max_connections=50")
+        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.dir / "postgres.log"), "-w",
+                  "-t", "60", "start")
+        return self
+
+    def stop(self, mode: str = "immediate") -> None:
+        if (self.data / "postmaster.pid").exists():
+            self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "-t", "60", "stop")
+
+    def log_text(self) -> str:
+        return (self.dir / "postgres.log").read_text(errors="replace")
+
+    def remove(self) -> None:
+        try:
+            self.stop("fast")
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
 class Cluster:
-    def __init__(self, embedded: bool = False, **arena_env: str):
+    def __init__(self, embedded: bool = False, *, own_postgres: bool = False, **arena_env: str):
         self.embedded = embedded
         self.dir = Path(tempfile.mkdtemp(prefix="arena-cluster-"))
         self.db_name = f"arena_workers_{uuid.uuid4().hex[:10]}"
+        self.postgres = Postgres() if own_postgres else None
+        self.pg_url = self.postgres.url if self.postgres else PG_URL
         self.redis_port = free_port()
         self.redis: subprocess.Popen | None = None
         self.workers: dict[str, subprocess.Popen] = {}
@@ -62,7 +146,7 @@ class Cluster:
         self.env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "config.settings",
-            "DATABASE_URL": f"{PG_URL}/{self.db_name}",
+            "DATABASE_URL": f"{self.pg_url}/{self.db_name}",
             "CELERY_BROKER_URL": f"redis://127.0.0.1:{self.redis_port}/0",
             "ARENA_VAR_DIR": str(self.dir / "var"),
             "MEDIA_ROOT": str(self.dir / "media"),
@@ -89,7 +173,9 @@ class Cluster:
         if not self.embedded:
             import psycopg
 
-            with psycopg.connect(f"{PG_URL}/postgres", autocommit=True) as conn:
+            if self.postgres:
+                self.postgres.init()
+            with psycopg.connect(f"{self.pg_url}/postgres", autocommit=True) as conn:
                 conn.execute(f'CREATE DATABASE "{self.db_name}"')
             self.start_redis()
         self.manage("migrate", "--noinput", "-v", "0")
@@ -101,7 +187,9 @@ class Cluster:
         self.stop_beat()
         self.stop_redis()
         try:
-            if not self.embedded:
+            if self.postgres:
+                self.postgres.remove()
+            elif not self.embedded:
                 import psycopg
 
                 with psycopg.connect(f"{PG_URL}/postgres", autocommit=True) as conn:
@@ -150,6 +238,33 @@ class Cluster:
             pass
         proc.wait(10)
 
+    def players(self, name: str) -> list[int]:
+        """Pids of the worker's pool children, the processes that play (their match's ``worker_id``
+        ends in ``:pid``)."""
+        pid = self.workers[name].pid
+        try:
+            return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        except OSError:
+            return []
+
+    def kill_player(self, name: str) -> list[int]:
+        """SIGKILL to the worker's pool child (its bots see their stdin close); the worker's main process
+        forks a new one. The pids killed."""
+        killed = self.players(name)
+        for pid in killed:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        return killed
+
+    def pause_worker(self, name: str) -> None:
+        """SIGSTOP to the worker's whole process group: as if cut off from the database and the broker."""
+        os.killpg(self.workers[name].pid, signal.SIGSTOP)
+
+    def resume_worker(self, name: str) -> None:
+        os.killpg(self.workers[name].pid, signal.SIGCONT)
+
     def stop_worker(self, name: str) -> None:
         proc = self.workers.pop(name)
         if proc.poll() is None:
@@ -189,6 +304,17 @@ class Cluster:
         if done.returncode:
             raise AssertionError(f"harness {' '.join(argv)} failed: {done.stderr[-3000:]}")
         return json.loads(done.stdout.strip().splitlines()[-1])
+
+    def sql(self, query: str, *params) -> list[tuple]:
+        """Rows of one query on the cluster's database, straight from this process (fast enough to poll)."""
+        import psycopg
+
+        with psycopg.connect(f"{self.pg_url}/{self.db_name}", autocommit=True, connect_timeout=5) as conn:
+            return conn.execute(query, params).fetchall()
+
+    def harness_in_background(self, *argv: str) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, str(HARNESS), *argv], cwd=ROOT, env=self.env, text=True,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
     def log_text(self) -> str:
         return "\n".join(path.read_text(errors="replace") for path in sorted(self.dir.glob("*.log")))

@@ -13,8 +13,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from cluster import Cluster, services_missing  # noqa: E402
 
 
-def need_services() -> None:
-    missing = services_missing()
+def need_services(own_postgres: bool = False) -> None:
+    missing = services_missing(own_postgres)
     if missing:
         if os.environ.get("CI"):
             pytest.fail(f"the worker tests need PostgreSQL and redis-server in CI: {missing}")
@@ -25,6 +25,21 @@ def need_services() -> None:
 def cluster():
     need_services()
     running = Cluster().start()
+    try:
+        running.start_worker("w1")
+        running.start_worker("w2")
+        running.start_beat()
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture(scope="module")
+def own_pg_cluster():
+    """A cluster on a PostgreSQL server of its own, which its tests may stop and start; persistent
+    database connections, as docker-compose.yml runs them."""
+    need_services(own_postgres=True)
+    running = Cluster(own_postgres=True, DATABASE_CONN_MAX_AGE="60").start()
     try:
         running.start_worker("w1")
         running.start_worker("w2")

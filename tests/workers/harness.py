@@ -8,6 +8,9 @@
     python tests/workers/harness.py stale-report
     python tests/workers/harness.py burst --matches 50 --uploads 10 --seconds 40 [--late-names]
     python tests/workers/harness.py waits <first_match_id>
+    python tests/workers/harness.py cut-off-report     (stops itself: see cut_off_report)
+    python tests/workers/harness.py scavenge-locked [--hold 3]
+    python tests/workers/harness.py late-report        (reports once told to on stdin)
 
 Each command prints one JSON object on its last line of stdout.
 """
@@ -32,6 +35,7 @@ import django  # noqa: E402
 django.setup()
 
 from django.core.files.uploadedfile import SimpleUploadedFile  # noqa: E402
+from django.db import transaction  # noqa: E402
 from django.db.models import Count, F  # noqa: E402
 
 from ratings.elo import rules_from_settings  # noqa: E402
@@ -159,6 +163,88 @@ def stale_report(args) -> dict:
     return outcomes
 
 
+def cut_off_report(args) -> dict:
+    """A worker about to report a match between two rated bots: it prints the bots, waits for a line on
+    stdin, then claims a fresh match and reports it with ``finish_match``. The test holds the bots'
+    rating rows locked meanwhile and stops this process (SIGSTOP) while ``finish_match`` waits for
+    them: once they are free, it is a worker cut off inside its report, holding the match's row."""
+    from ratings.services import lock_ratings
+    from tournaments.services import claim_match, finish_match
+
+    versions = list(BotVersion.objects.filter(status="ready").select_related("bot").order_by("pk")[:2])
+    bots = [version.bot_id for version in versions]
+    with transaction.atomic():
+        lock_ratings("tafl9", bots)  # their rating rows exist, so there is something to lock
+    print(json.dumps({"bots": bots}), flush=True)
+    sys.stdin.readline()
+    with transaction.atomic():  # claimed before anyone sees it queued
+        match = create_match(*versions, time_control="move:2000", games=2, rated=True)
+        token = claim_match(match.pk, "cut-off")
+    record = {"winner": "white", "reason": "resign", "plies": 3}
+    return {"match": match.pk, "report": finish_match(match.pk, token, [record, record]).value}
+
+
+def scavenge_locked(args) -> dict:
+    """The scavenger meets a match whose lease has run out while its worker holds the row, reporting
+    late: the worker keeps it ``--hold`` seconds, then renews its lease (it is alive after all)."""
+    import threading
+    import time
+    from datetime import timedelta
+
+    from django.db import connection
+    from django.utils import timezone
+
+    from tournaments.services import claim_match, heartbeat, requeue_expired_matches
+
+    versions = list(BotVersion.objects.filter(status="ready").select_related("bot").order_by("pk")[:2])
+    with transaction.atomic():  # claimed before anyone sees it queued
+        match = create_match(*versions, time_control="move:2000", games=2, rated=True)
+        token = claim_match(match.pk, "late-worker")
+    Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    locked = threading.Event()
+
+    def late_worker():
+        try:
+            with transaction.atomic():
+                Match.objects.select_for_update().get(pk=match.pk)
+                locked.set()
+                time.sleep(args.hold)
+                heartbeat(match.pk, token)
+        finally:
+            connection.close()
+
+    worker = threading.Thread(target=late_worker)
+    worker.start()
+    locked.wait()
+    started = time.monotonic()
+    requeued = requeue_expired_matches()
+    seconds = time.monotonic() - started
+    worker.join()
+    status = Match.objects.filter(pk=match.pk).values_list("status", flat=True).first()
+    return {"match": match.pk, "requeued": match.pk in requeued, "seconds": seconds, "status": status}
+
+
+def late_report(args) -> dict:
+    """A worker that has played a match and beats its lease (a minute): it prints the match, waits for a
+    line on stdin, then reports as a worker does (``workers.playing.report``)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tournaments.services import claim_match
+    from workers.playing import report
+
+    versions = list(BotVersion.objects.filter(status="ready").select_related("bot").order_by("pk")[:2])
+    with transaction.atomic():  # claimed before anyone sees it queued
+        match = create_match(*versions, time_control="move:2000", games=2, rated=True)
+        token = claim_match(match.pk, "late-reporter")
+        Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() + timedelta(seconds=60))
+    print(json.dumps({"match": match.pk}), flush=True)
+    sys.stdin.readline()
+    record = {"winner": "black", "reason": "resign", "plies": 5}
+    return {"match": match.pk, "report": report(match.pk, token, [record, record])}
+
+
 def trickle(args) -> dict:
     """Create and send one match every ``--interval`` seconds, as a steady trickle of uploads would."""
     import time
@@ -270,7 +356,8 @@ def waits(args) -> dict:
 COMMANDS = {"burst": burst, "waits": waits,
             "trickle": trickle, "timings": timings, "seed": seed, "status": status, "replay": replay_check,
             "snapshot": snapshot,
-            "send": send, "forge": forge, "stale-report": stale_report}
+            "send": send, "forge": forge, "stale-report": stale_report, "cut-off-report": cut_off_report,
+            "scavenge-locked": scavenge_locked, "late-report": late_report}
 
 
 def main() -> None:
@@ -289,6 +376,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=40.0)
     parser.add_argument("--late-names", action="store_true")
     parser.add_argument("--ids", type=json.loads, default=None, help="JSON from burst (for waits)")
+    parser.add_argument("--hold", type=float, default=3.0)
     args = parser.parse_args()
     print(json.dumps(COMMANDS[args.command](args), default=str))
 

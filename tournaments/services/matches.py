@@ -15,7 +15,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import DataError, transaction
+from django.db import DataError, connection, transaction
 from django.db.models import F, Q, Subquery
 from django.utils import timezone
 
@@ -154,6 +154,18 @@ class Report(enum.Enum):
         return self is Report.FINISHED
 
 
+def end_if_silent() -> None:
+    """Call first in a transaction that locks a match: should this process stop while it holds the
+    locks (paused, cut off from the database), PostgreSQL ends the transaction once it has been
+    silent for a lease, so that the scavenger and the reports of the same bots are not held up
+    until the process comes back (or a TCP timeout hours later). The transaction itself takes
+    milliseconds."""
+    if connection.vendor == "postgresql":
+        milliseconds = str(int(settings.ARENA["MATCH_LEASE_SECONDS"] * 1000))
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('idle_in_transaction_session_timeout', %s, true)", [milliseconds])
+
+
 def finish_match(match_id: int, lease_token, records) -> Report:
     """Store the games, the score and the rating changes in one transaction, exactly once.
 
@@ -162,6 +174,7 @@ def finish_match(match_id: int, lease_token, records) -> Report:
     scored: the match goes back to the queue (REQUEUED).
     """
     with transaction.atomic():
+        end_if_silent()
         match = (Match.objects.select_for_update().filter(pk=match_id)
                  .select_related("version_a", "version_b").first())
         if match is None or match.status != Match.Status.RUNNING or str(match.lease_token) != str(lease_token):
@@ -258,6 +271,7 @@ def requeue_match(match_id: int, lease_token=None, reason: str = "requeued") -> 
     With ``lease_token``, only that lease's holder may do it. Nothing of the attempt is kept.
     """
     with transaction.atomic():
+        end_if_silent()
         match = Match.objects.select_for_update().filter(pk=match_id, status=Match.Status.RUNNING).first()
         if match is None or (lease_token is not None and str(match.lease_token) != str(lease_token)):
             return False
@@ -270,7 +284,23 @@ def requeue_expired_matches(now=None) -> list[int]:
     now = now or timezone.now()
     expired = list(Match.objects.filter(status=Match.Status.RUNNING, lease_expires_at__lt=now)
                    .values_list("pk", flat=True))
-    return [pk for pk in expired if requeue_match(pk, reason="lease expired (worker lost)")]
+    return [pk for pk in expired if _requeue_expired(pk, now)]
+
+
+def _requeue_expired(match_id: int, now) -> bool:
+    """Requeue one match if its lease is still over once its row is ours.
+
+    A row someone holds is being reported or requeued right now: skipped, never waited for (the
+    scavenger runs on a worker; waiting would stop it playing), and looked at again next run. A lease
+    renewed since the match was listed is left alone."""
+    with transaction.atomic():
+        end_if_silent()
+        match = (Match.objects.select_for_update(skip_locked=True)
+                 .filter(pk=match_id, status=Match.Status.RUNNING, lease_expires_at__lt=now).first())
+        if match is None:
+            return False
+        _requeue(match, "lease expired (worker lost)")
+    return True
 
 
 def fail_match(match_id: int, reason: str, lease_token=None) -> bool:
