@@ -25,7 +25,10 @@ HOST_ONLY_STDLIB = frozenset({"subprocess", "ctypes", "signal", "select", "socke
                               "concurrent", "tarfile", "zipfile", "shutil", "tempfile"})
 # tournaments/ and ratings/ may use the runner only here: the referee (play, smoke-test, unpack a version) and
 # the upload check (an archive and a manifest read by the same code that unpacks them for a game).
-RUNNER_DOORS = frozenset({"tournaments/referee.py", "tournaments/services/uploads.py"})
+# The referee plays versions, uploads read archives once; migration 0005 read the raw archives an older install
+# had stored, with the same reader (a migration is frozen in time: it may not call services that change later).
+RUNNER_DOORS = frozenset({"tournaments/referee.py", "tournaments/services/uploads.py",
+                          "tournaments/migrations/0005_bundle_stored_uploads.py"})
 
 
 def imports(path: Path) -> list[tuple[str, int]]:

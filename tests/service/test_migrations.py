@@ -57,3 +57,64 @@ def test_rows_written_outside_the_orm_get_the_new_columns_defaults(player):
                        "CURRENT_TIMESTAMP, 'ready', '', FALSE)", [bot.pk, "0" * 64])
     version = BotVersion.objects.get(bot=bot)
     assert (bot.is_retired, bot.pinned_version_id, version.is_active, version.original.name) == (False, None, True, "")
+
+
+def _zip(files: dict[str, bytes]) -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_versions_stored_as_raw_archives_are_read_once_into_bundles_or_rejected(tmp_path, settings):
+    """An install from before uploads were read once keeps raw archives as versions' files: migration 0005
+    stores what passes today's checks as a bundle (the raw file kept as the original) and rejects the rest
+    with the reason, writing nothing a worker would unpack."""
+    import gzip
+    import io
+    import tarfile
+
+    from runner.bundle import unpack
+
+    settings.MEDIA_ROOT = tmp_path
+    executor = MigrationExecutor(connection)
+    executor.migrate(AFTER)
+    old = executor.loader.project_state(AFTER).apps
+    User = old.get_model("auth", "User")
+    Bot, BotVersion = old.get_model("tournaments", "Bot"), old.get_model("tournaments", "BotVersion")
+    owner = User.objects.create(username="old-timer")
+    good = _zip({"bot.toml": b'run = "python3 main.py"\n', "main.py": b"print('bgtp 1')\n"})
+    tar = io.BytesIO()
+    with tarfile.open(fileobj=tar, mode="w") as archive:
+        info = tarfile.TarInfo("escape")
+        info.type, info.linkname = tarfile.SYMTYPE, "/etc"
+        archive.addfile(info)
+    two_members = gzip.compress(b"") + gzip.compress(tar.getvalue())  # the attack the old check let through
+    stored = {}
+    for n, (kind, content, filename) in enumerate([("zip", good, "bot.zip"), ("tar.gz", two_members, "bot.tar.gz"),
+                                                   ("py", b"print('bgtp 1')\n", "solo.py")]):
+        path = tmp_path / "bots" / str(n) / filename
+        path.parent.mkdir(parents=True)
+        path.write_bytes(content)
+        stored[kind] = BotVersion.objects.create(
+            bot=Bot.objects.create(owner=owner, game="tafl9", name=f"b{n}"), number=1, file=f"bots/{n}/{filename}",
+            filename=filename, kind=kind, sha256="0" * 64, size=len(content), status="ready").pk
+
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate([("tournaments", "0005_bundle_stored_uploads")])
+    new = executor.loader.project_state([("tournaments", "0005_bundle_stored_uploads")]).apps
+    versions = new.get_model("tournaments", "BotVersion").objects
+    zipped = versions.get(pk=stored["zip"])
+    assert [entry.name for entry in unpack(zipped.file.read())] == ["bot.toml", "main.py"]
+    assert zipped.original.name == "bots/0/bot.zip" and zipped.status == "ready"
+    refused = versions.get(pk=stored["tar.gz"])
+    assert refused.status == "rejected" and "first gzip member" in refused.reject_reason
+    assert refused.original.name == "bots/1/bot.tar.gz"
+    solo = versions.get(pk=stored["py"])
+    assert [(entry.name, entry.data) for entry in unpack(solo.file.read())] == [("solo.py", b"print('bgtp 1')\n")]
