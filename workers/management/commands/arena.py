@@ -85,6 +85,7 @@ class Command(BaseCommand):
     def print_urls(self, port: int, broker: str) -> None:
         base = f"http://127.0.0.1:{port}"
         self.stdout.write(f"\nArena running (broker {broker.split('@')[-1]}):")
+        self.stdout.write(f"  the site:  {base}/   (leaderboards, bots, games with their replays)")
         self.stdout.write(f"  API docs:  {base}/api/docs/")
         self.stdout.write(f"  admin:     {base}/admin/   (demo login: admin / admin; dashboard at /admin/dashboard/)")
         self.stdout.write("  Ctrl-C stops the web server, the workers and beat.\n")
