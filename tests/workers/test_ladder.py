@@ -116,7 +116,7 @@ def test_the_ladder_queues_only_what_the_workers_can_start_soon(settings, player
 
 
 @pytest.mark.django_db
-def test_fill_ladder_pairs_by_information_from_the_fitted_ratings(monkeypatch, player, other_player):
+def test_fill_ladder_pairs_by_information_from_the_fitted_ratings(settings, player, other_player):
     from django.utils import timezone
 
     from ratings.models import FittedRating, Rating, RatingFit
@@ -124,8 +124,7 @@ def test_fill_ladder_pairs_by_information_from_the_fitted_ratings(monkeypatch, p
     from tournaments.services import create_player
     from workers.ladder import fill_ladder
 
-    monkeypatch.setenv("ARENA_LADDER_QUEUED_PER_GAME", "1")
-    monkeypatch.setenv("ARENA_LADDER_PLACEMENT_MATCHES", "0")
+    settings.ARENA = {**settings.ARENA, "LADDER_QUEUED_PER_GAME": 1, "LADDER_PLACEMENT_MATCHES": 0}
     owners = [player, other_player, create_player(username="edsger", password="dijkstra-1930"),
               create_player(username="hopper", password="hopper-1906"), player]
     # live Elo: 0 and 1 are the closest (the earlier rule's pairing); the fit: all even, 2 and 3 still wide,

@@ -16,7 +16,7 @@ from rest_framework.exceptions import NotFound, PermissionDenied, ValidationErro
 from rest_framework.generics import GenericAPIView, ListAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
-from rest_framework.renderers import BaseRenderer, BrowsableAPIRenderer, JSONRenderer
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
@@ -363,14 +363,14 @@ class BotVersionViewSet(ArenaViewMixin, mixins.UpdateModelMixin, viewsets.ReadOn
                    403: OpenApiResponse(serializers.ErrorSerializer, description="Not the bot's owner or staff."),
                    404: OpenApiResponse(serializers.ErrorSerializer,
                                         description="No such version you may see, or no uploaded file kept.")},
-        parameters=[OpenApiParameter("format", OpenApiTypes.STR, OpenApiParameter.QUERY, enum=["file", "json", "api"],
+        parameters=[OpenApiParameter("format", OpenApiTypes.STR, OpenApiParameter.QUERY, enum=["file", "json"],
                                      description="`file` (the default) for the file itself; an error is JSON.")],
         description="The file exactly as its owner uploaded it (`.py`, `.zip` or `.tar.gz`), as an attachment named "
                     "by the version's `filename`: for the bot's owner and staff only (403 for others' public bots, "
                     "404 for private ones). Versions uploaded before the arena kept uploads have no file to give "
                     "(404, saying so).")
     @action(detail=True, filter_backends=[], pagination_class=None,
-            renderer_classes=[JSONRenderer, BrowsableAPIRenderer, FileRenderer])
+            renderer_classes=[JSONRenderer, FileRenderer])  # no HTML page: an error here is JSON
     def download(self, request, pk=None):
         version = self.get_object()
         if not app_selectors.is_insider(request.user, version.bot.owner_id):
