@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
@@ -83,19 +81,6 @@ def leaderboard(game_id: str, sort: str, page_number) -> dict:
 
 # --- a bot --------------------------------------------------------------------------------------
 
-@dataclass
-class OpponentResult:
-    bot_id: int
-    name: str
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-
 def bot(user, bot_id: int) -> Bot | None:
     """The bot with its versions and ratings, or None when it does not exist or is private to someone else."""
     return api_selectors.bot_detail_visible_to(user).filter(pk=bot_id).first()
@@ -107,26 +92,6 @@ def rating_points(bot: Bot) -> list[tuple[float, object]]:
     if not changes:
         return []
     return [(changes[0][0], changes[0][2])] + [(after, when) for _, after, when in changes]
-
-
-def opponents(user, bot: Bot, version_ids: list[int]) -> list[OpponentResult]:
-    """Wins, draws and losses against each opponent the user may see, most played first. Three queries."""
-    results: dict[int, OpponentResult] = {}
-    for mine, theirs in (("white", "black"), ("black", "white")):
-        counted = (Game.objects.filter(**{f"{mine}_id__in": version_ids}).exclude(reason="void")
-                   .values(opponent=F(f"{theirs}__bot_id"))
-                   .annotate(wins=Count("id", filter=Q(winner=mine)), draws=Count("id", filter=Q(winner="none")),
-                             losses=Count("id", filter=Q(winner=theirs))))
-        for row in counted:
-            result = results.setdefault(row["opponent"], OpponentResult(row["opponent"], ""))
-            result.wins += row["wins"]
-            result.draws += row["draws"]
-            result.losses += row["losses"]
-    names = dict(Bot.objects.filter(app_selectors.visible_bot_q(user), pk__in=results).values_list("id", "name"))
-    shown = [result for bot_id, result in results.items() if bot_id in names]
-    for result in shown:
-        result.name = names[result.bot_id]
-    return sorted(shown, key=lambda r: (-r.games, r.name))
 
 
 def recent_games(user, version_ids: list[int], count: int = 20) -> list[Game]:

@@ -69,7 +69,7 @@ def bot(request, bot_id: int):
         "provisional": rating is not None and rating.games < selectors.provisional_games(),
         "fitted": selectors.fitted_ratings(found.game, [found.pk]).get(found.pk),
         "chart": charts.rating_svg(selectors.rating_points(found)),
-        "opponents": selectors.opponents(request.user, found, version_ids),
+        "opponents": app_selectors.opponents(found, request.user),
         "recent": selectors.recent_games(request.user, version_ids),
         "game_name": selectors.GAME_NAMES[found.game]}, status=400 if form.errors else 200)
 
