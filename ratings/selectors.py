@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db.models import F, Q, QuerySet
 
 from .models import FittedRating, Rating, RatingChange, RatingFit, VersionTest
@@ -32,6 +33,19 @@ def fitted_leaderboard(game: str) -> QuerySet[FittedRating]:
     return (FittedRating.objects.filter(fit__game=game, bot__is_public=True, bot__is_retired=False)
             .select_related("bot__owner", "fit")
             .order_by(F("elo").desc(nulls_last=True), "bot_id"))
+
+
+def fitted_ratings(game: str, bot_ids) -> dict[int, FittedRating]:
+    """The latest fitted rating of each of these (public) bots, by bot id; one query; bots the fit did not
+    include are absent."""
+    return {fitted.bot_id: fitted for fitted in fitted_leaderboard(game).filter(bot_id__in=list(bot_ids))}
+
+
+def is_provisional(games: int, fitted: FittedRating | None) -> bool:
+    """Few rated games (the live Elo's large-K phase) or no fitted rating narrower than the threshold."""
+    arena = settings.ARENA
+    return (games < arena["ELO_PROVISIONAL_GAMES"] or fitted is None or fitted.margin is None
+            or fitted.margin > arena["RATING_PROVISIONAL_MARGIN"])
 
 
 def held_back(prefix: str = "") -> Q:

@@ -27,13 +27,6 @@ def provisional_games() -> int:
     return settings.ARENA["ELO_PROVISIONAL_GAMES"]
 
 
-def fitted_ratings(game_id: str, bot_ids: list[int]) -> dict:
-    """The game's latest fitted rating of each of these (public) bots: its Elo and 95% margin, or the status
-    saying why the results leave it unbounded. One query; bots not in the fit are absent."""
-    found = ratings_selectors.fitted_leaderboard(game_id).filter(bot_id__in=bot_ids)
-    return {fitted.bot_id: fitted for fitted in found}
-
-
 # --- home ---------------------------------------------------------------------------------------
 
 def top_bots(game_id: str, count: int = 5) -> list[dict]:
@@ -71,7 +64,7 @@ def leaderboard(game_id: str, sort: str, page_number) -> dict:
                       "losses", "updated_at"))
     page = Paginator(ranked, PAGE_SIZE).get_page(page_number)
     rows = list(page.object_list)
-    fitted = fitted_ratings(game_id, [row["bot_id"] for row in rows])
+    fitted = ratings_selectors.fitted_ratings(game_id, [row["bot_id"] for row in rows])
     provisional = provisional_games()
     for row in rows:
         row["fitted"] = fitted.get(row["bot_id"])

@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from engines import GAME_IDS, get_game
+from ratings import selectors as ratings_selectors
 from tournaments import live
 from tournaments import selectors as app_selectors
 from tournaments import services as app_services
@@ -67,7 +68,7 @@ def bot(request, bot_id: int):
     return render(request, "web/bot.html", {
         "bot": found, "is_owner": owner, "versions": versions, "rating": rating, "form": form,
         "provisional": rating is not None and rating.games < selectors.provisional_games(),
-        "fitted": selectors.fitted_ratings(found.game, [found.pk]).get(found.pk),
+        "fitted": ratings_selectors.fitted_ratings(found.game, [found.pk]).get(found.pk),
         "chart": charts.rating_svg(selectors.rating_points(found)),
         "opponents": app_selectors.opponents(found, request.user),
         "recent": selectors.recent_games(request.user, version_ids),

@@ -51,3 +51,32 @@ def test_unrated_bot_has_empty_history(anon, player):
     bot = make_bot(player, "fresh")
     ready_version(bot)
     assert anon.get(f"/api/bots/{bot.pk}/rating-history/").json()["results"] == []
+
+
+def test_leaderboard_gives_the_fitted_rating_its_interval_the_provisional_mark_and_the_colour_advantage(
+        anon, player, other_player, settings):
+    from django.core.cache import cache
+    from django.utils import timezone
+
+    from ratings.models import FittedRating, RatingFit
+
+    settings.ARENA = {**settings.ARENA, "ELO_PROVISIONAL_GAMES": 2, "RATING_PROVISIONAL_MARGIN": 100}
+    mine, theirs, third = (ready_version(make_bot(owner, name)) for owner, name in
+                           ((player, "alpha"), (other_player, "beta"), (other_player, "gamma")))
+    for version, games in ((mine, 4), (theirs, 2), (third, 2)):
+        Rating.objects.create(bot=version.bot, game="tafl9", elo=1500.0 + games, games=games, wins=games)
+    fit = RatingFit.objects.create(game="tafl9", fitted_at=timezone.now(), games=4, fitted_games=4, average=1500,
+                                   advantage=61.5, advantage_margin=20.0)
+    FittedRating.objects.create(fit=fit, bot=mine.bot, status="rated", elo=1540.25, margin=80.0, games=4)
+    FittedRating.objects.create(fit=fit, bot=theirs.bot, status="rated", elo=1480.5, margin=150.0, games=2)
+    FittedRating.objects.create(fit=fit, bot=third.bot, status="below", elo=None, margin=None, games=2)
+    cache.clear()
+    rows = {row["bot_name"]: row for row in anon.get("/api/leaderboard/tafl9/").json()["results"]}
+    assert (rows["alpha"]["fitted_elo"], rows["alpha"]["fitted_margin"], rows["alpha"]["fitted_status"]) == (
+        1540.25, 80.0, "rated")
+    assert rows["alpha"]["provisional"] is False  # 4 rated games and a margin within 100
+    assert rows["beta"]["provisional"] is True  # the margin is still 150
+    assert (rows["gamma"]["fitted_elo"], rows["gamma"]["fitted_status"], rows["gamma"]["provisional"]) == (
+        None, "below", True)
+    assert {row["first_player_advantage"] for row in rows.values()} == {61.5}
+    assert rows["alpha"]["elo"] == Rating.objects.get(bot=mine.bot).elo  # the live Elo stays, unrounded

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
+from ratings import selectors as ratings_selectors
 from tournaments.selectors import is_insider
 
 from .serializers import VersionTestSerializer, latest_test
@@ -62,11 +63,16 @@ LEADERBOARD_COLUMNS = ("bot_id", "bot__name", "bot__owner__username", "game", "e
                        "losses")
 
 
-def leaderboard_row(row: dict, rank: int) -> dict:
-    """The LeaderboardEntrySerializer shape; ``rank`` is the row's place in the whole ordered board."""
+def leaderboard_row(row: dict, rank: int, fitted, fit) -> dict:
+    """The LeaderboardEntrySerializer shape; ``rank`` is the row's place in the whole ordered board, ``fitted``
+    the bot's latest FittedRating (or None) and ``fit`` the game's latest RatingFit (or None)."""
     return {"rank": rank, "bot": row["bot_id"], "bot_name": row["bot__name"], "owner": row["bot__owner__username"],
             "game": row["game"], "elo": row["elo"], "games": row["games"], "wins": row["wins"],
-            "draws": row["draws"], "losses": row["losses"]}
+            "draws": row["draws"], "losses": row["losses"],
+            "fitted_elo": fitted.elo if fitted else None, "fitted_margin": fitted.margin if fitted else None,
+            "fitted_status": fitted.status if fitted else None,
+            "provisional": ratings_selectors.is_provisional(row["games"], fitted),
+            "first_player_advantage": fit.advantage if fit else None}
 
 
 RATING_CHANGE_COLUMNS = ("id", "played_id", "match_id", "before", "after", "delta", "k", "score", "created_at")

@@ -670,10 +670,31 @@ class LeaderboardEntrySerializer(serializers.ModelSerializer):
     bot = serializers.IntegerField(source="bot_id", read_only=True, help_text="Id of the bot.")
     bot_name = serializers.CharField(source="bot.name", read_only=True, help_text="The bot's name.")
     owner = serializers.CharField(source="bot.owner.username", read_only=True, help_text="The owner's user name.")
+    fitted_elo = serializers.FloatField(
+        read_only=True, allow_null=True,
+        help_text="The fitted rating: maximum likelihood over all the game's rated games (Bradley-Terry on the Elo "
+                  "scale, Davidson draws, a first-player term), refitted periodically; unrounded. Null when the "
+                  "latest fit gives the bot none (see fitted_status).")
+    fitted_margin = serializers.FloatField(
+        read_only=True, allow_null=True, help_text="Half-width of the fitted rating's 95% interval, in Elo; null "
+                                                   "without a fitted rating.")
+    fitted_status = serializers.CharField(
+        read_only=True, allow_null=True,
+        help_text="`rated`; or why the results leave the rating unbounded: `above` (won every game against the "
+                  "pool), `below` (lost every one), `apart` (not linked to the pool); null when no fit included "
+                  "the bot yet.")
+    provisional = serializers.BooleanField(
+        read_only=True, help_text="True while the bot has played fewer than ELO_PROVISIONAL_GAMES rated games, or "
+                                  "has no fitted rating with a 95% margin within RATING_PROVISIONAL_MARGIN.")
+    first_player_advantage = serializers.FloatField(
+        read_only=True, allow_null=True,
+        help_text="The game's first-player (White's) advantage in Elo from the latest fit, the same on every row; "
+                  "null before any fit.")
 
     class Meta:
         model = Rating
-        fields = ["rank", "bot", "bot_name", "owner", "game", "elo", "games", "wins", "draws", "losses"]
+        fields = ["rank", "bot", "bot_name", "owner", "game", "elo", "games", "wins", "draws", "losses",
+                  "fitted_elo", "fitted_margin", "fitted_status", "provisional", "first_player_advantage"]
         read_only_fields = fields
         extra_kwargs = RATING_HELP
 

@@ -662,8 +662,12 @@ class LeaderboardView(ListAPIView):
         def build():
             page = self.paginate_queryset(self.get_queryset())
             first_rank = (self.paginator.page.number - 1) * self.paginator.page.paginator.per_page + 1
+            game = self.kwargs["game"]
+            fitted = ratings_selectors.fitted_ratings(game, [row["bot_id"] for row in page])
+            fit = ratings_selectors.rating_fit(game)
             body = self.get_paginated_response(
-                [rows.leaderboard_row(row, first_rank + i) for i, row in enumerate(page)]).data
+                [rows.leaderboard_row(row, first_rank + i, fitted.get(row["bot_id"]), fit)
+                 for i, row in enumerate(page)]).data
             return public.Page(body, cache_control=f"public, max-age={public.LIVE_SECONDS}")
 
         return public.serve(request, public.url_name(request, "leaderboard"), public.EVERYONE, public.LIVE_SECONDS,
