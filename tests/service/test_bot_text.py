@@ -7,24 +7,17 @@ they skip on a laptop and fail when ``CI`` is set.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import uuid
-from pathlib import Path
-
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 
 from ratings.models import Rating, RatingChange
+from tests.postgresql import ROOT, rerun_on_postgresql
 from tournaments.models import BotVersion, Game
 from tournaments.services import create_match, play_match_now, smoke_test_version, upload_version
 from tournaments.services.matches import claim_match, finish_match
 
 pytestmark = pytest.mark.django_db
-ROOT = Path(__file__).resolve().parents[2]
-PG_URL = os.environ.get("ARENA_TEST_POSTGRES", "postgres://postgres@127.0.0.1:5432")
 on_postgresql = pytest.mark.skipif(connection.vendor != "postgresql",
                                    reason="PostgreSQL only: run by test_this_module_on_postgresql")
 
@@ -39,29 +32,9 @@ NUL_REASON_BOT = (ROOT / "tests" / "bots" / "random_bot.py").read_text().replace
     '        print("ready", flush=True)', '        print("error bad\\x00byte", flush=True)')
 
 
-def postgresql_missing() -> str | None:
-    try:
-        import psycopg
-
-        with psycopg.connect(f"{PG_URL}/postgres", connect_timeout=3):
-            return None
-    except Exception as error:  # noqa: BLE001
-        return f"PostgreSQL at {PG_URL} is not reachable: {error}"
-
-
 @pytest.mark.skipif(connection.vendor == "postgresql", reason="already on PostgreSQL: the tests run here")
 def test_this_module_on_postgresql():
-    missing = postgresql_missing()
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must run the PostgreSQL storage tests, but: {missing}")
-        pytest.skip(missing)
-    environment = {**os.environ, "DATABASE_URL": f"{PG_URL}/arena_bot_text_{uuid.uuid4().hex[:8]}"}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__,
-                           "-k", "not test_this_module_on_postgresql"],
-                          cwd=ROOT, env=environment, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert " skipped" not in done.stdout.splitlines()[-1], done.stdout[-2000:]
+    rerun_on_postgresql(__file__, "the storage tests", "arena_bot_text")
 
 
 def upload(make_bot, name: str, source: str, ready: bool = True) -> BotVersion:

@@ -4,14 +4,10 @@ queued) change nothing and say why. On SQLite here; on PostgreSQL by the first t
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import threading
 import time
 import uuid
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from celery.exceptions import SoftTimeLimitExceeded
@@ -19,32 +15,19 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 from django.utils import timezone
 
+from tests.postgresql import rerun_on_postgresql
 from tournaments.models import Bot, BotVersion, Match
 from tournaments.services import claim_next_match, claim_smoke_test, create_match, requeue_match
 from tournaments.services.uploads import SMOKE_LEASE_SECONDS
 from workers import playing, tasks
 from workers.schedule import TimeLimits
 
-ROOT = Path(__file__).resolve().parents[2]
-PG_URL = os.environ.get("ARENA_TEST_POSTGRES", "postgres://postgres@127.0.0.1:5432")
 LADDER, REQUESTED = Match.Priority.LADDER, Match.Priority.REQUESTED
 
 
 @pytest.mark.skipif(connection.vendor == "postgresql", reason="already on PostgreSQL: the tests run here")
 def test_this_module_on_postgresql():
-    from cluster import services_missing
-
-    missing = services_missing()
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must run the claim tests on PostgreSQL, but: {missing}")
-        pytest.skip(missing)
-    environment = {**os.environ, "DATABASE_URL": f"{PG_URL}/arena_queue_{uuid.uuid4().hex[:8]}"}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__,
-                           "-k", "not test_this_module_on_postgresql"],
-                          cwd=ROOT, env=environment, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert " skipped" not in done.stdout.splitlines()[-1], done.stdout[-2000:]
+    rerun_on_postgresql(__file__, "the claim tests", "arena_queue")
 
 
 @pytest.fixture
