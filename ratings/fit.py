@@ -50,12 +50,8 @@ STATUSES = {
 }
 
 
-@dataclass(frozen=True)
-class PlayerFit:
-    status: str
-    games: int
-    elo: float | None = None
-    margin: float | None = None  # half-width of the 95% interval, in Elo
+class Interval:
+    """The 95% interval of a rating held as ``elo`` and ``margin`` (its half-width); None without a rating."""
 
     @property
     def low(self) -> float | None:
@@ -64,6 +60,14 @@ class PlayerFit:
     @property
     def high(self) -> float | None:
         return None if self.elo is None else self.elo + self.margin
+
+
+@dataclass(frozen=True)
+class PlayerFit(Interval):
+    status: str
+    games: int
+    elo: float | None = None
+    margin: float | None = None  # half-width of the 95% interval, in Elo
 
 
 @dataclass(frozen=True)

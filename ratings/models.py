@@ -7,6 +7,8 @@ from django.db.models import F, Q
 
 from engines import GAME_IDS
 
+from .fit import Interval
+
 
 class Rating(models.Model):
     bot = models.ForeignKey("tournaments.Bot", on_delete=models.CASCADE, related_name="ratings")
@@ -76,7 +78,7 @@ class RatingFit(models.Model):
         return f"{self.game} fit of {self.games} games at {self.fitted_at:%Y-%m-%d %H:%M}"
 
 
-class FittedRating(models.Model):
+class FittedRating(Interval, models.Model):
     """One bot's fitted rating and 95% interval; ``elo`` is null when the results do not bound it (status)."""
 
     class Status(models.TextChoices):
@@ -102,14 +104,6 @@ class FittedRating(models.Model):
                                    name="fittedrating_elo_iff_rated"),
         ]
         indexes = [models.Index(fields=["fit", "-elo"], name="fittedrating_board_idx")]
-
-    @property
-    def low(self) -> float | None:
-        return None if self.elo is None else self.elo - self.margin
-
-    @property
-    def high(self) -> float | None:
-        return None if self.elo is None else self.elo + self.margin
 
     def __str__(self) -> str:
         return f"{self.bot_id} {self.status} {self.elo}"
