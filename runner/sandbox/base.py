@@ -162,7 +162,9 @@ class BotProcess:
         members = group_members(self.pid)
         self._signal_tree(signal.SIGKILL)
         self.popen.wait()
-        reap(members)
+        # again after the kill: a process forked since the first look is dead now but
+        # still listed (as a zombie, or exiting), and may come back to us to be reaped
+        reap(members | group_members(self.pid))
 
     def __enter__(self) -> BotProcess:
         return self

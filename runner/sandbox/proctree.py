@@ -66,24 +66,36 @@ def namespace_members(namespace: str) -> list[int]:
     return members
 
 
-def reap(pids: set[int], timeout_s: float = 5.0) -> None:
-    """Reap those of ``pids`` that became our children (we are a child subreaper).
+def parent_of(pid: int) -> int | None:
+    """Field 4 of /proc/PID/stat, or None when the process is gone."""
+    fields = read_text(Path(f"/proc/{pid}/stat")).rsplit(")", 1)[-1].split()
+    return int(fields[1]) if len(fields) > 1 else None
 
-    They were SIGKILLed but may still be exiting (a namespace's init waits for the
-    whole namespace), so wait for each, up to ``timeout_s`` in all.
+
+def reap(pids: set[int], timeout_s: float = 5.0) -> None:
+    """Reap those of ``pids`` that are or become our children (we are a child subreaper).
+
+    They were SIGKILLed but may still be exiting: a namespace's init waits for the
+    whole namespace, and a process whose parent in the tree is still dying comes
+    back to us only once that parent is gone. So a pid is settled when it is gone,
+    reaped by us, or a zombie whose parent is outside the tree (someone else's to
+    reap); up to ``timeout_s`` in all.
     """
     deadline = time.monotonic() + timeout_s
-    for pid in pids:
-        while True:
-            try:
-                done, _ = os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                break  # not ours, or already reaped
-            if done or time.monotonic() > deadline:
-                break
-            time.sleep(0.001)
-    for pid in pids:  # not our children: wait until they are gone (or zombies of someone else)
-        while time.monotonic() < deadline and alive(pid):
+    waiting = set(pids)
+    me = os.getpid()
+    while waiting and time.monotonic() < deadline:
+        for pid in list(waiting):
+            parent = parent_of(pid)
+            if parent == me:
+                try:
+                    if os.waitpid(pid, os.WNOHANG)[0]:
+                        waiting.discard(pid)
+                except ChildProcessError:  # reaped meanwhile by someone waiting on it (Popen.wait)
+                    waiting.discard(pid)
+            elif parent is None or (parent not in waiting and not alive(pid)):
+                waiting.discard(pid)
+        if waiting:
             time.sleep(0.001)
 
 

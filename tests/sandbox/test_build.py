@@ -235,6 +235,20 @@ def test_a_build_flooding_its_log_forever_is_killed_with_only_the_tail_kept(whic
     assert_host_as_before(bot, marker, outside, before)
 
 
+@pytest.mark.parametrize("which", ["bubblewrap", "trusted"])
+def test_a_build_forking_as_it_is_killed_leaves_no_zombie(which, sandbox, trusted, make_bot, outside):
+    """A child forked just before the kill dies after its parent and comes back to us (a subreaper):
+    it must be reaped too, whichever instant the time limit falls on."""
+    bot, marker = make_bot("while true; do sh -c 'true {marker}'; done")
+    before = tree_digest(outside, bot.directory)
+    chosen = sandbox if which == "bubblewrap" else trusted
+    for _ in range(30):
+        chosen.builds = type(chosen.builds)(None)  # build again: a refusal is remembered per version
+        message, _, _ = refused(chosen, bot, replace(LIMITS, build_timeout_s=0.05))
+        assert "timed out" in message
+    assert_host_as_before(bot, marker, outside, before)
+
+
 MANY_FILES = """
 import os
 for d in range(300):
