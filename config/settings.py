@@ -251,12 +251,13 @@ ARENA = {
     "ELO_K_PROVISIONAL": env_int("ARENA_ELO_K_PROVISIONAL", 40),
     "ELO_PROVISIONAL_GAMES": env_int("ARENA_ELO_PROVISIONAL_GAMES", 20),
     "ELO_K": env_int("ARENA_ELO_K", 20),
-    # Fitted ratings (ratings.fit): the pool's average they are anchored to, and how often beat refits.
+    # Fitted ratings (ratings.fit): the pool's average they are anchored to.
     "RATING_FIT_AVERAGE": env_int("ARENA_RATING_FIT_AVERAGE", 1500),
     # A rating is provisional until its fitted 95% margin is at most this many Elo (and the bot has played
     # ELO_PROVISIONAL_GAMES rated games).
     "RATING_PROVISIONAL_MARGIN": env_int("ARENA_RATING_PROVISIONAL_MARGIN", 100),
-    "RATING_FIT_SECONDS": env_int("ARENA_RATING_FIT_SECONDS", 3600),
+    # Beat refits every this many seconds the games whose rated results changed (ratings.fit skips the rest).
+    "RATING_FIT_SECONDS": env_int("ARENA_RATING_FIT_SECONDS", 300),
     # SPRT of a new version against the previous one: its matches queued or running at once, and the
     # colour-swapped pairs after which a test without a verdict stops.
     "SPRT_OPEN_MATCHES": env_int("ARENA_SPRT_OPEN_MATCHES", 4),

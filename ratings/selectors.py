@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, FilteredRelation, Q, QuerySet
 
 from .models import FittedRating, Rating, RatingChange, RatingFit, VersionTest
 
@@ -39,6 +39,29 @@ def fitted_ratings(game: str, bot_ids) -> dict[int, FittedRating]:
     """The latest fitted rating of each of these (public) bots, by bot id; one query; bots the fit did not
     include are absent."""
     return {fitted.bot_id: fitted for fitted in fitted_leaderboard(game).filter(bot_id__in=list(bot_ids))}
+
+
+def bot_fit(bot) -> tuple[RatingFit | None, FittedRating | None]:
+    """The latest fit of the bot's game and the bot's row in it (None where there is none), in one query,
+    whoever may see the bot: the caller decides that."""
+    fit = (RatingFit.objects.filter(game=bot.game)
+           .annotate(mine=FilteredRelation("ratings", condition=Q(ratings__bot=bot)))
+           .annotate(mine_id=F("mine__id"), mine_status=F("mine__status"), mine_elo=F("mine__elo"),
+                     mine_margin=F("mine__margin"), mine_games=F("mine__games"))
+           .first())
+    if fit is None or fit.mine_id is None:
+        return fit, None
+    return fit, FittedRating(id=fit.mine_id, fit=fit, bot=bot, status=fit.mine_status, elo=fit.mine_elo,
+                             margin=fit.mine_margin, games=fit.mine_games)
+
+
+def fitted_summary(games: int, fitted: FittedRating | None, fit: RatingFit | None) -> dict:
+    """What the API shows of the fit beside a bot's live rating (the leaderboard and the bot alike): the
+    fitted rating and its 95% margin, unrounded; its status; the provisional flag; the game's first-player
+    advantage. ``games``: the bot's rated games."""
+    return {"fitted_elo": fitted.elo if fitted else None, "fitted_margin": fitted.margin if fitted else None,
+            "fitted_status": fitted.status if fitted else None, "provisional": is_provisional(games, fitted),
+            "first_player_advantage": fit.advantage if fit else None}
 
 
 def is_provisional(games: int, fitted: FittedRating | None) -> bool:

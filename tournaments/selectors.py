@@ -267,6 +267,12 @@ def rated_game_rows():
         yield played_id, game_id, bot_of[white], bot_of[black], winner
 
 
+def rated_results_since(game_id: str, since) -> bool:
+    """Whether a rated match of this game has finished since ``since`` (ever, with None)."""
+    finished = Match.objects.filter(game=game_id, rated=True, status=Match.Status.FINISHED)
+    return (finished if since is None else finished.filter(finished_at__gte=since)).exists()
+
+
 def rated_pair_counts(game_ids) -> dict[str, np.ndarray]:
     """Per game id, rows of (white bot, black bot, white's wins, draws, losses) over every rated game.
 

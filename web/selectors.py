@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
 from django.db.models import Count, F, Q, Window
@@ -20,11 +19,6 @@ GAME_NAMES = {"tafl9": "Tafl 9×9", "fidchell-1": "Fidchell (Rules One)", "fidch
 LEADERBOARD_SORTS = {"rating": ("-elo", "bot_id"), "games": ("-games", "-elo", "bot_id"),
                      "name": ("bot__name", "bot_id"), "last": ("-updated_at", "bot_id")}
 PAGE_SIZE = 50
-
-
-def provisional_games() -> int:
-    """Below this many rated games a rating is provisional (the Elo's large-K phase)."""
-    return settings.ARENA["ELO_PROVISIONAL_GAMES"]
 
 
 # --- home ---------------------------------------------------------------------------------------
@@ -65,10 +59,9 @@ def leaderboard(game_id: str, sort: str, page_number) -> dict:
     page = Paginator(ranked, PAGE_SIZE).get_page(page_number)
     rows = list(page.object_list)
     fitted = ratings_selectors.fitted_ratings(game_id, [row["bot_id"] for row in rows])
-    provisional = provisional_games()
     for row in rows:
         row["fitted"] = fitted.get(row["bot_id"])
-        row["provisional"] = row["games"] < provisional
+        row["provisional"] = ratings_selectors.is_provisional(row["games"], row["fitted"])
     return {"page": page, "rows": rows}
 
 

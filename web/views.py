@@ -65,10 +65,11 @@ def bot(request, bot_id: int):
     versions = list(found.versions.all())
     version_ids = [version.pk for version in versions]
     rating = next((r for r in found.ratings.all() if r.game == found.game), None)
+    _, fitted = ratings_selectors.bot_fit(found)
     return render(request, "web/bot.html", {
         "bot": found, "is_owner": owner, "versions": versions, "rating": rating, "form": form,
-        "provisional": rating is not None and rating.games < selectors.provisional_games(),
-        "fitted": ratings_selectors.fitted_ratings(found.game, [found.pk]).get(found.pk),
+        "provisional": rating is not None and ratings_selectors.is_provisional(rating.games, fitted),
+        "fitted": fitted,
         "chart": charts.rating_svg(selectors.rating_points(found)),
         "opponents": app_selectors.opponents(found, request.user),
         "recent": selectors.recent_games(request.user, version_ids),

@@ -123,6 +123,6 @@ def smoke_test(self, version_id=None, *extra, **unexpected) -> str | None:
 
 @shared_task(name="ratings.fit", ignore_result=True)
 def fit_ratings(*extra, **unexpected) -> int:
-    """Refit every game (beat runs it every ARENA["RATING_FIT_SECONDS"]); the fit reads only the database,
-    so any arguments a message carries are ignored."""
-    return sum(row.games for row in ratings.fit_ratings())
+    """Refit the games whose rated results changed (beat runs it every ARENA["RATING_FIT_SECONDS"]); the games
+    read. The fit reads only the database, so any arguments a message carries are ignored."""
+    return sum(row.games for row in ratings.refit_changed())

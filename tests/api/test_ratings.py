@@ -1,10 +1,15 @@
-"""The leaderboard per game and a bot's rating history."""
+"""The leaderboard per game, a bot's rating (live and fitted) and its rating history."""
 
 from __future__ import annotations
 
-from ratings.models import Rating, RatingChange
+import pytest
+from django.core.cache import cache
+from django.utils import timezone
 
-from .conftest import finished_match, make_bot, ready_version
+from ratings.models import FittedRating, Rating, RatingChange, RatingFit
+from tournaments.models import Bot
+
+from .conftest import client_for, finished_match, make_bot, ready_version
 
 
 def test_leaderboard_ranks_public_bots_by_elo(anon, player, other_player):
@@ -53,13 +58,10 @@ def test_unrated_bot_has_empty_history(anon, player):
     assert anon.get(f"/api/bots/{bot.pk}/rating-history/").json()["results"] == []
 
 
-def test_leaderboard_gives_the_fitted_rating_its_interval_the_provisional_mark_and_the_colour_advantage(
-        anon, player, other_player, settings):
-    from django.core.cache import cache
-    from django.utils import timezone
-
-    from ratings.models import FittedRating, RatingFit
-
+@pytest.fixture
+def fitted(player, other_player, settings):
+    """Three tafl9 bots with live ratings and a stored fit: alpha (player's; 4 games, margin 80), beta (margin
+    150) and gamma (unbounded below), both other_player's; a first-player advantage of 61.5."""
     settings.ARENA = {**settings.ARENA, "ELO_PROVISIONAL_GAMES": 2, "RATING_PROVISIONAL_MARGIN": 100}
     mine, theirs, third = (ready_version(make_bot(owner, name)) for owner, name in
                            ((player, "alpha"), (other_player, "beta"), (other_player, "gamma")))
@@ -71,6 +73,12 @@ def test_leaderboard_gives_the_fitted_rating_its_interval_the_provisional_mark_a
     FittedRating.objects.create(fit=fit, bot=theirs.bot, status="rated", elo=1480.5, margin=150.0, games=2)
     FittedRating.objects.create(fit=fit, bot=third.bot, status="below", elo=None, margin=None, games=2)
     cache.clear()
+    return {version.bot.name: version.bot for version in (mine, theirs, third)}
+
+
+def test_leaderboard_gives_the_fitted_rating_its_interval_the_provisional_mark_and_the_colour_advantage(
+        anon, fitted):
+    mine = fitted["alpha"].versions.get()
     rows = {row["bot_name"]: row for row in anon.get("/api/leaderboard/tafl9/").json()["results"]}
     assert (rows["alpha"]["fitted_elo"], rows["alpha"]["fitted_margin"], rows["alpha"]["fitted_status"]) == (
         1540.25, 80.0, "rated")
@@ -80,3 +88,29 @@ def test_leaderboard_gives_the_fitted_rating_its_interval_the_provisional_mark_a
         None, "below", True)
     assert {row["first_player_advantage"] for row in rows.values()} == {61.5}
     assert rows["alpha"]["elo"] == Rating.objects.get(bot=mine.bot).elo  # the live Elo stays, unrounded
+
+
+def test_a_bot_gives_the_same_fitted_fields_as_the_leaderboard(anon, fitted):
+    board = {row["bot_name"]: row for row in anon.get("/api/leaderboard/tafl9/").json()["results"]}
+    for name, bot in fitted.items():
+        rating = anon.get(f"/api/bots/{bot.pk}/").json()["rating"]
+        shown = ("elo", "games", "wins", "draws", "losses", "fitted_elo", "fitted_margin", "fitted_status",
+                 "provisional", "first_player_advantage")
+        assert {key: rating[key] for key in shown} == {key: board[name][key] for key in shown}
+
+
+def test_a_private_or_retired_bot_keeps_its_fitted_rating_on_its_own_page(player, fitted):
+    bot = fitted["alpha"]
+    Bot.objects.filter(pk=bot.pk).update(is_public=False, is_retired=True)
+    cache.clear()
+    rating = client_for(player).get(f"/api/bots/{bot.pk}/").json()["rating"]
+    assert (rating["fitted_elo"], rating["fitted_margin"], rating["provisional"]) == (1540.25, 80.0, False)
+
+
+def test_a_bot_before_any_fit_has_null_fitted_fields_and_is_provisional(anon, player):
+    bot = make_bot(player, "fresh")
+    Rating.objects.create(bot=bot, game="tafl9", elo=1510.0, games=30, wins=30)
+    rating = anon.get(f"/api/bots/{bot.pk}/").json()["rating"]
+    assert rating["elo"] == 1510.0 and rating["provisional"] is True
+    assert [rating[key] for key in ("fitted_elo", "fitted_margin", "fitted_status", "first_player_advantage")] == [
+        None] * 4

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.core.management import CommandError, call_command
+from django.db.models import F
 
 from ratings import fit as fitting
 from ratings.models import FittedRating, RatingFit
 from ratings.selectors import fitted_leaderboard, rating_fit
-from tournaments.models import Bot
+from tournaments.models import Bot, Match
 from tournaments.services import claim_match, create_match, finish_match
 from tournaments.services.ratings import fit_ratings
 from workers.tasks import fit_ratings as fit_task
@@ -126,4 +129,20 @@ def test_the_command_and_the_periodic_task(league, capsys):
     with pytest.raises(CommandError, match="unknown game chess"):
         call_command("fit_ratings", "--game", "chess")
     assert fit_task() == 18
-    assert RatingFit.objects.count() == 4
+    assert list(RatingFit.objects.values_list("game", flat=True)) == ["tafl9"]  # no rated game elsewhere
+
+
+def test_the_periodic_task_refits_only_the_games_whose_results_changed(league, settings):
+    """Refitted while results come and once more after the last of them; then left alone until the next."""
+    period = timedelta(seconds=settings.ARENA["RATING_FIT_SECONDS"])
+    ann, bob, *_ = league
+    assert fit_task() == 18  # never fitted, rated games: fitted
+    RatingFit.objects.update(fitted_at=F("fitted_at") - 2 * period)
+    Match.objects.update(finished_at=F("finished_at") - 4 * period)  # the last fit read them all, long ago
+    before = RatingFit.objects.get().fitted_at
+    assert fit_task() == 0 and RatingFit.objects.get().fitted_at == before  # nothing new: no refit
+    play(ann, bob, ["white", "black"])
+    assert fit_task() == 20 and RatingFit.objects.get().fitted_at > before
+    assert fit_task() == 20  # once more: a match may have finished while that fit was reading
+    RatingFit.objects.update(fitted_at=F("fitted_at") + 2 * period)
+    assert fit_task() == 0

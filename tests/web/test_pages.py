@@ -378,3 +378,28 @@ def test_fitted_ratings_show_with_their_interval(league):
     for f in fitted.values():
         if f.elo is None:
             assert f.status in text(board)
+
+
+def test_the_provisional_mark_follows_the_fitted_margin_on_both_pages(league, settings):
+    """The pages mark a bot provisional by the API's rule: few rated games, or no fitted rating within
+    RATING_PROVISIONAL_MARGIN; a private bot's own page shows its fitted rating to its owner."""
+    from django.utils import timezone
+
+    from ratings.models import FittedRating, Rating, RatingFit
+
+    settings.ARENA = {**settings.ARENA, "ELO_PROVISIONAL_GAMES": 2, "RATING_PROVISIONAL_MARGIN": 100}
+    alpha, beta = league["alpha"].bot, league["beta"].bot
+    for bot in (alpha, beta):
+        Rating.objects.update_or_create(bot=bot, game="tafl9",
+                                        defaults={"elo": 1500.0, "games": 9, "wins": 9, "draws": 0, "losses": 0})
+    fit = RatingFit.objects.create(game="tafl9", fitted_at=timezone.now(), games=9, fitted_games=9, average=1500)
+    FittedRating.objects.create(fit=fit, bot=alpha, status="rated", elo=1550.0, margin=60.0, games=9)
+    FittedRating.objects.create(fit=fit, bot=beta, status="rated", elo=1450.0, margin=160.0, games=9)
+    board = client_for().get("/leaderboard/tafl9/").context["rows"]
+    assert {row["bot_id"]: row["provisional"] for row in board if row["bot_id"] in (alpha.pk, beta.pk)} == {
+        alpha.pk: False, beta.pk: True}
+    assert client_for().get(f"/bots/{alpha.pk}/").context["provisional"] is False
+    assert client_for().get(f"/bots/{beta.pk}/").context["provisional"] is True
+    Bot.objects.filter(pk=alpha.pk).update(is_public=False)
+    page = client_for(alpha.owner).get(f"/bots/{alpha.pk}/")
+    assert page.context["fitted"].elo == 1550.0 and 'data-fitted="1550.0"' in text(page)

@@ -69,10 +69,7 @@ def leaderboard_row(row: dict, rank: int, fitted, fit) -> dict:
     return {"rank": rank, "bot": row["bot_id"], "bot_name": row["bot__name"], "owner": row["bot__owner__username"],
             "game": row["game"], "elo": row["elo"], "games": row["games"], "wins": row["wins"],
             "draws": row["draws"], "losses": row["losses"],
-            "fitted_elo": fitted.elo if fitted else None, "fitted_margin": fitted.margin if fitted else None,
-            "fitted_status": fitted.status if fitted else None,
-            "provisional": ratings_selectors.is_provisional(row["games"], fitted),
-            "first_player_advantage": fit.advantage if fit else None}
+            **ratings_selectors.fitted_summary(row["games"], fitted, fit)}
 
 
 RATING_CHANGE_COLUMNS = ("id", "played_id", "match_id", "before", "after", "delta", "k", "score", "created_at")
@@ -90,6 +87,7 @@ def bot_detail(bot, user) -> dict:
     reasons are shown to the owner and staff only, decided once for the bot rather than per version."""
     insider = is_insider(user, bot.owner_id)
     rating = next((r for r in bot.ratings.all() if r.game == bot.game), None)
+    fit, fitted = ratings_selectors.bot_fit(bot) if rating else (None, None)
     return {"id": bot.id, "name": bot.name, "game": bot.game, "description": bot.description,
             "is_public": bot.is_public, "open_to_tournaments": bot.open_to_tournaments,
             "is_retired": bot.is_retired, "pinned_version": bot.pinned_version_id,
@@ -103,7 +101,8 @@ def bot_detail(bot, user) -> dict:
                          for v in bot.versions.all()],
             "rating": None if rating is None else {
                 "game": rating.game, "elo": rating.elo, "games": rating.games, "wins": rating.wins,
-                "draws": rating.draws, "losses": rating.losses, "updated_at": when(rating.updated_at)}}
+                "draws": rating.draws, "losses": rating.losses, "updated_at": when(rating.updated_at),
+                **ratings_selectors.fitted_summary(rating.games, fitted, fit)}}
 
 
 def version_test_row(test) -> dict | None:

@@ -10,6 +10,7 @@ from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from engines import GAME_IDS
+from ratings import selectors as ratings_selectors
 from ratings import sprt
 from ratings.models import Rating, RatingChange, VersionTest
 from tournaments.models import BOT_NAME, BOT_NAME_RULE, Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
@@ -282,6 +283,34 @@ RATING_HELP = {
 }
 
 
+class FittedFields(serializers.Serializer):
+    """The fit's view of a bot beside its live Elo (ratings.selectors.fitted_summary): the leaderboard and the
+    bot's page give the same five fields."""
+
+    FIELDS = ["fitted_elo", "fitted_margin", "fitted_status", "provisional", "first_player_advantage"]
+
+    fitted_elo = serializers.FloatField(
+        read_only=True, allow_null=True,
+        help_text="The fitted rating: maximum likelihood over all the game's rated games (Bradley-Terry on the Elo "
+                  "scale, Davidson draws, a first-player term), refitted periodically; unrounded. Null when the "
+                  "latest fit gives the bot none (see fitted_status).")
+    fitted_margin = serializers.FloatField(
+        read_only=True, allow_null=True, help_text="Half-width of the fitted rating's 95% interval, in Elo; null "
+                                                   "without a fitted rating.")
+    fitted_status = serializers.CharField(
+        read_only=True, allow_null=True,
+        help_text="`rated`; or why the results leave the rating unbounded: `above` (won every game against the "
+                  "pool), `below` (lost every one), `apart` (not linked to the pool); null when no fit included "
+                  "the bot yet.")
+    provisional = serializers.BooleanField(
+        read_only=True, help_text="True while the bot has played fewer than ELO_PROVISIONAL_GAMES rated games, or "
+                                  "has no fitted rating with a 95% margin within RATING_PROVISIONAL_MARGIN.")
+    first_player_advantage = serializers.FloatField(
+        read_only=True, allow_null=True,
+        help_text="The game's first-player (White's) advantage in Elo from the latest fit, the same for every "
+                  "bot of the game; null before any fit.")
+
+
 class RatingBriefSerializer(serializers.ModelSerializer):
     class Meta:
         model = Rating
@@ -296,6 +325,12 @@ CONSENT_HELP = ("Whether other players may enter this bot in their tournaments (
 GAME_HELP = "The game: `tafl9` (Tafl 9x9), `fidchell-1` / `fidchell-2` (Fidchell, Rules One / 2), `shatra`."
 DESCRIPTION_HELP = "Free text about the bot, up to 2000 characters."
 PUBLIC_HELP = "Whether anyone may see the bot, its versions and games; a private bot is seen by its owner only."
+
+
+class BotRatingSerializer(FittedFields, RatingBriefSerializer):
+    class Meta(RatingBriefSerializer.Meta):
+        fields = RatingBriefSerializer.Meta.fields + FittedFields.FIELDS
+        read_only_fields = fields
 
 
 class BotSerializer(serializers.ModelSerializer):
@@ -320,7 +355,8 @@ class BotSerializer(serializers.ModelSerializer):
 
 class BotDetailSerializer(BotSerializer):
     versions = serializers.SerializerMethodField(help_text="Every version, newest first.")
-    rating = serializers.SerializerMethodField(help_text="The bot's rating in its game; null before any rated game.")
+    rating = serializers.SerializerMethodField(
+        help_text="The bot's live Elo and record in its game, with its fitted rating; null before any rated game.")
 
     class Meta(BotSerializer.Meta):
         fields = BotSerializer.Meta.fields + ["versions", "rating"]
@@ -330,12 +366,13 @@ class BotDetailSerializer(BotSerializer):
     def get_versions(self, bot):
         return BotVersionSerializer(bot.versions.all(), many=True, context=self.context).data
 
-    @extend_schema_field(RatingBriefSerializer(allow_null=True))
+    @extend_schema_field(BotRatingSerializer(allow_null=True))
     def get_rating(self, bot):
-        for rating in bot.ratings.all():
-            if rating.game == bot.game:
-                return RatingBriefSerializer(rating).data
-        return None
+        rating = next((r for r in bot.ratings.all() if r.game == bot.game), None)
+        if rating is None:
+            return None
+        fit, fitted = ratings_selectors.bot_fit(bot)
+        return {**RatingBriefSerializer(rating).data, **ratings_selectors.fitted_summary(rating.games, fitted, fit)}
 
 
 class BotCreateSerializer(StrictInput):
@@ -665,36 +702,15 @@ class CrosstableRowSerializer(serializers.Serializer):
 
 # --- ratings ---------------------------------------------------------------------------------
 
-class LeaderboardEntrySerializer(serializers.ModelSerializer):
+class LeaderboardEntrySerializer(FittedFields, serializers.ModelSerializer):
     rank = serializers.IntegerField(read_only=True, help_text="Place on the leaderboard, from 1.")
     bot = serializers.IntegerField(source="bot_id", read_only=True, help_text="Id of the bot.")
     bot_name = serializers.CharField(source="bot.name", read_only=True, help_text="The bot's name.")
     owner = serializers.CharField(source="bot.owner.username", read_only=True, help_text="The owner's user name.")
-    fitted_elo = serializers.FloatField(
-        read_only=True, allow_null=True,
-        help_text="The fitted rating: maximum likelihood over all the game's rated games (Bradley-Terry on the Elo "
-                  "scale, Davidson draws, a first-player term), refitted periodically; unrounded. Null when the "
-                  "latest fit gives the bot none (see fitted_status).")
-    fitted_margin = serializers.FloatField(
-        read_only=True, allow_null=True, help_text="Half-width of the fitted rating's 95% interval, in Elo; null "
-                                                   "without a fitted rating.")
-    fitted_status = serializers.CharField(
-        read_only=True, allow_null=True,
-        help_text="`rated`; or why the results leave the rating unbounded: `above` (won every game against the "
-                  "pool), `below` (lost every one), `apart` (not linked to the pool); null when no fit included "
-                  "the bot yet.")
-    provisional = serializers.BooleanField(
-        read_only=True, help_text="True while the bot has played fewer than ELO_PROVISIONAL_GAMES rated games, or "
-                                  "has no fitted rating with a 95% margin within RATING_PROVISIONAL_MARGIN.")
-    first_player_advantage = serializers.FloatField(
-        read_only=True, allow_null=True,
-        help_text="The game's first-player (White's) advantage in Elo from the latest fit, the same on every row; "
-                  "null before any fit.")
-
     class Meta:
         model = Rating
         fields = ["rank", "bot", "bot_name", "owner", "game", "elo", "games", "wins", "draws", "losses",
-                  "fitted_elo", "fitted_margin", "fitted_status", "provisional", "first_player_advantage"]
+                  *FittedFields.FIELDS]
         read_only_fields = fields
         extra_kwargs = RATING_HELP
 
