@@ -44,6 +44,9 @@ MIN_PATH_STRENGTH = 7  # "less than seven stones (the minimum needed to win)"
 PLACE, MOVE, CHALLENGE_MOVE, REMOVE = 0, 1 << 16, 2 << 16, 3 << 16
 KIND_MASK = 3 << 16
 NO_NODE = 255
+# F2 challenge codes besides 0 (none) and 1..window (pending): White owes the removal (CH=R), and the window has run
+# out without a White capture, so Black has won (CH=0, the project's extension of §8: a line must show that end).
+REMOVE_OWED, UPHELD = -1, -2
 # bytes.translate tables turning a board's cells into 1 where the cell is empty / holds a side's stone:
 EMPTY_CELLS = bytes([1]) + bytes(255)
 STONES_OF = {W_STONE: bytes([0, 1]) + bytes(254), B_STONE: bytes([0, 0, 1]) + bytes(253)}
@@ -318,7 +321,7 @@ class _Board:
         self.count = [0, self.board.count(W_STONE), self.board.count(B_STONE)]
         self.turn = turn
         self.king = king  # F1: 0 dead, 1 live; F2: 0 white, 1 both
-        self.challenge = challenge  # F2 challenge: 0 none, 1..window pending, -1 remove owed
+        self.challenge = challenge  # F2 challenge: 0 none, 1..window pending, REMOVE_OWED, UPHELD
         self.ply = 0
         self.capfree = 0
         zw, zb = geometry.zobrist[W_STONE], geometry.zobrist[B_STONE]
@@ -372,7 +375,7 @@ class _Board:
     def gen(self) -> list[int]:
         s = self.turn
         g = self.geometry
-        if self.challenge == -1:
+        if self.challenge == REMOVE_OWED:
             return self._removals()
         if self.hand[s] > 0:
             acts = list(compress(range(g.nr), bytes(self.board).translate(EMPTY_CELLS)))
@@ -395,7 +398,7 @@ class _Board:
         """The texts of ``gen``'s actions (``cells`` is ``bytes(self.board)``); common cases make no codes."""
         s = self.turn
         g = self.geometry
-        if self.challenge != -1 and self.forbid[s] < 0:
+        if self.challenge != REMOVE_OWED and self.forbid[s] < 0:
             if self.hand[s] > 0 and not self.settings.may_move_with_stones_in_hand:
                 cells_in_order, texts = g.sorted_placements
                 return list(compress(texts, cells_in_order(cells.translate(EMPTY_CELLS))))
@@ -547,10 +550,11 @@ class _Board:
                 self.challenge = st.challenge_window
             elif s == W_STONE and ch_before > 0:
                 if caps:
-                    self.challenge = -1 if count[B_STONE] else 0
+                    self.challenge = REMOVE_OWED if count[B_STONE] else 0
                 else:
                     self.challenge = ch_before - 1
                     if self.challenge == 0:
+                        self.challenge = UPHELD  # written CH=0, so that the line read back is over too
                         end = (B_STONE, "challenge")
         self.end = end
         owed = self.owed
@@ -731,7 +735,7 @@ class FidchellPosition(Position):
     @property
     def phase(self) -> str:
         state = self._state
-        if state.challenge == -1:
+        if state.challenge == REMOVE_OWED:
             return "remove"
         return "place" if state.hand[state.turn] > 0 else "move"
 
@@ -834,10 +838,10 @@ class FidchellPosition(Position):
         side = SIDE_NAME[state.turn]
         hand = state.hand[state.turn]
         if wanted.startswith("x:"):
-            if state.challenge != -1:
+            if state.challenge != REMOVE_OWED:
                 return "no removal is owed here"
             return "name Black stones in ring-then-index order, as many as the rule asks"
-        if state.challenge == -1:
+        if state.challenge == REMOVE_OWED:
             return "white must first remove black stones (x:...)"
         if wanted.startswith("@"):
             if hand == 0:
@@ -874,7 +878,7 @@ class FidchellPosition(Position):
 
 
 def _ch_text(ch: int) -> str:
-    return "-" if ch == 0 else "R" if ch == -1 else str(ch)
+    return "-" if ch == 0 else "R" if ch == REMOVE_OWED else "0" if ch == UPHELD else str(ch)
 
 
 def _action_text(a: int, names: list[str]) -> str:
@@ -943,8 +947,10 @@ def _parse(variant: int, text: str, settings: Settings) -> FidchellPosition:
                 raise BadPosition("CH: a challenge needs both hands empty")
             if king != 1:
                 raise BadPosition("CH: a challenge follows a Black movement, so K must be both")
-        if ch == -1 and (turn != W_STONE or board.count(B_STONE) == 0):
+        if ch == REMOVE_OWED and (turn != W_STONE or board.count(B_STONE) == 0):
             raise BadPosition("CH=R: White owes a removal, so T must be W and Black must have stones")
+        if ch == UPHELD and turn != B_STONE:
+            raise BadPosition("CH=0: White's last action in the window ended the game, so T must be B")
     return _new_position(variant, settings, geo, board, hands, turn, king, ch)
 
 
@@ -978,10 +984,12 @@ def _parse_ch(value: str, settings: Settings) -> int:
     if value == "-":
         return 0
     if value == "R":
-        return -1
+        return REMOVE_OWED
+    if value == "0":
+        return UPHELD
     if value.isdigit() and 1 <= int(value) <= settings.challenge_window:
         return int(value)
-    raise BadPosition(f"CH={value!r}: expected -, R or 1..{settings.challenge_window}")
+    raise BadPosition(f"CH={value!r}: expected -, R, 0 or 1..{settings.challenge_window}")
 
 
 def _new_position(variant, settings, geo, board, hands, turn, king, ch) -> FidchellPosition:
@@ -997,6 +1005,8 @@ def _static_outcome(core: _Board) -> Outcome | None:
             return Outcome(SIDE_NAME[side], "path")
     if core.strength_rule and core.white_strength() < MIN_PATH_STRENGTH:
         return Outcome(BLACK, "strength")
+    if core.challenge == UPHELD:
+        return Outcome(BLACK, "challenge")
     return None
 
 
@@ -1032,7 +1042,8 @@ def _initial(variant: int, settings: Settings) -> FidchellPosition:
 def _game(variant: int) -> Game:
     return Game(
         id=f"fidchell-{variant}",
-        ruleset=f"fidchell-{variant}/2026.1",
+        # fidchell-2/2026.2: a line after an upheld challenge says CH=0 (2026.1 wrote CH=-, which reads as ongoing)
+        ruleset="fidchell-1/2026.1" if variant == 1 else "fidchell-2/2026.2",
         settings_type=Settings,
         initial_position=partial(_initial, variant),
         parse_position=partial(_parse, variant),

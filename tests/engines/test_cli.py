@@ -51,6 +51,18 @@ def test_play_reports_the_end_of_the_game():
     assert done.stdout.splitlines()[1] == "winner=white reason=escape"
 
 
+def test_a_printed_last_position_reads_back_as_over():
+    # rules/fidchell.md T27: the challenge is upheld; the line play prints (CH=0) is a game over when given back
+    t27 = "V=F2; W=r4s4,r6s8,r7s1,r7s5,r7s9,r7s13,r7s17,r7s21,r6s20; B=r5s4,r3s0,r3s8,r6s0; H=0/0; T=W; K=both; CH=1"
+    done = engines("play", "fidchell-2", "--position", t27, "r7s1-r7s2")
+    final, outcome = done.stdout.splitlines()
+    assert outcome == "winner=black reason=challenge" and final.endswith("CH=0")
+    legal = engines("legal", "fidchell-2", "--position", final)
+    assert (legal.returncode, legal.stdout) == (0, "")
+    after = engines("play", "fidchell-2", "--position", final, "r6s0-r6s1")
+    assert after.returncode == 2 and "over" in after.stderr and after.stdout == ""
+
+
 def test_play_from_the_initial_position_by_default():
     done = engines("play", "tafl9", "e3-h3")
     assert done.stdout.splitlines() == ["3bbb3/4b4/4w4/b3w3b/bbwwkwwbb/b3w3b/7w1/4b4/3bbb3 b 1", "ongoing"]

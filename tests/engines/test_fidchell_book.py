@@ -258,6 +258,7 @@ def test_random_playouts_round_trip_and_stay_unchanged(game):
         (FIDCHELL_1, "V=F1; W=r1s0,r7s23; B=r3s15; H=3/0; T=B; K=live"),
         (FIDCHELL_2, "V=F2; W=r2s0; B=r1s1; H=0/0; T=W; K=both; CH=R"),
         (FIDCHELL_2, "V=F2; W=r2s0; B=r1s1; H=0/0; T=B; K=both; CH=4"),
+        (FIDCHELL_2, "V=F2; W=r2s0; B=r1s1; H=0/0; T=B; K=both; CH=0"),  # the project's extension: upheld
     ],
 )
 def test_canonical_text_round_trips(game, text):
@@ -290,6 +291,9 @@ def test_parse_accepts_spaces_and_missing_ch():
         (FIDCHELL_2, "V=F2; W=-; B=r1s1; H=0/0; T=W; K=white; CH=3", "K must be both"),
         (FIDCHELL_2, "V=F2; W=-; B=r1s1; H=0/0; T=B; K=both; CH=R", "CH=R"),
         (FIDCHELL_2, "V=F2; W=-; B=-; H=0/0; T=W; K=both; CH=R", "CH=R"),
+        (FIDCHELL_2, "V=F2; W=-; B=r1s1; H=0/0; T=W; K=both; CH=0", "CH=0"),
+        (FIDCHELL_2, "V=F2; W=-; B=r1s1; H=0/1; T=B; K=both; CH=0", "both hands"),
+        (FIDCHELL_2, "V=F2; W=-; B=r1s1; H=0/0; T=B; K=white; CH=0", "K must be both"),
         (FIDCHELL_1, "   ", "empty"),
     ],
 )
