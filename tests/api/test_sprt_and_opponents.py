@@ -6,7 +6,8 @@ import pytest
 
 from engines.stats import elo_trinomial
 from ratings.models import VersionTest
-from tournaments.models import Match
+from ratings.selectors import held_back
+from tournaments.models import BotVersion, Match
 
 from .conftest import client_for, finished_match, make_bot, ready_version
 
@@ -89,6 +90,33 @@ def test_a_private_bots_tests_are_its_owners(ada, grace, player):
     assert ada.post(f"/api/bots/{bot.pk}/sprt/", {}, format="json").status_code == 201
     assert grace.get(f"/api/bots/{bot.pk}/sprt/").status_code == 404
     assert len(ada.get(f"/api/bots/{bot.pk}/sprt/").json()) == 1
+
+
+def test_the_owner_stops_a_running_test_and_its_queued_matches_go(ada, grace, anon, two_versions):
+    old, new = two_versions
+    test = ada.post(f"/api/bots/{new.bot_id}/sprt/", {"gate": True}, format="json").json()
+    url = f"/api/bots/{new.bot_id}/sprt/{test['id']}/stop/"
+    assert grace.post(url).status_code == 403 and anon.post(url).status_code in (401, 403)
+    assert VersionTest.objects.get().state == "running"
+    response = ada.post(url)
+    assert response.status_code == 200, response.content
+    assert (response.json()["state"], response.json()["note"]) == ("stopped", "stopped by its owner")
+    assert set(Match.objects.values_list("status", flat=True)) == {"cancelled"}
+    again = ada.post(url)
+    assert again.status_code == 400 and "has ended already (stopped)" in again.json()["detail"][0]
+    assert BotVersion.objects.filter(held_back(), pk=new.pk).exists()  # gated, stopped without a pass: held back
+
+
+@pytest.mark.parametrize("test_id", ["0", "999999", "9" * 19])
+def test_stopping_a_test_the_bot_does_not_have_is_a_404(ada, two_versions, player, test_id):
+    old, new = two_versions
+    other = make_bot(player, "other")
+    ready_version(other), ready_version(other)
+    theirs = ada.post(f"/api/bots/{other.pk}/sprt/", {}, format="json").json()["id"]
+    for bot, test in ((new.bot_id, test_id), (new.bot_id, theirs)):
+        response = ada.post(f"/api/bots/{bot}/sprt/{test}/stop/")
+        assert response.status_code == 404 and "has no SPRT" in response.json()["detail"][0]
+    assert VersionTest.objects.get().state == "running"
 
 
 # --- per-opponent results ----------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from tournaments.models import BotVersion, Tournament
 
 from . import public, rows, selectors, serializers
 from . import services as api_services
-from .filters import BotFilter, BotVersionFilter, GameFilter, MatchFilter, StrictOrdering, TournamentFilter
+from .filters import MAX_ID, BotFilter, BotVersionFilter, GameFilter, MatchFilter, StrictOrdering, TournamentFilter
 from .pagination import NewestChangeFirstCursor, NewestFirstCursor, SmallPages
 from .permissions import IsOwnerOrAdminOrReadOnly
 from .records import record_text
@@ -315,6 +315,21 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
                                                  elo1=values["elo1"], alpha=values["alpha"], beta=values["beta"],
                                                  gate=values["gate"])
         return Response(serializers.VersionTestSerializer(test).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=None, parameters=[OpenApiParameter("test", int, OpenApiParameter.PATH, description="The SPRT's id.")],
+        responses={200: serializers.VersionTestSerializer, 400: refused_when("the test has ended already.")},
+        description="Stop a running SPRT of the bot without a verdict; its queued matches are cancelled. A gated "
+                    "version stays off the ladder, as without a pass. Owner or admin only.")
+    @action(detail=True, methods=["post"], url_path=r"sprt/(?P<test>[0-9]{1,19})/stop", url_name="sprt-stop",
+            pagination_class=None, filter_backends=[])
+    def stop_sprt(self, request, pk=None, test=None):
+        """Stop one of the bot's running SPRTs."""
+        bot = self.get_object()
+        found = int(test) <= MAX_ID and ratings_selectors.version_tests_of(bot.pk).filter(pk=int(test)).first()
+        if not found:
+            raise NotFound(f"bot {bot.pk} has no SPRT {test}")
+        return Response(serializers.VersionTestSerializer(app_services.stop_version_test(found)).data)
 
     @extend_schema(responses={200: serializers.OpponentSerializer(many=True)})
     @action(detail=True, pagination_class=None, filter_backends=[])

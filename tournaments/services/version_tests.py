@@ -159,6 +159,17 @@ def match_ended_unscored(match: Match) -> None:
 
 
 @transaction.atomic
+def stop_version_test(test: VersionTest) -> VersionTest:
+    """The owner stops a running test: no verdict, its queued matches cancelled (a match being played ends
+    and is not counted). A gated candidate stays off the ladder, as it would without a pass."""
+    test = VersionTest.objects.select_for_update().get(pk=test.pk)
+    if test.state != VersionTest.State.RUNNING:
+        raise ValidationError({"detail": [f"SPRT {test.pk} has ended already ({test.state})"]})
+    _stop(test, VersionTest.State.STOPPED, "stopped by its owner")
+    return test
+
+
+@transaction.atomic
 def stop_tests_of(version: BotVersion, reason: str) -> int:
     """Stop the running tests a version plays in (it was disabled): nothing is left to decide them."""
     tests = VersionTest.objects.select_for_update().filter(
