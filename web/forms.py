@@ -70,3 +70,16 @@ class EntrantForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["version"].choices = [(v.pk, f"{v.bot.name} v{v.number} ({v.bot.owner.username})")
                                           for v in choices]
+
+
+class SprtForm(forms.Form):
+    """An SPRT of a new version against the one before it, at the API's default error rates (0.05 each)."""
+
+    version = forms.TypedChoiceField(coerce=int, label="New version")
+    elo0 = forms.FloatField(initial=0.0, label="Elo H0", help_text="No better than this (logistic Elo)")
+    elo1 = forms.FloatField(initial=10.0, label="Elo H1", help_text="At least this much better")
+    gate = forms.BooleanField(required=False, label="Put it on the ladder only if it passes")
+
+    def __init__(self, *args, choices=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["version"].choices = [(v.pk, f"v{v.number}") for v in choices]

@@ -3,9 +3,12 @@ a template shows. Anything missing, or private to someone else, is the site's ow
 
 from __future__ import annotations
 
+import re
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -18,7 +21,8 @@ from tournaments import selectors as app_selectors
 from tournaments import services as app_services
 from tournaments.api import public
 from tournaments.api import services as api_services
-from tournaments.models import Game, Match, Tournament
+from tournaments.api.serializers import VersionTestSerializer
+from tournaments.models import BotVersion, Game, Match, Tournament
 
 from . import boards, charts, forms, selectors, starters
 from .pagecache import for_visitors
@@ -54,15 +58,28 @@ def bot(request, bot_id: int):
     if found is None:
         return not_found(request, what="bot")
     owner = request.user.is_authenticated and (request.user.pk == found.owner_id or request.user.is_staff)
-    form = forms.UploadForm()
+    versions = list(found.versions.all())
+    ready = [v for v in versions if v.status == BotVersion.Status.READY]
+    form, refused = forms.UploadForm(), None
+    sprt_form = forms.SprtForm(choices=ready, initial={"version": ready[0].pk if ready else None})
     if request.method == "POST":
         if not owner:
             return not_found(request, what="bot")
-        form = forms.UploadForm(request.POST, request.FILES)
-        if form.is_valid() and forms.run_service(form, lambda: _upload(found, form.cleaned_data["file"])):
-            messages.success(request, "Uploaded: the smoke test runs now; this page shows its verdict.")
+        action = request.POST.get("action", "upload")
+        if action == "sprt":
+            sprt_form = _request_sprt(request, found, ready)
+        elif action == "stop-sprt":
+            refused = _stop_sprt(request, found)
+            if refused is None:
+                return redirect("web:bot", bot_id=found.pk)
+            messages.error(request, refused)
+        else:
+            form = forms.UploadForm(request.POST, request.FILES)
+            if form.is_valid() and forms.run_service(form, lambda: _upload(found, form.cleaned_data["file"])):
+                messages.success(request, "Uploaded: the smoke test runs now; this page shows its verdict.")
+                form = None
+        if form is None or sprt_form is None:
             return redirect("web:bot", bot_id=found.pk)
-    versions = list(found.versions.all())
     version_ids = [version.pk for version in versions]
     rating = next((r for r in found.ratings.all() if r.game == found.game), None)
     _, fitted = ratings_selectors.bot_fit(found)
@@ -73,7 +90,37 @@ def bot(request, bot_id: int):
         "chart": charts.rating_svg(selectors.rating_points(found)),
         "opponents": app_selectors.opponents(found, request.user),
         "recent": selectors.recent_games(request.user, version_ids),
-        "game_name": selectors.GAME_NAMES[found.game]}, status=400 if form.errors else 200)
+        "tests": [(VersionTestSerializer(test).data, test)
+                  for test in ratings_selectors.version_tests_of(found.pk).select_related("candidate", "baseline")],
+        "sprt_form": sprt_form,
+        "game_name": selectors.GAME_NAMES[found.game]},
+        status=400 if form.errors or sprt_form.errors or refused else 200)
+
+
+def _request_sprt(request, bot, ready):
+    """The owner's SPRT request: the form with its errors, or None when the test started."""
+    form = forms.SprtForm(request.POST, choices=ready)
+    if form.is_valid() and forms.run_service(form, lambda: app_services.request_version_test(
+            bot, version_id=form.cleaned_data["version"], elo0=form.cleaned_data["elo0"],
+            elo1=form.cleaned_data["elo1"], gate=form.cleaned_data["gate"])):
+        messages.success(request, "SPRT started: its matches are queued.")
+        return None
+    return form
+
+
+def _stop_sprt(request, bot) -> str | None:
+    """The owner stops a running SPRT of this bot: None when done, else why not."""
+    test_id = request.POST.get("test", "")
+    found = re.fullmatch(r"[0-9]{1,18}", test_id)  # a database id; anything else names no test
+    test = found and ratings_selectors.version_tests_of(bot.pk).filter(pk=int(test_id)).first()
+    if not test:
+        return "this bot has no such SPRT"
+    try:
+        app_services.stop_version_test(test)
+    except ValidationError as error:
+        return " ".join(error.messages)
+    messages.success(request, f"SPRT {test.pk} stopped.")
+    return None
 
 
 def _upload(bot, file):

@@ -13,7 +13,7 @@ from ratings.models import Rating
 from tournaments.models import Game, Tournament
 from web.boards import cells
 
-from .conftest import BOTS, kit_version, play_real_match
+from .conftest import BOTS, kit_version, play_real_match, ready_version
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -258,3 +258,13 @@ def test_every_other_page_passes_the_accessibility_check(site, league, player):
     site.page.wait_for_selector(".status.running")
     assert site.page.locator("section[aria-labelledby=matches] tbody tr").count() == 2
     site.check("started")
+    newer = ready_version(league["alpha"].bot)  # the owner tests a new version from the bot page, then stops it
+    site.open(f"/bots/{league['alpha'].bot_id}/")
+    site.page.select_option("#id_version", str(newer.pk))
+    site.page.fill("#id_elo1", "5")
+    site.page.click("button[value=sprt]")
+    site.page.wait_for_selector("[data-sprt][data-state=running]")
+    site.check("own-bot-sprt")
+    site.page.click("button[value=stop-sprt]")
+    site.page.wait_for_selector("[data-sprt][data-state=stopped]")
+    assert site.page.locator("button[value=stop-sprt]").count() == 0

@@ -240,6 +240,38 @@ def test_only_the_owner_may_upload(player, other_player):
     assert not BotVersion.objects.exists()
 
 
+def test_the_owner_tests_a_new_version_and_stops_the_test_from_the_bot_page(league, player, other_player):
+    from ratings.models import VersionTest
+
+    old = league["alpha"]
+    new = ready_version(old.bot)
+    url = f"/bots/{old.bot_id}/"
+    client = client_for(player)
+    page = client.get(url)
+    assert 'value="sprt"' in text(page) and "No version test yet" in text(page)
+    assert 'value="sprt"' not in text(client_for(other_player).get(url))
+    refused = client.post(url, {"action": "sprt", "version": new.pk, "elo0": 10, "elo1": 0})
+    assert refused.status_code == 400 and "elo1" in refused.context["sprt_form"].errors
+    assert not VersionTest.objects.exists()
+    started = client.post(url, {"action": "sprt", "version": new.pk, "elo0": 0, "elo1": 5, "gate": "on"})
+    assert started.status_code == 302
+    test = VersionTest.objects.get()
+    assert (test.candidate, test.baseline, test.elo1, test.gate) == (new, old, 5.0, True)
+    page = text(client_for().get(url))
+    assert f'data-sprt="{test.pk}" data-state="running"' in page and f"v{new.number} vs v{old.number}" in page
+    assert 'value="stop-sprt"' not in page  # a visitor sees the test, not the button
+    for user in (None, other_player):
+        assert client_for(user).post(url, {"action": "stop-sprt", "test": test.pk}).status_code == 404
+    for bad in ("", "x", "9" * 40, "²"):
+        response = client.post(url, {"action": "stop-sprt", "test": bad})
+        assert response.status_code == 400 and "no such SPRT" in text(response)
+    assert client.post(url, {"action": "stop-sprt", "test": test.pk}).status_code == 302
+    test.refresh_from_db()
+    assert test.state == "stopped"
+    again = client.post(url, {"action": "stop-sprt", "test": test.pk})
+    assert again.status_code == 400 and "has ended already" in text(again)
+
+
 def test_tournament_form_creates_enters_and_starts(league, player, other_player):
     client = client_for(player)
     response = client.post("/tournaments/new/", {"name": "Cup", "game": "tafl9", "time_control": "move:200",
