@@ -18,6 +18,10 @@ quick start serves with a process of its own, so an upload is tested while the m
 Who pays: an infrastructure failure (the sandbox would not start, the runner broke, the match ran out
 of time, the lease was lost) puts the match back in the queue unscored; a bot's own failure is
 already a scored game in the runner's record. Every path that changes nothing says why in the log.
+
+This module is the one orchestration of a match: claim, play (``play_games``), heartbeats, report,
+requeue. The database writes each step makes (the lease, the stored result) are the match services';
+tests play a match through ``play_next``, the same call the ``workers.play_next`` task makes.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from django.core.exceptions import ValidationError
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
 from tournaments.models import BotVersion, Match
-from tournaments.referee import InfrastructureError
+from tournaments.referee import InfrastructureError, load_version, open_sandbox, play_game
 from tournaments.services import matches as match_services
 from tournaments.services import uploads as upload_services
 
@@ -47,6 +51,10 @@ FINISHED, REQUEUED, NOT_QUEUED, UNKNOWN, LEASE_LOST, REFUSED, NOTHING = (
     "finished", "requeued", "not-queued", "unknown-match", "lease-lost", "report-refused", "nothing-queued")
 # A smoke test's own limit, inside its lease (the next worker may take it after the lease).
 SMOKE_TEST_SECONDS = upload_services.SMOKE_LEASE_SECONDS - 60
+
+
+class LeaseLost(RuntimeError):
+    """The match is no longer ours: requeued by the scavenger, cancelled, or finished elsewhere."""
 
 
 class Heartbeat:
@@ -176,6 +184,27 @@ def smoke_test(version_id: int) -> str:
         return BotVersion.Status.PENDING
 
 
+def play_games(match_id: int, lease_token) -> list[dict]:
+    """Play every game of a claimed match through the sandbox; the runner's records come back.
+
+    The lease is extended (and checked) before each game besides the ``Heartbeat``'s beats, so a match
+    requeued meanwhile is not played on. Raises ``LeaseLost`` when the lease has gone,
+    ``InfrastructureError`` when the sandbox fails (the caller requeues; nothing is scored).
+    """
+    match = Match.objects.select_related("version_a__bot", "version_b__bot").get(pk=match_id)
+    if match.status != Match.Status.RUNNING or str(match.lease_token) != str(lease_token):
+        raise LeaseLost(f"match {match_id} is not running under this lease")
+    bots = {match.version_a_id: load_version(match.version_a), match.version_b_id: load_version(match.version_b)}
+    sandbox = open_sandbox()
+    records = []
+    for number in range(1, match.games_per_match + 1):
+        if not match_services.heartbeat(match_id, lease_token):
+            raise LeaseLost(f"match {match_id} lost its lease before game {number}")
+        white, black = match_services.colours(match, number)
+        records.append(play_game(match, number, bots[white.pk], bots[black.pk], sandbox))
+    return records
+
+
 def play_match(match_id: int, token, worker_id: str) -> str:
     """Play match ``match_id``, claimed under lease ``token``, within its own time limits; returns what
     happened (one of the words above)."""
@@ -185,8 +214,8 @@ def play_match(match_id: int, token, worker_id: str) -> str:
     with Heartbeat(match_id, token, conf.heartbeat_seconds(), limits.hard) as beat:
         try:
             with deadline(limits.soft):
-                records = match_services.run_match(match_id, token)
-        except match_services.LeaseLost as error:
+                records = play_games(match_id, token)
+        except LeaseLost as error:
             log.warning("match %s: %s; nothing reported", match_id, error)
             return LEASE_LOST
         except InfrastructureError as error:

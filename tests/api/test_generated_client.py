@@ -62,7 +62,8 @@ def until(read, done, seconds: float = 60.0):
 @pytest.mark.slow
 def test_a_new_player_s_whole_journey_through_the_generated_client(arena_client, live_server, transactional_db,
                                                                     settings):
-    from tournaments.services import create_player, play_match_now, smoke_test_version
+    from tests.playing import play
+    from tournaments.services import create_player, smoke_test_version
 
     settings.ARENA_THROTTLE_RATES = {"uploads": "1000/hour", "writes": "10000/hour", "auth": "1000/hour"}
     opponent = ready_version(make_bot(create_player(username="grace", password="hopper-1906"), "beta"))
@@ -93,7 +94,7 @@ def test_a_new_player_s_whole_journey_through_the_generated_client(arena_client,
     # a challenge, played by the worker, then its games, a record and the record as text
     match = api("matches.matches_create").sync(client=me, body=model("ChallengeRequest")(
         version_a=version.id, version_b=opponent.pk, games_per_match=2, time_control="move:500"))
-    play_match_now(match.id)
+    play(match.id)
     finished = until(lambda: api("matches.matches_retrieve").sync(id=match.id, client=me),
                      lambda m: m.status == model("MatchStatusEnum").FINISHED)
     assert finished.status == model("MatchStatusEnum").FINISHED, finished.failure_reason

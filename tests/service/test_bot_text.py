@@ -12,9 +12,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 
 from ratings.models import Rating, RatingChange
+from tests.playing import play
 from tests.postgresql import ROOT, rerun_on_postgresql
 from tournaments.models import BotVersion, Game
-from tournaments.services import create_match, play_match_now, smoke_test_version, upload_version
+from tournaments.services import create_match, smoke_test_version, upload_version
 from tournaments.services.matches import claim_match, finish_match
 
 pytestmark = pytest.mark.django_db
@@ -59,7 +60,7 @@ def rated_once(match, games: int) -> None:
 def test_a_bot_writing_nul_bytes_plays_a_scored_match(make_bot):
     nul = upload(make_bot, "nulbot", NUL_BOT)
     other = upload(make_bot, "plain", (ROOT / "tests" / "bots" / "random_bot.py").read_text())
-    match = play_match_now(create_match(nul, other, games=2, time_control="move:2000").pk)
+    match = play(create_match(nul, other, games=2, time_control="move:2000").pk)
     assert match.status == "finished" and match.score_a + match.score_b == 2.0, match.failure_reason
     games = list(Game.objects.filter(match=match))
     assert len(games) == 2

@@ -13,9 +13,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from ratings.models import RatingChange
+from tests.playing import play
 from tournaments.models import BotVersion, Game, Match
-from tournaments.referee import InfrastructureError
-from tournaments.services import create_match, play_match_now, upload_version
+from tournaments.services import create_match, upload_version
+from workers import playing
 
 from .conftest import ready_version
 
@@ -26,17 +27,18 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_a_crashing_bot_loses_and_the_loss_is_rated(make_bot, other_player):
     good = ready_version(make_bot("good"))
     bad = ready_version(make_bot("bad", owner=other_player), "illegal_bot.py")  # rated: two owners
-    match = play_match_now(create_match(good, bad, games=2, time_control="move:2000").pk)
+    match = play(create_match(good, bad, games=2, time_control="move:2000").pk)
     assert (match.status, match.score_a, match.score_b) == ("finished", 2.0, 0.0)
     assert set(Game.objects.values_list("reason", flat=True)) == {"illegal-move"}
     assert RatingChange.objects.count() == 4
 
 
-def test_both_bots_failing_before_move_one_is_void_and_requeued(make_bot):
+def test_both_bots_failing_before_move_one_is_void_and_requeued(make_bot, sent):
     one = ready_version(make_bot("one"), "crash_bot.py")
     two = ready_version(make_bot("two"), "crash_bot.py")
-    match = play_match_now(create_match(one, two, games=1).pk)
+    match = play(create_match(one, two, games=1).pk)
     assert match.status == "queued" and "void" in match.failure_reason
+    assert sent == [match.pk]  # back in the queue, with a wake-up of its own
     assert Game.objects.count() == 0 and RatingChange.objects.count() == 0
 
 
@@ -58,10 +60,11 @@ def test_a_bot_writing_after_quit_is_scored_and_never_held_in_memory(make_bot, p
                            SimpleUploadedFile("flood.py", QUIT_FLOOD_BOT.encode()))
     BotVersion.objects.filter(pk=flood.pk).update(status=BotVersion.Status.READY)
     flood.refresh_from_db()
-    other = create_match(*pair)  # queued: must stay as it is
+    flooded = create_match(flood, pair[0], games=2, time_control="move:2000")
+    other = create_match(*pair)  # queued after it: a worker plays one match, this one stays as it is
     tracemalloc.start()
     try:
-        match = play_match_now(create_match(flood, pair[0], games=2, time_control="move:2000").pk)
+        match = play(flooded.pk)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -72,7 +75,7 @@ def test_a_bot_writing_after_quit_is_scored_and_never_held_in_memory(make_bot, p
     assert set(BotVersion.objects.values_list("status", flat=True)) == {"ready"}
 
 
-def test_sandbox_failure_is_requeued_not_scored(pair, monkeypatch):
+def test_sandbox_failure_is_requeued_not_scored(pair, monkeypatch, sent):
     from runner import sandbox
 
     def broken(trusted=False, builds=None):
@@ -80,11 +83,12 @@ def test_sandbox_failure_is_requeued_not_scored(pair, monkeypatch):
 
     monkeypatch.setattr(sandbox, "open_sandbox", broken)
     match = create_match(*pair)
-    with pytest.raises(InfrastructureError, match="cannot create namespace"):
-        play_match_now(match.pk)
+    assert playing.play_next("test-worker") == playing.REQUEUED  # the worker's, not the bots' failure
     match.refresh_from_db()
     assert (match.status, match.attempts) == ("queued", 1)
     assert "sandbox unavailable" in match.failure_reason
+    assert "cannot create namespace" in match.failure_reason
+    assert sent == [match.pk]
     assert Game.objects.count() == 0
 
 
@@ -117,7 +121,7 @@ def test_a_game_keeps_its_wall_clock_duration_and_each_sides_thinking(make_bot, 
     place (it used to be their sum, documented as wall-clock time)."""
     good = ready_version(make_bot("good"))
     bad = ready_version(make_bot("bad", owner=other_player), "illegal_bot.py")
-    match = play_match_now(create_match(good, bad, games=1, time_control="move:2000").pk)
+    match = play(create_match(good, bad, games=1, time_control="move:2000").pk)
     game = Game.objects.get(match=match)
     times = game.record["times"]
     assert game.white_thinking == pytest.approx(sum(times[0::2]) / 1000, abs=0.01)
@@ -143,6 +147,14 @@ def test_a_record_without_times_leaves_them_unknown_rather_than_made_up(pair):
     assert finish_match(match.pk, token, [{**record("white"), "times": [100, 200]}, odd])
     assert list(Game.objects.order_by("number").values_list("duration", "white_thinking", "black_thinking")) == [
         (None, None, None), (None, None, None)]
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """The wake-ups a worker sends for a match it put back in the queue: kept here, Celery stays out."""
+    calls = []
+    monkeypatch.setattr("workers.dispatching.send_match", calls.append)
+    return calls
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from ratings.models import RatingChange
+from tests.playing import play
 from tournaments.models import Game, Match, Tournament
 from tournaments.pairings import berger_rounds, double_round
 from tournaments.selectors import crosstable, match_list, standings
@@ -17,7 +18,6 @@ from tournaments.services import (
     claim_match,
     create_tournament,
     finish_match,
-    play_match_now,
     remove_entrant,
     resume_tournament,
     start_tournament,
@@ -223,7 +223,7 @@ def test_a_tournament_played_to_the_end_with_real_bots(player, rivals):
     matches = start_tournament(tournament)
     assert len(matches) == 3
     for match in matches:
-        played = play_match_now(match.pk)
+        played = play(match.pk)
         assert played.status == "finished", played.failure_reason
         assert played.score_a + played.score_b == 2
     tournament.refresh_from_db()

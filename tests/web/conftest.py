@@ -190,7 +190,8 @@ def kit_version(owner, kit: str, name: str | None = None, ready: bool = True):
 
 def play_real_match(version_a, version_b, *, games: int = 1, time_control: str = "move:200", rated: bool = True):
     """A match played through the sandbox by the real runner, as a worker plays it."""
-    from tournaments.services import create_match, play_match_now
+    from tests.playing import play
+    from tournaments.services import create_match
 
     match = create_match(version_a, version_b, rated=rated, games=games, time_control=time_control)
-    return play_match_now(match.pk, "browser-test")
+    return play(match.pk, "browser-test")

@@ -40,7 +40,7 @@ def test_infrastructure_failures_requeue_unscored_and_resend(match, sent, monkey
     def broken(match_id, token):
         raise failure
 
-    monkeypatch.setattr(match_services, "run_match", broken)
+    monkeypatch.setattr(playing, "play_games", broken)
     assert playing.play_next("w:1") == playing.REQUEUED
     match.refresh_from_db()
     assert (match.status, match.attempts, match.lease_token) == ("queued", 1, None)
@@ -51,7 +51,7 @@ def test_infrastructure_failures_requeue_unscored_and_resend(match, sent, monkey
 
 def test_bot_failures_in_the_records_are_scored(match, sent, monkeypatch):
     records = [{"winner": "black", "reason": "timeout", "plies": 7}, {"winner": "white", "reason": "crash"}]
-    monkeypatch.setattr(match_services, "run_match", lambda match_id, token: records)
+    monkeypatch.setattr(playing, "play_games", lambda match_id, token: records)
     assert playing.play_next("w:1") == playing.FINISHED
     match.refresh_from_db()
     assert match.status == "finished" and (match.score_a, match.score_b) == (0.0, 2.0)
@@ -61,16 +61,16 @@ def test_bot_failures_in_the_records_are_scored(match, sent, monkeypatch):
 def test_a_lost_lease_reports_nothing(match, sent, monkeypatch):
     def lose(match_id, token):  # the scavenger requeued it while this worker was playing
         Match.objects.filter(pk=match_id).update(status="queued", lease_token=None)
-        raise match_services.LeaseLost("gone")
+        raise playing.LeaseLost("gone")
 
-    monkeypatch.setattr(match_services, "run_match", lose)
+    monkeypatch.setattr(playing, "play_games", lose)
     assert playing.play_next("w:1") == playing.LEASE_LOST
     assert Game.objects.count() == 0
 
 
 def test_a_second_delivery_and_an_unknown_id_do_nothing(match, sent, monkeypatch, caplog):
     caplog.set_level("INFO", logger="workers.playing")
-    monkeypatch.setattr(match_services, "run_match", lambda match_id, token: [RECORD, RECORD])
+    monkeypatch.setattr(playing, "play_games", lambda match_id, token: [RECORD, RECORD])
     assert playing.play_hinted(match.pk, "w:1") == playing.FINISHED
     assert playing.play_hinted(match.pk, "w:2") == playing.NOT_QUEUED
     assert f"match {match.pk} is finished, not queued" in caplog.text

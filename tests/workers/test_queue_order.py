@@ -165,7 +165,7 @@ def test_a_smoke_test_message_for_a_judged_version_changes_nothing(versions, cap
 def test_a_match_over_its_own_time_limit_is_requeued_unscored(versions, monkeypatch):
     (match_id,) = queue(versions, REQUESTED)
     monkeypatch.setattr(playing, "match_time_limits", lambda *args: TimeLimits(soft=1, hard=31))
-    monkeypatch.setattr(playing.match_services, "run_match", lambda match_id, token: time.sleep(10))
+    monkeypatch.setattr(playing, "play_games", lambda match_id, token: time.sleep(10))
     monkeypatch.setattr("workers.dispatching.send_match", lambda match_id: True)
     started = time.monotonic()
     assert playing.play_next("w:1") == playing.REQUEUED

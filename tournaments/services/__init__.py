@@ -2,7 +2,6 @@
 
 from .bots import delete_bot, pin_version, set_retired, set_version_active
 from .matches import (
-    LeaseLost,
     Report,
     cancel_match,
     cancel_queued_matches_of,
@@ -14,10 +13,8 @@ from .matches import (
     finish_match,
     finish_tournament_if_done,
     heartbeat,
-    play_match_now,
     requeue_expired_matches,
     requeue_match,
-    run_match,
 )
 from .players import api_token, create_bot, create_player, update_bot
 from .tournaments import (
@@ -32,12 +29,12 @@ from .uploads import claim_smoke_test, set_version_disabled, smoke_test_version,
 from .version_tests import previous_version, request_version_test, stop_version_test
 
 __all__ = [
-    "LeaseLost", "Report", "add_entrant", "delete_bot", "pin_version", "set_retired", "set_version_active",
+    "Report", "add_entrant", "delete_bot", "pin_version", "set_retired", "set_version_active",
     "api_token", "cancel_match", "cancel_queued_matches_of", "cancel_tournament",
     "check_time_control", "claim_match", "claim_next_match", "claim_smoke_test",
     "create_bot", "create_match", "create_player", "create_tournament",
-    "fail_match", "finish_match", "finish_tournament_if_done", "heartbeat", "play_match_now",
-    "remove_entrant", "requeue_expired_matches", "requeue_match", "resume_tournament", "run_match",
+    "fail_match", "finish_match", "finish_tournament_if_done", "heartbeat",
+    "remove_entrant", "requeue_expired_matches", "requeue_match", "resume_tournament",
     "set_version_disabled", "smoke_test_version", "start_tournament", "update_bot", "upload_version",
     "validate_upload",
 ]

@@ -23,7 +23,6 @@ from ratings.elo import scores_for
 from ratings.services import apply_rated_game, lock_ratings
 
 from ..models import BotVersion, Game, Match, Tournament
-from ..referee import InfrastructureError, load_version, open_sandbox, play_game
 from . import version_tests  # an SPRT's match counts in its test, in the transaction that stores it
 from .queueing import (  # noqa: F401  (a match's life starts here: callers find it with the rest)
     check_game,
@@ -38,10 +37,6 @@ log = logging.getLogger(__name__)
 WINNERS = ("white", "black", "none")
 VOID = "void"
 BOT_TEXTS = ("detail", "stderr", "log")  # what a record holds that the bots wrote (engines.record.safe_text)
-
-
-class LeaseLost(RuntimeError):
-    """The match is no longer ours: requeued by the scavenger, cancelled, or finished elsewhere."""
 
 
 # The order in which queued matches are played (served by the index match_claim_idx).
@@ -98,26 +93,6 @@ def colours(match: Match, number: int) -> tuple[BotVersion, BotVersion]:
     if number % 2 == 1:
         return match.version_a, match.version_b
     return match.version_b, match.version_a
-
-
-def run_match(match_id: int, lease_token) -> list[dict]:
-    """Play every game of a claimed match through the sandbox; the runner's records come back.
-
-    Raises ``LeaseLost`` when the lease goes away between games, ``InfrastructureError`` when the
-    sandbox fails (the caller requeues; nothing is scored).
-    """
-    match = Match.objects.select_related("version_a__bot", "version_b__bot").get(pk=match_id)
-    if match.status != Match.Status.RUNNING or str(match.lease_token) != str(lease_token):
-        raise LeaseLost(f"match {match_id} is not running under this lease")
-    bots = {match.version_a_id: load_version(match.version_a), match.version_b_id: load_version(match.version_b)}
-    sandbox = open_sandbox()
-    records = []
-    for number in range(1, match.games_per_match + 1):
-        if not heartbeat(match_id, lease_token):
-            raise LeaseLost(f"match {match_id} lost its lease before game {number}")
-        white, black = colours(match, number)
-        records.append(play_game(match, number, bots[white.pk], bots[black.pk], sandbox))
-    return records
 
 
 def _check_records(match: Match, records) -> None:
@@ -338,25 +313,3 @@ def cancel_queued(where: Q, reason: str) -> int:
     """Cancel the queued matches ``where`` picks, saying why; running ones finish (or are requeued) first."""
     return Match.objects.filter(where, status=Match.Status.QUEUED).update(
         status=Match.Status.CANCELLED, finished_at=timezone.now(), failure_reason=reason)
-
-
-def play_match_now(match_id: int, worker_id: str = "inline") -> Match:
-    """Claim, play and finish a match in this process (quick start and tests).
-
-    A sandbox failure requeues the match and re-raises; a match someone else holds is left alone.
-    """
-    token = claim_match(match_id, worker_id)
-    if token is None:
-        return Match.objects.get(pk=match_id)
-    try:
-        records = run_match(match_id, token)
-    except LeaseLost:
-        return Match.objects.get(pk=match_id)
-    except InfrastructureError as error:
-        requeue_match(match_id, token, reason=str(error))
-        raise
-    except Exception as error:
-        requeue_match(match_id, token, reason=f"runner error: {error!r}")
-        raise
-    finish_match(match_id, token, records)
-    return Match.objects.get(pk=match_id)
