@@ -8,7 +8,7 @@ deadline and a line buffer with a per-line cap, every write is non-blocking
 (a line the bot does not read waits in its outbox), and each bot's clock is
 charged only from the moment its ``go`` is flushed to the LF of its answer.
 
-Termination reasons (protocol §6) the runner adds to the game's own:
+Termination reasons (protocol §6, ``engines.core.Termination``) the runner adds to the game's own:
 ``illegal-move``, ``timeout``, ``crash``, ``init-failed`` (anything that goes
 wrong before ``ready``, including a crash or a failed build), ``resign``,
 ``bot-error``, ``output-limit`` (1 MiB of stdout per game or a line over
