@@ -20,11 +20,13 @@ from .core import (
     Outcome,
     Position,
     RefereeError,
+    Termination,
     UnknownGame,
 )
 from .registry import GAME_IDS, get_game
 
 __all__ = [
     "BLACK", "NONE", "WHITE", "BadPosition", "BadRecord", "BadSettings", "Game", "IllegalAction",
-    "Outcome", "Position", "RefereeError", "UnknownGame", "GAME_IDS", "get_game",
+    "Outcome", "Position", "RefereeError", "Termination",
+    "UnknownGame", "GAME_IDS", "get_game",
 ]

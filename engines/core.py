@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, ClassVar
 
 WHITE, BLACK, NONE = "white", "black", "none"
@@ -46,12 +47,105 @@ class BadRecord(RefereeError):
     pass
 
 
+class Termination(StrEnum):
+    """Every way a game ends: the ``reason=`` words of protocol §6, one vocabulary for the rules, the runner,
+    the records, the database and the pages. A ``StrEnum``: each member is its word (``"king-captured"``), so
+    it compares, formats and serialises (JSON, the wire, a database column) exactly as the word did."""
+
+    # The rules of one game or another (protocol §6 "game reasons", each book's end of game).
+    ESCAPE = "escape"  # tafl
+    KING_CAPTURED = "king-captured"  # tafl
+    PATH = "path"  # fidchell
+    STRENGTH = "strength"  # fidchell
+    CHALLENGE = "challenge"  # fidchell-2
+    DEAD_POSITION = "dead-position"  # fidchell-1, a setting off by default (rules README)
+    MAX_ACTIONS = "max-actions"  # fidchell
+    BIY_CAPTURED = "biy-captured"  # shatra
+    NO_PROGRESS = "no-progress"  # shatra
+    BARE_BIYS = "bare-biys"  # shatra
+    NO_LEGAL_MOVE = "no-legal-move"
+    REPETITION = "repetition"
+    NO_CAPTURE_LIMIT = "no-capture-limit"
+    MAX_PLIES = "max-plies"  # shatra's rules, and the runner's cap in any game
+    # The runner, when a bot failed or gave up (protocol §6 "errors and results").
+    ILLEGAL_MOVE = "illegal-move"
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    INIT_FAILED = "init-failed"
+    RESIGN = "resign"
+    BOT_ERROR = "bot-error"
+    OUTPUT_LIMIT = "output-limit"
+    VOID = "void"  # both bots failed before move 1: no result, the match is played again
+
+    @property
+    def by_rules(self) -> bool:
+        """A game's rules end games this way (so a replayed record must end there too)."""
+        return self in _BY_RULES
+
+    @property
+    def by_runner(self) -> bool:
+        """The runner ends games this way when the rules have not ended them: a bot's fault, the ply cap, void."""
+        return self in _BY_RUNNER
+
+    @property
+    def is_bot_fault(self) -> bool:
+        """One bot lost by what it did or failed to do (the winner is the other)."""
+        return self in _BOT_FAULTS
+
+    @property
+    def is_failure(self) -> bool:
+        """Somebody failed the protocol: a bot's fault but a resignation (a bot that resigns chose to), or void."""
+        return self in _FAILURES
+
+
+_BY_RULES = frozenset({
+    Termination.ESCAPE, Termination.KING_CAPTURED, Termination.PATH, Termination.STRENGTH, Termination.CHALLENGE,
+    Termination.DEAD_POSITION, Termination.MAX_ACTIONS, Termination.BIY_CAPTURED, Termination.NO_PROGRESS,
+    Termination.BARE_BIYS, Termination.NO_LEGAL_MOVE, Termination.REPETITION, Termination.NO_CAPTURE_LIMIT,
+    Termination.MAX_PLIES,
+})
+_BOT_FAULTS = frozenset({
+    Termination.TIMEOUT, Termination.CRASH, Termination.ILLEGAL_MOVE, Termination.INIT_FAILED, Termination.RESIGN,
+    Termination.BOT_ERROR, Termination.OUTPUT_LIMIT,
+})
+_FAILURES = (_BOT_FAULTS - {Termination.RESIGN}) | {Termination.VOID}
+_BY_RUNNER = _BOT_FAULTS | {Termination.MAX_PLIES, Termination.VOID}
+
+
+def points(winner: str, side: str) -> float:
+    """The points ``side`` scores in a game ``winner`` won: 1 a win, 0.5 a draw (winner ``none``), 0 a loss."""
+    if side not in SIDES:
+        raise ValueError(f"side must be white or black, got {side!r}")
+    if winner == NONE:
+        return 0.5
+    if winner in SIDES:
+        return 1.0 if winner == side else 0.0
+    raise ValueError(f"winner must be white, black or none, got {winner!r}")
+
+
 @dataclass(frozen=True)
 class Outcome:
-    """How a game ended: ``winner`` is white, black or none; ``reason`` a word of protocol §6."""
+    """How a game ended: the ``termination`` (a ``Termination``, a plain word is converted) and the
+    ``winner``: white, black or none. ``reason`` is the termination's word, as it always was."""
 
+    termination: Termination
     winner: str
-    reason: str
+
+    def __post_init__(self) -> None:
+        # An unknown word or a winner that is not one is refused here, so no caller builds an Outcome the
+        # records and the database could not hold (nor one with the arguments in the old order).
+        if type(self.termination) is not Termination:
+            object.__setattr__(self, "termination", Termination(self.termination))
+        if self.winner not in (WHITE, BLACK, NONE):
+            raise ValueError(f"winner must be white, black or none, got {self.winner!r}")
+
+    @property
+    def reason(self) -> str:
+        return self.termination.value
+
+    def points(self, side: str) -> float:
+        """What ``side`` scores: 1 a win, 0.5 a draw, 0 a loss."""
+        return points(self.winner, side)
 
     def __str__(self) -> str:
         return f"winner={self.winner} reason={self.reason}"

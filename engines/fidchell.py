@@ -32,6 +32,7 @@ from .core import (
     Game,
     Outcome,
     Position,
+    Termination,
 )
 
 EMPTY, W_STONE, B_STONE, KING = 0, 1, 2, 3
@@ -542,9 +543,9 @@ class _Board:
             and s in b[g.outer_first : g.nr]
             and self._path_through(t, s)
         ):
-            end = (s, "path")
+            end = (s, Termination.PATH)
         elif caps and e == W_STONE and self.strength_rule and self.white_strength() < MIN_PATH_STRENGTH:
-            end = (B_STONE, "strength")
+            end = (B_STONE, Termination.STRENGTH)
         if self.variant == 2 and end is None:
             if kind == CHALLENGE_MOVE:
                 self.challenge = st.challenge_window
@@ -555,7 +556,7 @@ class _Board:
                     self.challenge = ch_before - 1
                     if self.challenge == 0:
                         self.challenge = UPHELD  # written CH=0, so that the line read back is over too
-                        end = (B_STONE, "challenge")
+                        end = (B_STONE, Termination.CHALLENGE)
         self.end = end
         owed = self.owed
         if caps and (kind != PLACE or st.placement_capture_gives_extra_turn):
@@ -587,12 +588,12 @@ class _Board:
         if self.gen():
             return
         if self.turn == W_STONE and self.challenge > 0:
-            self.end = (B_STONE, "no-legal-move")  # White cannot answer the challenge (README)
+            self.end = (B_STONE, Termination.NO_LEGAL_MOVE)  # White cannot answer the challenge (README)
             return
         self.turn = 3 - self.turn
         self.owed = 0
         if not self.gen():
-            self.end = (0, "no-legal-move")
+            self.end = (0, Termination.NO_LEGAL_MOVE)
 
     def unmake(self, undo) -> None:
         a, s, self.king, self.challenge, self.capfree, self.ply, self.stone_hash, self.end, self.owed, forbid, caps = (
@@ -650,21 +651,21 @@ class _Board:
         hand = self.hand[W_STONE] if self.settings.white_strength_counts_hand else 0
         return self.count[W_STONE] + hand
 
-    def draw_reason(self) -> str | None:
+    def draw_reason(self) -> Termination | None:
         """The history-based draws of §6, in the book's order (repetition first)."""
         st = self.settings
         if st.repetition_count and self.reps.get(self.key(), 0) >= st.repetition_count:
-            return "repetition"
+            return Termination.REPETITION
         if st.no_capture_limit and self.capfree >= st.no_capture_limit:
-            return "no-capture-limit"
+            return Termination.NO_CAPTURE_LIMIT
         if self.ply >= st.max_actions:
-            return "max-actions"
+            return Termination.MAX_ACTIONS
         if (
             self.variant == 1
             and st.dead_position_draw
             and all(self.count[side] + self.hand[side] < MIN_PATH_STRENGTH for side in (W_STONE, B_STONE))
         ):
-            return "dead-position"
+            return Termination.DEAD_POSITION
         return None
 
     def perft(self, depth: int) -> int:
@@ -789,10 +790,10 @@ class FidchellPosition(Position):
         state = self._state
         draw = state.draw_reason()
         if draw is not None and state.gen():  # §6 order: having no legal action comes first
-            return Outcome(NONE, draw)
+            return Outcome(draw, NONE)
         if not self.settings.no_legal_move_loses:
-            return Outcome(NONE, "no-legal-move")  # D20 = pass: only reachable when both are stuck
-        return Outcome(SIDE_NAME[3 - state.turn], "no-legal-move")
+            return Outcome(Termination.NO_LEGAL_MOVE, NONE)  # D20 = pass: only reachable when both are stuck
+        return Outcome(Termination.NO_LEGAL_MOVE, SIDE_NAME[3 - state.turn])
 
     def _legal_actions(self) -> dict[str, int]:
         if self._legal is None:
@@ -818,7 +819,7 @@ class FidchellPosition(Position):
         else:
             new.reps = reps = dict(state.reps)
             reps[key] = reps.get(key, 0) + 1
-        end = None if new.end is None else Outcome(WINNER_NAME[new.end[0]], new.end[1])
+        end = None if new.end is None else Outcome(new.end[1], WINNER_NAME[new.end[0]])
         captured = tuple(map(texts.names.__getitem__, sorted(caps))) if caps else ()
         position = FidchellPosition(new, captured, end)
         if code & KIND_MASK == PLACE and not self.settings.may_move_with_stones_in_hand:
@@ -1002,11 +1003,11 @@ def _static_outcome(core: _Board) -> Outcome | None:
     movers = [core.turn ^ 3, core.turn]  # the side that acted last is checked first
     for side in movers:
         if side in core.path_sides and core.has_path(side):
-            return Outcome(SIDE_NAME[side], "path")
+            return Outcome(Termination.PATH, SIDE_NAME[side])
     if core.strength_rule and core.white_strength() < MIN_PATH_STRENGTH:
-        return Outcome(BLACK, "strength")
+        return Outcome(Termination.STRENGTH, BLACK)
     if core.challenge == UPHELD:
-        return Outcome(BLACK, "challenge")
+        return Outcome(Termination.CHALLENGE, BLACK)
     return None
 
 

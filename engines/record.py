@@ -11,15 +11,10 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from .core import NONE, SIDES, BadRecord, IllegalAction, Outcome, Position, RefereeError
+from .core import NONE, SIDES, BadRecord, IllegalAction, Outcome, Position, RefereeError, Termination
 from .registry import get_game
 
 REQUIRED_KEYS = ("game", "ruleset", "settings", "initial", "actions", "winner", "reason", "plies")
-
-# Reasons the match runner gives when a game stops for something other than the rules.
-RUNNER_REASONS = frozenset(
-    {"timeout", "crash", "illegal-move", "init-failed", "resign", "bot-error", "output-limit", "max-plies", "void"}
-)
 
 # Control characters but newline and tab, and lone surrogates: PostgreSQL refuses NUL in text and in
 # jsonb, no database encodes a surrogate, and the rest only garbles logs and pages. Escaped rather than
@@ -75,7 +70,7 @@ def record_of_play(initial: Position, actions: Iterable[str], **extra: Any) -> d
         action = position.canonical_action(action)
         position = position.play(action)
         played.append(action)
-    outcome = position.outcome() or Outcome(NONE, "max-plies")
+    outcome = position.outcome() or Outcome(Termination.MAX_PLIES, NONE)
     return make_record(initial, played, outcome, final=position, **extra)
 
 
@@ -87,6 +82,10 @@ def replay(record: dict[str, Any]) -> Position:
 def verify_record(record: dict[str, Any]) -> Position:
     """Replay ``record`` and check its result; raises ``BadRecord`` naming the first fault."""
     position = _replay(_checked_header(record), record["actions"])
+    try:
+        termination = Termination(record["reason"])
+    except ValueError:
+        raise BadRecord(f"reason {record['reason']!r} is not a termination of protocol §6") from None
     if record["plies"] != len(record["actions"]):
         raise BadRecord(f"plies is {record['plies']} but the record has {len(record['actions'])} actions")
     final = record.get("final")
@@ -98,7 +97,7 @@ def verify_record(record: dict[str, Any]) -> Position:
             raise BadRecord(
                 f"result winner={record['winner']} reason={record['reason']} differs from the rules' {outcome}"
             )
-    elif record["reason"] not in RUNNER_REASONS:
+    elif not termination.by_runner:
         raise BadRecord(f"reason {record['reason']!r} but the replayed game is not over")
     times = record.get("times")
     if times is not None and (not isinstance(times, list) or len(times) != len(record["actions"])):

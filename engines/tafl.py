@@ -25,6 +25,7 @@ from .core import (
     IllegalAction,
     Outcome,
     Position,
+    Termination,
     digits_for_empty_runs,
 )
 
@@ -565,19 +566,19 @@ class TaflPosition(Position):
         """§8 steps 4-8, for the position just reached (or just parsed)."""
         settings = self.settings
         if result == _KING_CAPTURED or self._king < 0:
-            return Outcome(BLACK, "king-captured")
+            return Outcome(Termination.KING_CAPTURED, BLACK)
         if result == _ESCAPED or IS_ESCAPE[self._king]:
-            return Outcome(WHITE, "escape")
+            return Outcome(Termination.ESCAPE, WHITE)
         if self._nocap >= self._rules.limit:
-            return Outcome(NONE, "no-capture-limit")
+            return Outcome(Termination.NO_CAPTURE_LIMIT, NONE)
         repeats = settings.repetition_draw_count
         if repeats and self._history.count(self._key()) >= repeats:
-            return Outcome(NONE, "repetition")
+            return Outcome(Termination.REPETITION, NONE)
         if not self._move_list():
             if settings.all_attackers_captured_wins and not self._white_to_move and _BLACK not in self._cells:
-                return Outcome(WHITE, "no-legal-move")
+                return Outcome(Termination.NO_LEGAL_MOVE, WHITE)
             if not settings.passing_allowed:
-                return Outcome(NONE, "no-legal-move")
+                return Outcome(Termination.NO_LEGAL_MOVE, NONE)
         return None
 
     # -- the Position interface

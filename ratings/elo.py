@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engines.core import BLACK, WHITE, points
+
 SCORES = {"win": 1.0, "draw": 0.5, "loss": 0.0}
 
 
@@ -28,14 +30,8 @@ def updated(rating: float, opponent: float, score: float, k: int) -> float:
 
 
 def scores_for(winner: str) -> tuple[float, float]:
-    """(white's score, black's score) for a game's winner: white, black or none."""
-    if winner == "white":
-        return 1.0, 0.0
-    if winner == "black":
-        return 0.0, 1.0
-    if winner == "none":
-        return 0.5, 0.5
-    raise ValueError(f"winner must be white, black or none, got {winner!r}")
+    """(white's score, black's score) for a game's winner: white, black or none (``engines.core.points``)."""
+    return points(winner, WHITE), points(winner, BLACK)
 
 
 def rules_from_settings() -> EloRules:

@@ -22,7 +22,7 @@ from collections import Counter, defaultdict
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-from engines.core import BLACK, SIDES, WHITE, BadSettings, other
+from engines.core import BLACK, SIDES, WHITE, BadSettings, Termination, other, points
 from engines.protocol import TimeControl, go_prefix, played_line
 from engines.registry import GAME_IDS, get_game
 from engines.stats import elo_pentanomial, elo_trinomial, pentanomial
@@ -37,8 +37,6 @@ from .match import (
     play_game,
 )
 
-BOT_FAULTS = frozenset({"timeout", "crash", "illegal-move", "init-failed", "resign", "bot-error", "output-limit"})
-FAILURES = BOT_FAULTS - {"resign"}  # a bot that resigns chose to; these it did not
 STDERR_TAIL_LINES = 8
 
 
@@ -149,9 +147,9 @@ def cmd_match(args) -> int:
         def finished(item: Scheduled, record: dict) -> None:
             i, _ = pairs[item.pairing]
             first_is_white = item.white == i
-            points = {WHITE: 1.0, BLACK: 0.0}.get(record["winner"], 0.5)
+            white_points = points(record["winner"], WHITE)
             pairing = pairings[item.pairing]
-            pairing.results.append(points if first_is_white else 1.0 - points)
+            pairing.results.append(white_points if first_is_white else 1.0 - white_points)
             pairing.reasons[_reason_label(record)] += 1
             failures.extend(failure_lines(item.number, record))
             with lock:
@@ -198,7 +196,7 @@ def _run_all(play, finished, planned: list[Scheduled], concurrency: int) -> Exce
 
 
 def _reason_label(record: dict) -> str:
-    if record["reason"] in BOT_FAULTS and record["winner"] in SIDES:
+    if Termination(record["reason"]).is_bot_fault and record["winner"] in SIDES:
         return f"{record['reason']} ({record[other(record['winner'])]})"
     return record["reason"]
 
@@ -206,9 +204,10 @@ def _reason_label(record: dict) -> str:
 def failure_lines(number: int, record: dict) -> list[str]:
     """Why a bot lost game ``number`` by a failure (both bots, for a void game), each with the last lines of its
     stderr: what ``check`` says of a failed check, for every such game of a match. None for any other game."""
-    if record["reason"] == "void":
+    termination = Termination(record["reason"])
+    if termination is Termination.VOID:
         sides = list(SIDES)
-    elif record["reason"] in FAILURES and record["winner"] in SIDES:
+    elif termination.is_failure and record["winner"] in SIDES:
         sides = [other(record["winner"])]
     else:
         return []
@@ -464,7 +463,7 @@ def _check_game(channel, pipes, side, position, tc, rng, results, reply) -> None
         last_mover = mover
         channel.send(played_line(mover, action, position, ply))
     outcome = position.outcome()
-    winner, reason = (outcome.winner, outcome.reason) if outcome else ("none", "max-plies")
+    winner, reason = (outcome.winner, outcome.reason) if outcome else ("none", Termination.MAX_PLIES.value)
     channel.send(f"gameover winner={winner} reason={reason} plies={ply}")
     results["plays"].ok()
 

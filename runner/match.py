@@ -8,7 +8,7 @@ deadline and a line buffer with a per-line cap, every write is non-blocking
 (a line the bot does not read waits in its outbox), and each bot's clock is
 charged only from the moment its ``go`` is flushed to the LF of its answer.
 
-Termination reasons (protocol §6) the runner adds to the game's own:
+Termination reasons (protocol §6, ``engines.core.Termination``) the runner adds to the game's own:
 ``illegal-move``, ``timeout``, ``crash``, ``init-failed`` (anything that goes
 wrong before ``ready``, including a crash or a failed build), ``resign``,
 ``bot-error``, ``output-limit`` (1 MiB of stdout per game or a line over
@@ -32,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engines.core import BLACK, NONE, SIDES, WHITE, BadSettings, Outcome, other
+from engines.core import BLACK, NONE, SIDES, WHITE, BadSettings, Outcome, Termination, other
 from engines.protocol import TimeControl, go_prefix, played_line
 from engines.record import make_record, safe_text
 from engines.registry import get_game
@@ -83,9 +83,9 @@ class Clocks:
 
 
 class BotFailure(Exception):
-    """The bot on ``side`` lost the game by ``reason`` (a protocol §6 word); ``detail`` names the fault."""
+    """The bot on ``side`` lost the game by ``reason`` (a bot's fault); ``detail`` names the fault."""
 
-    def __init__(self, side: str, reason: str, detail: str = ""):
+    def __init__(self, side: str, reason: Termination, detail: str = ""):
         super().__init__(f"{side}: {reason} {detail}".strip())
         self.side, self.reason, self.detail = side, reason, detail
 
@@ -345,11 +345,11 @@ class Pipes:
         """The bot's next line, or None at ``deadline``; BotFailure on EOF or an output cap."""
         while True:
             if channel.violation:
-                raise BotFailure(channel.side, "output-limit", channel.violation)
+                raise BotFailure(channel.side, Termination.OUTPUT_LIMIT, channel.violation)
             if channel.lines:
                 return channel.lines.popleft()
             if channel.eof:
-                raise BotFailure(channel.side, "crash", channel.crash_detail())
+                raise BotFailure(channel.side, Termination.CRASH, channel.crash_detail())
             left = deadline - time.monotonic()
             if left <= 0:
                 if not channel.lines and not channel.eof and self._readable(channel):
@@ -379,7 +379,7 @@ class Pipes:
                 return False
             self._poll_once(None, left)
         if channel.stdin_broken:
-            raise BotFailure(channel.side, "crash", "stdin closed (" + channel.crash_detail() + ")")
+            raise BotFailure(channel.side, Termination.CRASH, "stdin closed (" + channel.crash_detail() + ")")
         return True
 
     def settle(self, timeout_s: float = 0.0) -> None:
@@ -432,7 +432,8 @@ class Referee:
                 line = self._startup_reply(channel, "bgtp", deadline)
                 words = line.split()
                 if len(words) < 2 or words[1] != "1":
-                    raise BotFailure(side, "init-failed", f"protocol version {' '.join(words[1:2]) or 'missing'}")
+                    version = " ".join(words[1:2]) or "missing"
+                    raise BotFailure(side, Termination.INIT_FAILED, f"protocol version {version}")
             except BotFailure as failure:
                 failures[side] = failure
 
@@ -463,15 +464,15 @@ class Referee:
             try:
                 got = self.pipes.next_line(channel, deadline)
             except BotFailure as failure:
-                raise BotFailure(channel.side, "init-failed", f"{failure.reason}: {failure.detail}") from None
+                raise BotFailure(channel.side, Termination.INIT_FAILED, f"{failure.reason}: {failure.detail}") from None
             if got is None:
-                raise BotFailure(channel.side, "init-failed", f"no {keyword} reply in time")
+                raise BotFailure(channel.side, Termination.INIT_FAILED, f"no {keyword} reply in time")
             line = got[1]
             first = line.split(" ", 1)[0]
             if first == keyword:
                 return line
             if first == "error":
-                raise BotFailure(channel.side, "init-failed", line)
+                raise BotFailure(channel.side, Termination.INIT_FAILED, line)
             # info and unknown lines are logged (by the channel) and ignored
 
     # play
@@ -482,7 +483,7 @@ class Referee:
             if outcome is not None:
                 return outcome
             if len(self.actions) >= self.max_plies:
-                return Outcome(NONE, "max-plies")
+                return Outcome(Termination.MAX_PLIES, NONE)
             side = self.position.turn
             legal = self.position.legal_moves()
             if not legal:
@@ -527,7 +528,7 @@ class Referee:
         budget = self.clocks.budget(side)
         mover.send(*lines, legal_line, f"{go} {self.clocks.go_fields(side)}")
         if not self.pipes.flush(mover, time.monotonic() + (budget + self.margin_ms) / 1000):
-            raise BotFailure(side, "timeout", "did not read its input")
+            raise BotFailure(side, Termination.TIMEOUT, "did not read its input")
         start = time.monotonic()
         if self.suspend_idle:
             # only once the mover thinks a while: the idle bot first finishes reading its played line,
@@ -538,13 +539,13 @@ class Referee:
         while True:
             got = self.pipes.next_line(mover, start + (budget + self.margin_ms) / 1000)
             if got is None:
-                raise BotFailure(side, "timeout", f"no move within {budget:.0f}+{self.margin_ms:.0f} ms")
+                raise BotFailure(side, Termination.TIMEOUT, f"no move within {budget:.0f}+{self.margin_ms:.0f} ms")
             at, line = got
             spent = (at - start) * 1000
             words = line.split()
             keyword = words[0] if words else ""
             if keyword in ("move", "resign") and budget - spent < -self.margin_ms:
-                raise BotFailure(side, "timeout", f"answered after {spent:.0f} ms of {budget:.0f}")
+                raise BotFailure(side, Termination.TIMEOUT, f"answered after {spent:.0f} ms of {budget:.0f}")
             if keyword == "move":
                 token = words[1] if len(words) == 2 else None
                 if token is not None and token in legal_set:
@@ -561,25 +562,25 @@ class Referee:
                     mover.send("error malformed " + detail_token(line[5:], 200) if len(words) > 1
                                else "error malformed move without an action")
                 if self.retries_left <= 0:
-                    raise BotFailure(side, "illegal-move", fault)
+                    raise BotFailure(side, Termination.ILLEGAL_MOVE, fault)
                 self.retries_left -= 1
                 mover.send(legal_line, f"{go} {self.clocks.go_fields(side, spent)}")
                 if not self.pipes.flush(mover, start + (budget + self.margin_ms) / 1000):
-                    raise BotFailure(side, "timeout", "did not read its input")
+                    raise BotFailure(side, Termination.TIMEOUT, "did not read its input")
             elif keyword == "resign":
-                raise BotFailure(side, "resign", "")
+                raise BotFailure(side, Termination.RESIGN, "")
             elif keyword == "error":
-                raise BotFailure(side, "bot-error", line)
+                raise BotFailure(side, Termination.BOT_ERROR, line)
             # info, unknown keywords and empty lines: logged, ignored
 
     def _handle_stray_lines(self, channel: Channel) -> None:
         """Lines sent while no go was pending: an ``error`` still forfeits, the rest is ignored."""
         if channel.violation:
-            raise BotFailure(channel.side, "output-limit", channel.violation)
+            raise BotFailure(channel.side, Termination.OUTPUT_LIMIT, channel.violation)
         while channel.lines:
             _, line = channel.lines.popleft()
             if line.split(" ", 1)[0] == "error":
-                raise BotFailure(channel.side, "bot-error", line)
+                raise BotFailure(channel.side, Termination.BOT_ERROR, line)
             self.log.add("runner", f"{channel.who}: ignored line sent before go: {line[:80]}")
 
     # the end
@@ -676,7 +677,7 @@ def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, set
             try:
                 workdir = sandbox.prepare(bots[side], limits)
             except ValueError as error:  # BadBot: the build failed; the bot's fault
-                build_failures[side] = BotFailure(side, "init-failed", f"build failed: {error}")
+                build_failures[side] = BotFailure(side, Termination.INIT_FAILED, f"build failed: {error}")
                 continue
             processes[side] = sandbox.spawn(workdir, bots[side], limits, {})
         channels = {side: Channel(side, proc, log) for side, proc in processes.items()}
@@ -718,7 +719,7 @@ def smoke_test(game_id: str, bot, *, sandbox, limits=None, startup_ms: float = 1
         record = play_game(game_id, bot, opponent, tc="move:1000", sandbox=sandbox, limits=limits,
                            startup_ms=startup_ms, margin_ms=max(0.0, move_ms - 1000), match_id="smoke-test",
                            seed=1, max_plies=1)
-    if record["reason"] == "max-plies" and record["plies"] == 1:
+    if record["reason"] == Termination.MAX_PLIES and record["plies"] == 1:
         return None
     return f"{record['reason']}: {record['detail']}".strip(": ")
 
@@ -731,18 +732,18 @@ def _run(referee: Referee, names, startup_ms, match_id, seed, build_failures) ->
     for side, failure in failures.items():
         referee.log.add("runner", f"{side} failed before move 1: {failure.reason} {failure.detail}")
     if len(failures) == 2:
-        return Outcome(NONE, "void"), "both bots failed before move 1"
+        return Outcome(Termination.VOID, NONE), "both bots failed before move 1"
     if failures:
         (side, failure), = failures.items()
-        return Outcome(other(side), "init-failed"), failure.detail
+        return Outcome(Termination.INIT_FAILED, other(side)), failure.detail
     try:
         outcome = referee.play()
         return outcome, ""
     except BotFailure as failure:
         referee.log.add("runner", f"{failure.side}: {failure.reason} {failure.detail}")
-        if failure.reason == "crash":
+        if failure.reason is Termination.CRASH:
             failure.detail += " " + _stderr_hint(referee.channels[failure.side])
-        return Outcome(other(failure.side), failure.reason), failure.detail.strip()
+        return Outcome(failure.reason, other(failure.side)), failure.detail.strip()
 
 
 def _stderr_hint(channel: Channel) -> str:

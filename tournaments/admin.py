@@ -10,7 +10,7 @@ from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 
 from engines import RefereeError
-from engines.record import RUNNER_REASONS
+from engines.core import Termination
 from tournaments import services as app_services
 from tournaments.api import services
 from tournaments.dashboard import dashboard_view
@@ -200,7 +200,7 @@ class RunnerReasonFilter(admin.SimpleListFilter):
     parameter_name = "runner_reason"
 
     def lookups(self, request, model_admin):
-        return [(reason, reason) for reason in sorted(RUNNER_REASONS)]
+        return [(t.value, t.value) for t in sorted(Termination) if t.by_runner]
 
     def queryset(self, request, queryset):
         return queryset.filter(reason=self.value()) if self.value() else queryset

@@ -12,14 +12,14 @@ from django.db.models.functions import TruncHour
 from django.shortcuts import render
 from django.utils import timezone
 
-from engines.record import RUNNER_REASONS
+from engines.core import Termination
 from tournaments.models import BotVersion, Game, Match
 
 RECENT_LIMIT = 20
 WORKER_WINDOW = timedelta(minutes=15)
 DAY = timedelta(hours=24)
 # Ends the runner imposes that are somebody's failure; a resignation or the ply cap is a normal end.
-FAILURE_REASONS = sorted(RUNNER_REASONS - {"resign", "max-plies"})
+FAILURE_REASONS = sorted(t.value for t in Termination if t.is_failure)
 
 
 def match_counts() -> dict[str, int]:

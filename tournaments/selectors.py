@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.db.models import Count, Q, QuerySet
 
+from engines.core import Termination
 from engines.stats import EloEstimate, elo_trinomial
 from ratings.elo import scores_for
 from ratings.services import is_rated_pairing
@@ -58,7 +59,7 @@ def entrants_of(tournament: Tournament) -> list[TournamentEntrant]:
 def _scored_games(tournament: Tournament):
     """(white version, black version, winner) of every counted game of the tournament."""
     return (Game.objects.filter(match__tournament=tournament, match__status=Match.Status.FINISHED)
-            .exclude(reason="void").values_list("white_id", "black_id", "winner"))
+            .exclude(reason=Termination.VOID.value).values_list("white_id", "black_id", "winner"))
 
 
 @dataclass

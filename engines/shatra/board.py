@@ -12,6 +12,7 @@ from __future__ import annotations
 from itertools import compress, cycle
 from typing import TYPE_CHECKING
 
+from ..core import Termination
 from .tables import (
     AXES,
     BIT,
@@ -61,16 +62,16 @@ def _piece_counts(b) -> tuple[tuple[int, int], int]:
     return fg, 98 - bytes(b).count(0)
 
 
-def _draw_reason(rules: _Rules, hist, noprogress: int, total: int, bare: int, ply: int) -> str | None:
+def _draw_reason(rules: _Rules, hist, noprogress: int, total: int, bare: int, ply: int) -> Termination | None:
     """The draw reason of D1-D4 for the position whose key is hist[-1], if any."""
     if rules.repetition and hist and hist.count(hist[-1]) >= rules.repetition:
-        return "repetition"
+        return Termination.REPETITION
     if rules.no_progress and noprogress >= rules.no_progress:
-        return "no-progress"
+        return Termination.NO_PROGRESS
     if rules.bare and total == 2 and bare >= rules.bare:
-        return "bare-biys"
+        return Termination.BARE_BIYS
     if rules.max_plies and ply >= rules.max_plies:
-        return "max-plies"
+        return Termination.MAX_PLIES
     return None
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from ..core import BLACK, NONE, WHITE, Game, Outcome, Position
+from ..core import BLACK, NONE, WHITE, Game, Outcome, Position, Termination
 from .board import _Board, _draw_reason, _piece_counts
 from .notation import TEMDEK_TEXT, _marked_board_text, _rank_groups, _read_fen
 from .rules import MAX_PLIES, RULESET, Settings, _rules
@@ -112,14 +112,14 @@ class ShatraPosition(Position):
 
     def _compute_outcome(self) -> Outcome | None:
         if self._winner is not None:
-            return Outcome(WHITE if self._winner == 0 else BLACK, "biy-captured")
+            return Outcome(Termination.BIY_CAPTURED, WHITE if self._winner == 0 else BLACK)
         if not self._legal():
             if not self.settings.no_legal_move_loses:
-                return Outcome(NONE, "no-legal-move")
-            return Outcome(BLACK if self._side == 0 else WHITE, "no-legal-move")
+                return Outcome(Termination.NO_LEGAL_MOVE, NONE)
+            return Outcome(Termination.NO_LEGAL_MOVE, BLACK if self._side == 0 else WHITE)
         hist = self._history[self._first:]  # the earlier keys cannot be the current one
         reason = _draw_reason(self._rules, hist, self._noprogress, self._counts[1], self._bare, self._ply)
-        return Outcome(NONE, reason) if reason else None
+        return Outcome(reason, NONE) if reason else None
 
     def legal_moves(self) -> list[str]:
         if self.outcome() is not None:

@@ -56,7 +56,7 @@ def test_bad_records_name_the_fault(finished, change, message):
 def test_a_record_cut_short_needs_a_runner_reason():
     start = get_game("tafl9").initial()
     action = start.legal_moves()[0]
-    record = make_record(start, [action], Outcome("black", "timeout"), final=start.play(action))
+    record = make_record(start, [action], Outcome("timeout", "black"), final=start.play(action))
     verify_record(record)
     with pytest.raises(BadRecord, match="not over"):
         verify_record(dict(record, reason="escape"))

@@ -62,7 +62,7 @@ def test_book_case(case):
         assert position.outcome() is None
         assert position.legal_moves()
     else:
-        assert position.outcome() == Outcome(case["outcome"]["winner"], case["outcome"]["reason"])
+        assert position.outcome() == Outcome(case["outcome"]["reason"], case["outcome"]["winner"])
         assert position.legal_moves() == []
     if "end" in case:
         assert position.text() == case["end"]
@@ -179,11 +179,11 @@ def test_bad_positions_are_rejected_with_the_reason(text, problem):
 
 def test_positions_the_book_allows_at_the_end_of_a_game():
     captured = GAME.parse("9/9/9/4b4/3b1b3/4b4/9/9/9 w 0")  # after a king capture: no k
-    assert captured.outcome() == Outcome("black", "king-captured") and captured.legal_moves() == []
+    assert captured.outcome() == Outcome("king-captured", "black") and captured.legal_moves() == []
     escaped = GAME.parse("9/7b1/9/9/9/9/9/9/3k5 b 1")
-    assert escaped.outcome() == Outcome("white", "escape")
+    assert escaped.outcome() == Outcome("escape", "white")
     limit = GAME.parse("9/7b1/b8/4k4/9/9/9/2w6/9 b 30")
-    assert limit.outcome() == Outcome("none", "no-capture-limit")
+    assert limit.outcome() == Outcome("no-capture-limit", "none")
     for position in (captured, escaped, limit):
         assert GAME.parse(position.text()).text() == position.text()
 
@@ -315,25 +315,25 @@ def test_d7_king_armed():
 
 def test_d8_king_capture_after_any_black_move():
     position = outcome_of("T28", {"king_capture_check": "any_black_move"})
-    assert position.outcome() == Outcome("black", "king-captured")
+    assert position.outcome() == Outcome("king-captured", "black")
     assert position.captured == ("E4",)
 
 
 def test_d9_king_capturable_on_the_edge():
     position = outcome_of("T27", {"king_capturable_on_edge": True})
-    assert position.outcome() == Outcome("black", "king-captured") and position.captured == ("A3",)
+    assert position.outcome() == Outcome("king-captured", "black") and position.captured == ("A3",)
 
 
 def test_d10_escape_by_passing_and_escape_squares_closed_to_soldiers():
     start = "9/7b1/9/9/9/9/k8/9/9 w 0"
     assert GAME.parse(start).play("A3-A8").outcome() is None
     passing = GAME.parse(start, {"king_escapes_by_passing": True})
-    assert passing.play("A3-A8").outcome() == Outcome("white", "escape")
+    assert passing.play("A3-A8").outcome() == Outcome("escape", "white")
     closed = {"escape_squares_open_to_soldiers": False}
     with pytest.raises(IllegalAction):
         GAME.parse(CASES["T09"]["start"], closed).play("G4-A4")
     assert "G4-B4" in GAME.parse(CASES["T09"]["start"], closed).legal_moves()
-    assert outcome_of("T22a", closed).outcome() == Outcome("white", "escape")  # the king still may
+    assert outcome_of("T22a", closed).outcome() == Outcome("escape", "white")  # the king still may
     position = GAME.parse("9/7b1/9/4k4/9/9/9/9/1w7 w 0", closed)
     assert "B1-H1" in position.legal_moves() and "B1-E1" not in position.legal_moves()  # cross, never stop
 
@@ -351,8 +351,8 @@ def test_d11_d12_throne_crossing_and_return():
 
 def test_d13_all_attackers_captured_wins():
     wins = {"all_attackers_captured_wins": True}
-    assert outcome_of("T30a", wins).outcome() == Outcome("white", "no-legal-move")
-    assert outcome_of("T30b", wins).outcome() == Outcome("none", "no-legal-move")  # Black still has pieces
+    assert outcome_of("T30a", wins).outcome() == Outcome("no-legal-move", "white")
+    assert outcome_of("T30b", wins).outcome() == Outcome("no-legal-move", "none")  # Black still has pieces
 
 
 def test_d14_repetition_draw():
@@ -360,7 +360,7 @@ def test_d14_repetition_draw():
     start = "9/7b1/9/4k4/9/9/9/9/9 w 0"
     assert play_all(start, shuffle).outcome() is None
     repeated = play_all(start, shuffle, {"repetition_draw_count": 3})
-    assert repeated.outcome() == Outcome("none", "repetition")
+    assert repeated.outcome() == Outcome("repetition", "none")
     assert play_all(start, shuffle[:-1], {"repetition_draw_count": 3}).outcome() is None
 
 

@@ -85,6 +85,9 @@ def test_finish_checks_the_records_and_changes_nothing(pair):
         finish_match(match.pk, token, [record("white")])
     with pytest.raises(ValidationError, match="winner"):
         finish_match(match.pk, token, [record("white"), {"winner": "red", "reason": "x"}])
+    # A word that is no termination of protocol §6 never reaches the games' reason column.
+    with pytest.raises(ValidationError, match="unknown reason 'timed-out'"):
+        finish_match(match.pk, token, [record("white"), record("black", "timed-out")])
     match.refresh_from_db()
     assert match.status == "running" and Game.objects.count() == 0
 

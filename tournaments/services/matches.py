@@ -19,6 +19,7 @@ from django.db import DataError, connection, transaction
 from django.db.models import F, Q, Subquery
 from django.utils import timezone
 
+from engines.core import Termination
 from ratings.elo import scores_for
 from ratings.services import apply_rated_game, lock_ratings
 
@@ -35,7 +36,7 @@ from .queueing import (  # noqa: F401  (a match's life starts here: callers find
 log = logging.getLogger(__name__)
 
 WINNERS = ("white", "black", "none")
-VOID = "void"
+TERMINATIONS = frozenset(t.value for t in Termination)
 BOT_TEXTS = ("detail", "stderr", "log")  # what a record holds that the bots wrote (engines.record.safe_text)
 
 
@@ -107,6 +108,8 @@ def _check_records(match: Match, records) -> None:
             raise ValidationError({"records": [f"game {number}: winner must be white, black or none"]})
         if not isinstance(record.get("reason"), str) or not record["reason"]:
             raise ValidationError({"records": [f"game {number}: the record has no reason"]})
+        if record["reason"] not in TERMINATIONS:
+            raise ValidationError({"records": [f"game {number}: unknown reason {record['reason']!r}"]})
         if record.get("game", match.game) != match.game:
             message = f"game {number}: a {record.get('game')} record in a {match.game} match"
             raise ValidationError({"records": [message]})
@@ -155,7 +158,7 @@ def finish_match(match_id: int, lease_token, records) -> Report:
         if match is None or match.status != Match.Status.RUNNING or str(match.lease_token) != str(lease_token):
             return Report.REFUSED
         _check_records(match, records)
-        if any(record["reason"] == VOID for record in records):
+        if any(record["reason"] == Termination.VOID for record in records):
             _requeue(match, "void game: both bots failed before the first move")
             return Report.REQUEUED
         bot_a, bot_b = match.version_a.bot_id, match.version_b.bot_id
