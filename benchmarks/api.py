@@ -136,9 +136,10 @@ def load(args) -> None:
             game_id = GAME_IDS[bot % len(GAME_IDS)]
             bot_game[bot] = game_id
             owner = rng.randint(1, args.players)
-            bot_lines.append(f"{bot}\t{owner}\t{game_id}\tbot-{bot}\tbenchmark bot {bot}\tt\t{ts(start)}\n")
+            bot_lines.append(f"{bot}\t{owner}\t{game_id}\tbot-{bot}\tbenchmark bot {bot}\tt\tf\t{ts(start)}\n")
         copy_rows(cursor, "tournaments_bot",
-                  ["id", "owner_id", "game", "name", "description", "is_public", "created_at"], bot_lines)
+                  ["id", "owner_id", "game", "name", "description", "is_public", "open_to_tournaments", "created_at"],
+                  bot_lines)
         # Version id == bot id: one ready version per bot.
         copy_rows(cursor, "tournaments_botversion",
                   ["id", "bot_id", "number", "file", "filename", "kind", "sha256", "size", "uploaded_at", "status",
@@ -162,13 +163,13 @@ def load(args) -> None:
                 finished = created + timedelta(seconds=90)
                 yield (f"{match_id}\t{game_id}\t{a}\t{b}\t\\N\t\\N\tt\tmove:1000\t2\t{game_id}/1\tfinished\t1\t1\t"
                        f"{ts(created)}\t{ts(created)}\t{ts(finished)}\tworker-{match_id % 7}\t\\N\t{ts(finished)}\t"
-                       f"\\N\t1\t\n")
+                       f"\\N\t1\t\t10\n")
 
         copy_rows(cursor, "tournaments_match",
                   ["id", "game", "version_a_id", "version_b_id", "tournament_id", "round", "rated", "time_control",
                    "games_per_match", "ruleset", "status", "score_a", "score_b", "created_at", "started_at",
                    "finished_at", "worker_id", "lease_token", "heartbeat_at", "lease_expires_at", "attempts",
-                   "failure_reason"], match_rows())
+                   "failure_reason", "priority"], match_rows())
         print(f"  {matches} matches: {time.perf_counter() - t0:.1f} s", flush=True)
 
         t0 = time.perf_counter()

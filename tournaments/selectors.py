@@ -18,7 +18,7 @@ from .models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 
 def visible_bot_q(user, prefix: str = "") -> Q:
     """The bots ``user`` may see, as a filter on a bot reached through ``prefix``: public bots, plus the
-    user's own (staff see everything)."""
+    user's own (staff see everything). ``may_see_bot`` is the same rule for one loaded bot."""
     if user is not None and user.is_authenticated and user.is_staff:
         return Q()
     visible = Q(**{f"{prefix}is_public": True})
@@ -164,9 +164,16 @@ PUBLIC_RECORD_FIELDS = frozenset({"game", "ruleset", "settings", "initial", "act
 LOG_SIDES = {"w": "white", "white": "white", "b": "black", "black": "black"}
 
 
-def is_insider(user, owner_id) -> bool:
-    """The bot's owner, or staff: who may see the bot's private bits."""
-    return user is not None and user.is_authenticated and (user.is_staff or user.pk == owner_id)
+def is_insider(user, *owner_ids) -> bool:
+    """An owner of the bot (of any of the bots, given several), or staff: who may see the bot's private bits
+    (rejection reasons, stderr and protocol logs, the uploaded file, its own page rather than the public one).
+    The one place that rule is written: every page and endpoint asks it."""
+    return user is not None and user.is_authenticated and (user.is_staff or user.pk in owner_ids)
+
+
+def may_see_bot(user, bot) -> bool:
+    """Whether ``user`` may see ``bot`` at all: ``visible_bot_q`` for one loaded bot."""
+    return bot.is_public or is_insider(user, bot.owner_id)
 
 
 def owned_sides(game: Game, user) -> list[str]:

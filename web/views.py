@@ -57,7 +57,7 @@ def bot(request, bot_id: int):
     found = selectors.bot(request.user, bot_id)
     if found is None:
         return not_found(request, what="bot")
-    owner = request.user.is_authenticated and (request.user.pk == found.owner_id or request.user.is_staff)
+    owner = app_selectors.is_insider(request.user, found.owner_id)
     versions = list(found.versions.all())
     ready = [v for v in versions if v.status == BotVersion.Status.READY]
     form, refused = forms.UploadForm(), None
@@ -251,8 +251,7 @@ def _crosstable_rows(table, user) -> list[dict]:
 
 
 def _shown(entrant, user) -> bool:
-    bot = entrant.version.bot
-    return bot.is_public or app_selectors.is_insider(user, bot.owner_id)
+    return app_selectors.may_see_bot(user, entrant.version.bot)
 
 
 @login_required

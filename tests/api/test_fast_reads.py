@@ -28,13 +28,20 @@ def played(versions):
     return a, b
 
 
+def same_bytes(body, expected) -> bool:
+    """The JSON a client gets, keys in order, equals what the serializer's data would render to."""
+    return json.dumps(body) == json.dumps(expected, cls=DjangoJSONEncoder)
+
+
 def test_match_and_game_pages_equal_the_serializers(anon, played):
     matches = anon.get("/api/matches/?page_size=200").json()["results"]
     expected = serializers.MatchSerializer(Match.objects.order_by("-created_at", "-id"), many=True).data
     assert matches == [dict(row) for row in expected]
+    assert same_bytes(matches, expected)
     games = anon.get("/api/games/?page_size=200").json()["results"]
     expected = serializers.GameBriefSerializer(Game.objects.order_by("-created_at", "-id"), many=True).data
     assert games == [dict(row) for row in expected]
+    assert same_bytes(games, expected)
     assert len(matches) == 6 and len(games) == 12
 
 
@@ -62,6 +69,34 @@ def test_rating_history_page_equals_the_serializer(anon, played):
     history = anon.get(f"/api/bots/{a.bot_id}/rating-history/").json()["results"]
     expected = serializers.RatingChangeSerializer(selectors.rating_history(a.bot), many=True).data
     assert history == [dict(row) for row in expected] and len(history) == 12
+    assert same_bytes(history, expected)
+
+
+def test_leaderboard_page_equals_the_serializer(anon, player, other_player):
+    from django.utils import timezone
+
+    from ratings import selectors as ratings_selectors
+    from ratings.models import FittedRating, RatingFit
+
+    fit = RatingFit.objects.create(game="tafl9", fitted_at=timezone.now(), games=4, fitted_games=4, average=1500,
+                                   advantage=61.5, advantage_margin=20.0)
+    for i, owner in enumerate((player, other_player, player)):
+        bot = make_bot(owner, f"b{i}")
+        Rating.objects.create(bot=bot, game="tafl9", elo=1500.0 + i * 10, games=i * 3, wins=i, draws=i, losses=i)
+        if i:
+            FittedRating.objects.create(fit=fit, bot=bot, status="rated", elo=1490.5 + i, margin=40.0, games=i * 3)
+    board = list(Rating.objects.filter(game="tafl9").select_related("bot__owner").order_by("-elo", "bot_id"))
+    fitted = {row.bot_id: row for row in FittedRating.objects.all()}
+    for rank, rating in enumerate(board, 1):
+        mine = fitted.get(rating.bot_id)
+        rating.rank, rating.first_player_advantage = rank, fit.advantage
+        rating.fitted_elo, rating.fitted_margin, rating.fitted_status = (
+            (mine.elo, mine.margin, mine.status) if mine else (None, None, None))
+        rating.provisional = ratings_selectors.is_provisional(rating.games, mine)
+    expected = serializers.LeaderboardEntrySerializer(board, many=True).data
+    body = anon.get("/api/leaderboard/tafl9/").json()["results"]
+    assert body == [dict(row) for row in expected] and len(body) == 3
+    assert same_bytes(body, expected)
 
 
 def test_bot_page_equals_the_serializer_for_owner_and_stranger(player, other_player, played):
@@ -80,6 +115,7 @@ def test_bot_page_equals_the_serializer_for_owner_and_stranger(player, other_pla
         expected = serializers.BotDetailSerializer(bot, context={"request": request}).data
         body = client_for(user).get(f"/api/bots/{a.bot_id}/").json()
         assert body == json.loads(json.dumps(expected, cls=DjangoJSONEncoder))
+        assert same_bytes(body, expected)
         assert body["rating"] is not None
         reasons = [v["reject_reason"] for v in body["versions"]]
         assert ("crashed in the handshake" in reasons) == (user == a.bot.owner)

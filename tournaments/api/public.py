@@ -25,6 +25,8 @@ from django.http import HttpResponse, HttpResponseNotModified
 from redis.exceptions import RedisError
 from rest_framework.response import Response
 
+from tournaments.selectors import is_insider
+
 log = logging.getLogger(__name__)
 
 LIVE_SECONDS = 5
@@ -59,10 +61,10 @@ def serve(request, name: str, audience: str, seconds: int, build: Callable[[], P
     except CACHE_DOWN as error:  # a cache is a speed-up: without it, every page is built as it is asked for
         log.warning("public pages: the cache does not answer (%s); building %s", error, name)
         return _answer(request, build())
-    if page is not None and not (audience == OUTSIDERS and _is_insider(request.user, page.owners)):
+    if page is not None and not (audience == OUTSIDERS and is_insider(request.user, *page.owners)):
         return _answer(request, page)
     page = build()
-    if not page.shareable or (audience == OUTSIDERS and _is_insider(request.user, page.owners)):
+    if not page.shareable or (audience == OUTSIDERS and is_insider(request.user, *page.owners)):
         return _answer(request, page)
     rendered = request.accepted_renderer.render(page.content, request.accepted_media_type, {"request": request})
     page = replace(page, content=rendered)
@@ -89,10 +91,6 @@ def _may_share(request, audience: str) -> bool:
         return False
     user = request.user
     return audience != ANONYMOUS or not user.is_authenticated
-
-
-def _is_insider(user, owners) -> bool:
-    return user.is_authenticated and (user.is_staff or user.pk in owners)
 
 
 def _key(name: str, generation) -> str:

@@ -1,110 +1,135 @@
-"""Hot list reads as plain rows: exactly the JSON the model serializers give, built from ``.values()``
-dicts, without a model instance and a tree of serializer fields per row (a page of 25 matches through
-``MatchSerializer`` spends most of its time in DRF's field machinery, not in the database)."""
+"""Hot reads as plain rows: exactly the JSON the serializers give, without a model instance and a tree of
+serializer fields per row (a page of 25 matches through ``MatchSerializer`` spends most of its time in DRF's
+field machinery, not in the database).
+
+The serializers stay the one definition of each shape: ``rows_of`` reads a serializer's fields once, at
+import, and returns the ``.values()`` columns they need and a function that builds a row's JSON from them.
+``objects_of`` does the same from model instances (a prefetched bot page). The equality tests in
+tests/api/test_fast_reads.py hold the two paths to the same bytes."""
 
 from __future__ import annotations
 
+from operator import attrgetter, itemgetter
+
 from django.utils import timezone
+from rest_framework import serializers as drf
 
 from ratings import selectors as ratings_selectors
 from tournaments.selectors import is_insider
 
-from .serializers import VersionTestSerializer, latest_test
+from . import serializers
 
 
-def when(value) -> str | None:
-    """What DRF's DateTimeField answers for a stored (aware) datetime: ISO 8601 in the current time zone,
-    UTC written as Z; without its per-value format and settings look-ups."""
+def when(value, zone=None) -> str | None:
+    """What DRF's DateTimeField answers for a stored (aware) datetime: ISO 8601 in the current time zone
+    (``zone``, if the caller looked it up already), UTC written as Z; without its per-value format and settings
+    look-ups."""
     if value is None:
         return None
-    text = value.astimezone(timezone.get_current_timezone()).isoformat()
+    text = value.astimezone(zone or timezone.get_current_timezone()).isoformat()
     return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
-def _version_columns(prefix: str) -> tuple[str, ...]:
-    return (f"{prefix}_id", f"{prefix}__bot", f"{prefix}__bot__name", f"{prefix}__number")
+# Fields whose JSON is the stored value itself (DRF only casts it to the type it already has). Any other kind
+# (a DecimalField is a string in JSON, a ListField converts each item) must be computed by the caller.
+AS_STORED = (drf.IntegerField, drf.FloatField, drf.CharField, drf.BooleanField, drf.ChoiceField,
+             drf.PrimaryKeyRelatedField)
 
 
-def _version(row: dict, prefix: str) -> dict:
-    """The VersionBriefSerializer shape."""
-    return {"id": row[f"{prefix}_id"], "bot_id": row[f"{prefix}__bot"], "bot_name": row[f"{prefix}__bot__name"],
-            "number": row[f"{prefix}__number"]}
+def rows_of(serializer_class, computed=()):
+    """(columns, row) for ``serializer_class`` read from ``.values(*columns)`` dicts: each field's source
+    ``bot.owner.username`` is the column ``bot__owner__username``, a related id ``match`` is ``match_id``, a
+    nested serializer's fields are columns under its prefix. ``computed`` names the fields the caller gives:
+    ``row(values, **computed)``."""
+    return _builder(serializer_class().fields, computed, "__", itemgetter)
 
 
-MATCH_COLUMNS = ("id", "game", *_version_columns("version_a"), *_version_columns("version_b"), "tournament_id",
-                 "round", "rated", "time_control", "games_per_match", "ruleset", "status", "score_a", "score_b",
-                 "created_at", "started_at", "finished_at", "attempts", "failure_reason")
+def objects_of(serializer_class, computed=()):
+    """(attribute paths, row) for ``serializer_class`` read from model instances, whose related objects are
+    loaded (``owner.username`` is read as that attribute path); otherwise as ``rows_of``."""
+    return _builder(serializer_class().fields, computed, ".", attrgetter)
 
 
-def match_row(row: dict) -> dict:
-    """The MatchSerializer shape."""
-    return {"id": row["id"], "game": row["game"], "version_a": _version(row, "version_a"),
-            "version_b": _version(row, "version_b"), "tournament": row["tournament_id"], "round": row["round"],
-            "rated": row["rated"], "time_control": row["time_control"], "games_per_match": row["games_per_match"],
-            "ruleset": row["ruleset"], "status": row["status"], "score_a": row["score_a"],
-            "score_b": row["score_b"], "created_at": when(row["created_at"]), "started_at": when(row["started_at"]),
-            "finished_at": when(row["finished_at"]), "attempts": row["attempts"],
-            "failure_reason": row["failure_reason"]}
+def _builder(fields, computed, joint: str, getter, prefix=()):
+    names, own, times, nests, columns = [], [], [], [], []
+    for name, field in fields.items():
+        if name in computed:
+            continue
+        path = [*prefix, *field.source_attrs]
+        if isinstance(field, drf.PrimaryKeyRelatedField):
+            path[-1] += "_id"  # the id the row holds: no join
+        if isinstance(field, drf.Serializer) and not field.allow_null:
+            nested_columns, nested = _builder(field.fields, (), joint, getter, tuple(path))
+            columns += nested_columns
+            nests.append((name, nested))
+        elif isinstance(field, (drf.DateTimeField, *AS_STORED)):
+            names.append(name)
+            own.append(joint.join(path))
+            columns.append(own[-1])
+            if isinstance(field, drf.DateTimeField):
+                times.append(name)
+        else:
+            raise TypeError(f"{type(field).__name__} {name!r} has no row form: name it in computed")
+    read = _reader(getter, own)
+    # The serializer's field order, which the JSON keeps: the nested and computed fields get their place first.
+    order = None if names == list(fields) else tuple(fields)
+
+    def row(values, **given):
+        if order is None:
+            out = dict(zip(names, read(values)))
+        else:
+            out = dict.fromkeys(order)
+            out.update(zip(names, read(values)))
+        if times:
+            zone = timezone.get_current_timezone()  # once a row: the look-up costs more than the conversion
+            for name in times:
+                out[name] = when(out[name], zone)
+        for name, nested in nests:
+            out[name] = nested(values)
+        out.update(given)
+        return out
+
+    return tuple(dict.fromkeys(columns)), row
 
 
-GAME_COLUMNS = ("id", "match_id", "number", *_version_columns("white"), *_version_columns("black"), "winner",
-                "reason", "plies", "duration", "white_thinking", "black_thinking", "created_at")
+def _reader(getter, columns):
+    """A function giving the columns' values as a tuple (``itemgetter`` of one column gives a bare value)."""
+    if len(columns) == 1:
+        one = getter(columns[0])
+        return lambda values: (one(values),)
+    return getter(*columns) if columns else (lambda values: ())
 
 
-def game_row(row: dict) -> dict:
-    """The GameBriefSerializer shape."""
-    return {"id": row["id"], "match": row["match_id"], "number": row["number"], "white": _version(row, "white"),
-            "black": _version(row, "black"), "winner": row["winner"], "reason": row["reason"],
-            "plies": row["plies"], "duration": row["duration"], "white_thinking": row["white_thinking"],
-            "black_thinking": row["black_thinking"], "created_at": when(row["created_at"])}
-
-
-LEADERBOARD_COLUMNS = ("bot_id", "bot__name", "bot__owner__username", "game", "elo", "games", "wins", "draws",
-                       "losses")
+MATCH_COLUMNS, match_row = rows_of(serializers.MatchSerializer)
+GAME_COLUMNS, game_row = rows_of(serializers.GameBriefSerializer)
+RATING_CHANGE_COLUMNS, rating_change_row = rows_of(serializers.RatingChangeSerializer)
+LEADERBOARD_COLUMNS, _leaderboard_row = rows_of(serializers.LeaderboardEntrySerializer,
+                                                computed=("rank", *serializers.FittedFields.FIELDS))
 
 
 def leaderboard_row(row: dict, rank: int, fitted, fit) -> dict:
-    """The LeaderboardEntrySerializer shape; ``rank`` is the row's place in the whole ordered board, ``fitted``
-    the bot's latest FittedRating (or None) and ``fit`` the game's latest RatingFit (or None)."""
-    return {"rank": rank, "bot": row["bot_id"], "bot_name": row["bot__name"], "owner": row["bot__owner__username"],
-            "game": row["game"], "elo": row["elo"], "games": row["games"], "wins": row["wins"],
-            "draws": row["draws"], "losses": row["losses"],
-            **ratings_selectors.fitted_summary(row["games"], fitted, fit)}
+    """``rank`` is the row's place in the whole ordered board, ``fitted`` the bot's latest FittedRating (or None)
+    and ``fit`` the game's latest RatingFit (or None)."""
+    return _leaderboard_row(row, rank=rank, **ratings_selectors.fitted_summary(row["games"], fitted, fit))
 
 
-RATING_CHANGE_COLUMNS = ("id", "played_id", "match_id", "before", "after", "delta", "k", "score", "created_at")
-
-
-def rating_change_row(row: dict) -> dict:
-    """The RatingChangeSerializer shape (``match_id`` is the selector's annotation)."""
-    return {"id": row["id"], "game": row["played_id"], "match": row["match_id"], "before": row["before"],
-            "after": row["after"], "delta": row["delta"], "k": row["k"], "score": row["score"],
-            "created_at": when(row["created_at"])}
+_, _bot_row = objects_of(serializers.BotDetailSerializer, computed=("versions", "rating"))
+_, _version_row = objects_of(serializers.BotVersionSerializer, computed=("reject_reason", "sprt"))
+_, _rating_row = objects_of(serializers.BotRatingSerializer, computed=serializers.FittedFields.FIELDS)
 
 
 def bot_detail(bot, user) -> dict:
-    """The BotDetailSerializer shape, from a bot with its versions and ratings prefetched; the rejection
-    reasons are shown to the owner and staff only, decided once for the bot rather than per version."""
+    """From a bot with its versions and ratings prefetched; the rejection reasons are shown to the owner and
+    staff only, decided once for the bot rather than per version."""
     insider = is_insider(user, bot.owner_id)
     rating = next((r for r in bot.ratings.all() if r.game == bot.game), None)
     fit, fitted = ratings_selectors.bot_fit(bot) if rating else (None, None)
-    return {"id": bot.id, "name": bot.name, "game": bot.game, "description": bot.description,
-            "is_public": bot.is_public, "open_to_tournaments": bot.open_to_tournaments,
-            "is_retired": bot.is_retired, "pinned_version": bot.pinned_version_id,
-            "owner": bot.owner.username, "owner_id": bot.owner_id,
-            "created_at": when(bot.created_at),
-            "versions": [{"id": v.id, "bot": v.bot_id, "number": v.number, "filename": v.filename, "kind": v.kind,
-                          "sha256": v.sha256, "size": v.size, "uploaded_at": when(v.uploaded_at),
-                          "status": v.status, "reject_reason": v.reject_reason if insider else "",
-                          "checked_at": when(v.checked_at), "is_disabled": v.is_disabled, "is_active": v.is_active,
-                          "sprt": version_test_row(latest_test(v))}
-                         for v in bot.versions.all()],
-            "rating": None if rating is None else {
-                "game": rating.game, "elo": rating.elo, "games": rating.games, "wins": rating.wins,
-                "draws": rating.draws, "losses": rating.losses, "updated_at": when(rating.updated_at),
-                **ratings_selectors.fitted_summary(rating.games, fitted, fit)}}
+    versions = [_version_row(v, reject_reason=v.reject_reason if insider else "",
+                             sprt=version_test_row(serializers.latest_test(v))) for v in bot.versions.all()]
+    return _bot_row(bot, versions=versions, rating=None if rating is None else _rating_row(
+        rating, **ratings_selectors.fitted_summary(rating.games, fitted, fit)))
 
 
 def version_test_row(test) -> dict | None:
     """The VersionTestSerializer shape of a version's latest SPRT, or None."""
-    return None if test is None else VersionTestSerializer(test).data
+    return None if test is None else serializers.VersionTestSerializer(test).data

@@ -14,7 +14,7 @@ from ratings import selectors as ratings_selectors
 from ratings import sprt
 from ratings.models import Rating, RatingChange, VersionTest
 from tournaments.models import BOT_NAME, BOT_NAME_RULE, Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
-from tournaments.selectors import games_per_two_entrants, is_insider, record_seen_by
+from tournaments.selectors import games_per_two_entrants, is_insider, may_see_bot, record_seen_by
 
 from .filters import MAX_ID
 
@@ -249,10 +249,7 @@ class BotVersionSerializer(serializers.ModelSerializer):
     def get_reject_reason(self, version) -> str:
         """Only the owner (or staff) sees why a version was rejected: it may quote their code."""
         request = self.context.get("request")
-        user = getattr(request, "user", None)
-        if user is not None and user.is_authenticated and (user.is_staff or version.bot.owner_id == user.pk):
-            return version.reject_reason
-        return ""
+        return version.reject_reason if is_insider(getattr(request, "user", None), version.bot.owner_id) else ""
 
 
 @extend_schema_field({"type": "string", "format": "binary"})
@@ -567,7 +564,7 @@ class EntrantVersionSerializer(VersionBriefSerializer):
 
     def to_representation(self, version):
         request = self.context.get("request")
-        if version.bot.is_public or is_insider(getattr(request, "user", None), version.bot.owner_id):
+        if may_see_bot(getattr(request, "user", None), version.bot):
             return super().to_representation(version)
         return {"id": None, "bot_id": None, "bot_name": PRIVATE_BOT, "number": None}
 

@@ -13,6 +13,7 @@ from django.utils import timezone
 from rest_framework.exceptions import Throttled
 
 from tournaments.models import BotVersion, Match
+from tournaments.selectors import is_insider
 from tournaments.services.matches import create_match, requeue_match
 from tournaments.services.players import api_token, create_player
 from tournaments.services.uploads import set_version_disabled
@@ -51,7 +52,7 @@ def obtain_token(request, username: str, password: str) -> tuple[str, object]:
 def _version_for(user, version_id: int, field: str, *, must_own: bool) -> BotVersion:
     version = BotVersion.objects.select_related("bot").filter(pk=version_id).first()
     visible = version is not None and (
-        user.is_staff or version.bot.owner_id == user.pk or (version.bot.is_public and not must_own))
+        is_insider(user, version.bot.owner_id) or (version.bot.is_public and not must_own))
     if not visible:
         raise ValidationError({field: [f"no bot version {version_id} that you may use here"]})
     return version
