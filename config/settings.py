@@ -157,6 +157,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # fails at once ("database is locked") when another holds the lock, whatever the timeout.
     DATABASES["default"].setdefault("OPTIONS", {}).update(timeout=30, transaction_mode="IMMEDIATE")
     DATABASES["default"].setdefault("TEST", {})["NAME"] = None
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # libpq waits for ever by default: for a server that accepts and never answers, and for a peer cut off
+    # by the network (not closed) until the kernel gives up, hours later. A worker then holds its match
+    # past the lease. Bound the connect, and let keepalives find a dead peer within about a minute.
+    # Options given in DATABASE_URL's query string win.
+    DATABASES["default"]["OPTIONS"] = {
+        "connect_timeout": env_int("DATABASE_CONNECT_TIMEOUT", 10), "keepalives": 1, "keepalives_idle": 30,
+        "keepalives_interval": 10, "keepalives_count": 3, **DATABASES["default"].get("OPTIONS", {})}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -145,3 +146,33 @@ def test_the_workers_knobs_come_from_the_environment_through_the_settings():
     result = load_settings(ARENA_SCAVENGE_SECONDS="7")
     assert result.returncode == 0, result.stderr
     assert result.stdout.split()[-1] == "7.0"
+
+
+def test_a_postgresql_server_that_never_answers_is_given_up_on_after_the_connect_timeout():
+    """A listener on loopback that accepts and stays silent: without connect_timeout libpq waits for ever."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"postgres://arena@127.0.0.1:{silent.getsockname()[1]}/arena"
+        code = ("import django, time; django.setup(); from django.db import connection\n"
+                "started = time.monotonic()\n"
+                "try:\n    connection.ensure_connection()\n"
+                "except Exception as error:\n    print(type(error).__name__, round(time.monotonic() - started))\n")
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "DATABASE_URL": url,
+               "DATABASE_CONNECT_TIMEOUT": "2"}
+        result = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True,
+                                timeout=60)
+    assert result.returncode == 0, result.stderr
+    error, seconds = result.stdout.split()
+    assert error == "OperationalError" and 2 <= int(seconds) <= 10
+
+
+def test_database_url_options_win_over_the_defaults():
+    code = ("import django; django.setup(); from django.conf import settings; "
+            "print(sorted(settings.DATABASES['default']['OPTIONS'].items()))")
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings",
+           "DATABASE_URL": "postgres://arena@127.0.0.1:5432/arena?connect_timeout=3"}
+    result = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "('connect_timeout', 3)" in result.stdout and "('keepalives', 1)" in result.stdout
