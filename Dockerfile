@@ -17,6 +17,7 @@ COPY runner runner
 COPY ratings ratings
 COPY tournaments tournaments
 COPY workers workers
+COPY api api
 COPY config config
 COPY seeds seeds
 COPY manage.py ./

@@ -10,7 +10,7 @@ a separate database (default ``arena_bench_api`` on 127.0.0.1:5432, user postgre
 with ``recompute_ratings``, then times each endpoint through the full Django stack (middleware, DRF,
 serializers) against two bare DRF ``APIView``s measured in the same run: one returning a constant, and one per
 endpoint fetching the same rows with the same queries but none of the API's machinery. Public pages are kept
-rendered in the cache (``tournaments.api.public``): the plain rows are hits, the "cache cold" rows empty the
+rendered in the cache (``api.public``): the plain rows are hits, the "cache cold" rows empty the
 cache before each request, so they time the queries, serializers and rendering too.
 """
 
@@ -236,8 +236,8 @@ def build_urlconf() -> None:
     from rest_framework.response import Response
     from rest_framework.views import APIView
 
+    from api import rows, selectors
     from ratings.models import Rating, RatingChange
-    from tournaments.api import rows, selectors
     from tournaments.models import BotVersion
 
     anonymous = AnonymousUser()
@@ -284,7 +284,7 @@ def build_urlconf() -> None:
                                                                "delta", "k", "score", "created_at")[:101])}
 
     urlpatterns[:] = [
-        path("api/", include("tournaments.api.urls")),
+        path("api/", include("api.urls")),
         path("bare/", bare(lambda: {"ok": True})),
         path("bare/leaderboard/<str:game>/", bare(leaderboard)),
         path("bare/bots/<int:pk>/", bare(bot_page)),

@@ -29,7 +29,7 @@ def build_urlconf() -> None:
     def bare(request):
         return render(request, "web/bench_constant.html", {"title": "constant"})
 
-    urlpatterns[:] = [path("bare/", bare), path("api/", include("tournaments.api.urls")), path("", include("web.urls"))]
+    urlpatterns[:] = [path("bare/", bare), path("api/", include("api.urls")), path("", include("web.urls"))]
 
 
 def write_constant_template() -> None:

@@ -104,6 +104,7 @@ INSTALLED_APPS = [
     "tournaments",
     "ratings",
     "workers",
+    "api",  # the REST API (its ready() keeps the public pages' cache in step with the Bot table)
     "web",  # the site's pages
 ]
 
@@ -208,14 +209,14 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",
-        "tournaments.api.filters.StrictOrdering",
+        "api.filters.StrictOrdering",
     ],
     # JSON bodies only (the upload takes multipart, on its own view): one request format to document and fuzz,
     # where a form would read an empty field as "left out" and a JSON body as an empty string.
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_SCHEMA_CLASS": "tournaments.api.schema.ArenaAutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "api.schema.ArenaAutoSchema",
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.ScopedRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {
         "uploads": os.environ.get("THROTTLE_UPLOADS", "30/hour"),
@@ -385,7 +386,7 @@ CELERY_BEAT_SCHEDULE = {
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the limit locks
-AXES_CLIENT_IP_CALLABLE = "tournaments.api.throttles.client_address"  # the throttles' address, one rule
+AXES_CLIENT_IP_CALLABLE = "api.throttles.client_address"  # the throttles' address, one rule
 # A success must not wipe the counts: it would clear every count of its address, the victim's included.
 AXES_RESET_ON_SUCCESS = False
 AXES_DISABLE_ACCESS_LOG = True  # keep failures only, not a row per successful login

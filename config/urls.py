@@ -6,7 +6,7 @@ from web.views import not_found as web_not_found
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("api/", include("tournaments.api.urls")),
+    path("api/", include("api.urls")),
     path("", include("web.urls")),
 ]
 

@@ -93,7 +93,7 @@ def test_the_service_reaches_the_runner_only_through_its_doors():
 
 # The whole project's layers, bottom up (docs/architecture.md draws them and says why). A module may import its
 # own layer and those below; the longest matching prefix names a module's layer.
-PACKAGES = ("engines", "runner", "ratings", "tournaments", "seeds", "workers", "web", "config")
+PACKAGES = ("engines", "runner", "ratings", "tournaments", "seeds", "workers", "api", "web", "config")
 LAYERS = {
     "engines": 0,  # the bot's library
     "runner": 1,  # the host side: sandbox, match runner, bundles
@@ -101,10 +101,10 @@ LAYERS = {
     "tournaments": 3,  # the domain: models, services, selectors, the referee
     "seeds": 4,  # a fresh install's data, written through the domain's services
     "workers": 5,  # Celery tasks and what they orchestrate
-    # The layer that serves people: REST API, admin and its dashboard, web pages, manage.py commands, and the
-    # apps' ready() wiring (tournaments.apps connects the API's cache to the Bot table's signals).
-    "tournaments.api": 6, "tournaments.admin": 6, "tournaments.dashboard": 6, "tournaments.management": 6,
-    "tournaments.apps": 6, "ratings.admin": 6, "ratings.management": 6, "workers.management": 6, "web": 6,
+    # The layer that serves people: the REST API (its app config connects its cache to the Bot table's signals),
+    # admin and its dashboard, web pages, manage.py commands.
+    "api": 6, "tournaments.admin": 6, "tournaments.dashboard": 6, "tournaments.management": 6,
+    "ratings.admin": 6, "ratings.management": 6, "workers.management": 6, "web": 6,
     "config": 7,  # settings, root URLs, the Celery app, WSGI/ASGI
 }
 # (importer, imported) arrows allowed against the layers, each with its reason. None today: what looks like one
@@ -176,7 +176,7 @@ GRAPH = {module: project_imports(path) for module, path in PROJECT.items()}
 
 def test_every_module_has_a_layer():
     assert all(top(module) in LAYERS for module in PROJECT)
-    assert layer("tournaments.api.views") > layer("workers.tasks") > layer("tournaments.services.matches")
+    assert layer("api.views") > layer("workers.tasks") > layer("tournaments.services.matches")
     assert layer("tournaments.models") > layer("ratings.models") > layer("runner.match") > layer("engines.tafl")
 
 

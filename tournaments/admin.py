@@ -9,10 +9,10 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 
+from api import services
 from engines import RefereeError
 from engines.core import Termination
 from tournaments import services as app_services
-from tournaments.api import services
 from tournaments.dashboard import dashboard_view
 from tournaments.models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 

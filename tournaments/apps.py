@@ -1,5 +1,4 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_delete, post_save
 
 
 class TournamentsConfig(AppConfig):
@@ -8,13 +7,5 @@ class TournamentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        # lazy: apps.py loads before the models; ready() runs once they are (the Django way to wire signals)
+        # lazy: apps.py loads before the models; ready() runs once they are (the Django way to register checks)
         from tournaments import checks  # noqa: F401  lazy: registers the deployment checks, see above
-        from tournaments.api import public  # lazy: see above
-        from tournaments.models import Bot, BotVersion  # lazy: see above
-
-        # A bot's name, visibility, retirement and pinned version, and its versions' switches, show on public pages
-        # kept in the cache: any change starts them afresh (services save these rows, never update them in bulk).
-        post_save.connect(public.forget_all, sender=Bot, dispatch_uid="public-pages-bot-saved")
-        post_delete.connect(public.forget_all, sender=Bot, dispatch_uid="public-pages-bot-deleted")
-        post_save.connect(public.forget_all, sender=BotVersion, dispatch_uid="public-pages-version-saved")

@@ -1,6 +1,6 @@
 """Pages that every visitor who is not logged in sees alike, kept rendered in the cache for a few seconds.
 
-They share the API's public cache generation (``tournaments.api.public``): any change to a bot (its name, its
+They share the API's public cache generation (``api.public``): any change to a bot (its name, its
 visibility) starts a new generation, so a bot made private disappears from every kept page at once. Logged-in
 players (owners see more: upload forms, rejection reasons) always get a page built for them."""
 
@@ -12,7 +12,7 @@ from functools import wraps
 from django.core.cache import cache
 from django.http import HttpResponse
 
-from tournaments.api import public
+from api import public
 
 log = logging.getLogger(__name__)
 

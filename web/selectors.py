@@ -8,10 +8,10 @@ from django.core.paginator import Paginator
 from django.db.models import Count, F, Q, Window
 from django.db.models.functions import RowNumber
 
+from api import selectors as api_selectors
 from engines import GAME_IDS
 from ratings import selectors as ratings_selectors
 from tournaments import selectors as app_selectors
-from tournaments.api import selectors as api_selectors
 from tournaments.models import Bot, BotVersion, Game, Match, Tournament
 
 GAME_NAMES = {"tafl9": "Tafl 9×9", "fidchell-1": "Fidchell (Rules One)", "fidchell-2": "Fidchell (Rules 2)",

@@ -14,14 +14,14 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from api import public
+from api import services as api_services
+from api.serializers import VersionTestSerializer
 from engines import GAME_IDS, get_game
 from ratings import selectors as ratings_selectors
 from tournaments import live
 from tournaments import selectors as app_selectors
 from tournaments import services as app_services
-from tournaments.api import public
-from tournaments.api import services as api_services
-from tournaments.api.serializers import VersionTestSerializer
 from tournaments.models import BotVersion, Game, Match, Tournament
 
 from . import boards, charts, forms, selectors, starters

@@ -11,8 +11,8 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.serializers.json import DjangoJSONEncoder
 from rest_framework.test import APIRequestFactory
 
+from api import public, serializers
 from ratings.models import Rating
-from tournaments.api import public, serializers
 from tournaments.models import Game, Match
 from tournaments.services import update_bot
 
@@ -61,7 +61,7 @@ def test_unknown_filter_values_are_still_refused(anon, played):
 
 
 def test_rating_history_page_equals_the_serializer(anon, played):
-    from tournaments.api import selectors
+    from api import selectors
     from tournaments.services.ratings import recompute_ratings
 
     recompute_ratings(history=True)
@@ -100,7 +100,7 @@ def test_leaderboard_page_equals_the_serializer(anon, player, other_player):
 
 
 def test_bot_page_equals_the_serializer_for_owner_and_stranger(player, other_player, played):
-    from tournaments.api import selectors
+    from api import selectors
     from tournaments.models import BotVersion
     from tournaments.services.ratings import recompute_ratings
 
@@ -200,7 +200,7 @@ def test_private_game_record_is_never_cached(player, other_player):
     assert client_for(None).get(f"/api/games/{game.pk}/").status_code == 404
 
 
-# --- the public page cache (tournaments.api.public) ----------------------------------------------------------
+# --- the public page cache (api.public) ----------------------------------------------------------
 
 
 def _public_urls(played) -> list[str]:

@@ -132,5 +132,5 @@ def test_trusted_proxy_count_comes_from_the_environment():
         return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=environment, capture_output=True,
                               text=True, timeout=60).stdout.strip()
 
-    assert num_proxies() == "0 tournaments.api.throttles.client_address"
+    assert num_proxies() == "0 api.throttles.client_address"
     assert num_proxies(TRUSTED_PROXY_COUNT="1").startswith("1 ")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from tournaments.api import public
+from api import public
 from tournaments.models import Game, Match
 
 from .conftest import client_for, finished_match, make_bot, ready_version

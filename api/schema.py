@@ -40,7 +40,7 @@ ERROR_DESCRIPTIONS = {
 class ErrorSchema(OpenApiSerializerExtension):
     """The error body: keys are request field names (or ``detail``), each with a list of messages."""
 
-    target_class = "tournaments.api.serializers.ErrorSerializer"
+    target_class = "api.serializers.ErrorSerializer"
 
     def map_serializer(self, auto_schema, direction):
         messages = {"type": "array", "items": {"type": "string"}, "minItems": 1}

@@ -32,6 +32,9 @@ TIME_CONTROL_HELP = (
     f"({ARENA['DEFAULT_TIME_CONTROL']}) when left out.")
 
 
+# The docstring below is published: it is the description of every request body without a docstring of its own
+# (drf-spectacular reads the inherited one), so its words are part of the schema. It still names the package this
+# module lived in before it moved to api/ (now api.schema), to keep the published schema unchanged.
 class StrictInput(serializers.Serializer):
     """A request body read as the schema writes it: a JSON object with only the declared fields, each of its
     JSON type (DRF alone would take ``"5"`` or ``5.0`` for an integer, ``0`` for a boolean, ``7`` for a
@@ -743,7 +746,7 @@ def api_root_serializer(endpoints: dict[str, str]) -> type[serializers.Serialize
 
 
 class ErrorSerializer(serializers.Serializer):
-    """The error body (tournaments.exceptions); its schema is written in tournaments.api.schema."""
+    """The error body (tournaments.exceptions); its schema is written in api.schema."""
 
     detail = serializers.ListField(child=serializers.CharField(), required=False,
                                    help_text="Messages about the request as a whole.")
