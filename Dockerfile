@@ -18,6 +18,7 @@ COPY ratings ratings
 COPY tournaments tournaments
 COPY workers workers
 COPY api api
+COPY web web
 COPY config config
 COPY seeds seeds
 COPY manage.py ./

@@ -33,12 +33,11 @@ TIME_CONTROL_HELP = (
 
 
 # The docstring below is published: it is the description of every request body without a docstring of its own
-# (drf-spectacular reads the inherited one), so its words are part of the schema. It still names the package this
-# module lived in before it moved to api/ (now api.schema), to keep the published schema unchanged.
+# (drf-spectacular reads the inherited one), so it speaks to the API's reader.
 class StrictInput(serializers.Serializer):
     """A request body read as the schema writes it: a JSON object with only the declared fields, each of its
     JSON type (DRF alone would take ``"5"`` or ``5.0`` for an integer, ``0`` for a boolean, ``7`` for a
-    string). The schema marks these bodies ``additionalProperties: false`` (tournaments.api.schema)."""
+    string). The schema marks these bodies ``additionalProperties: false``: an unknown field is refused."""
 
     def to_internal_value(self, data):
         if isinstance(data, dict):
