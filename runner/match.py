@@ -21,7 +21,6 @@ and the same ``legal`` + ``go`` again, with the clock still running).
 from __future__ import annotations
 
 import os
-import random
 import re
 import select
 import signal
@@ -751,6 +750,3 @@ def _stderr_hint(channel: Channel) -> str:
     tail = channel.stderr_text().strip().splitlines()
     return f"(stderr: {tail[-1][:120]})" if tail else ""
 
-
-def random_seed() -> int:
-    return random.randrange(1 << 31)
