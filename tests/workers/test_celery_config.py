@@ -17,7 +17,7 @@ def test_json_only_late_ack_and_one_message_at_a_time():
     assert set(conf.beat_schedule) == {"scavenge-expired-leases", "dispatch-queued-matches", "schedule-ranked-ladder",
                                        "fit-ratings"}
     assert conf.task_routes["workers.scavenge"]["queue"] == "arena.control"
-    assert conf.beat_schedule["fit-ratings"] == {"task": "ratings.fit", "schedule": 3600.0}
+    assert conf.beat_schedule["fit-ratings"] == {"task": "ratings.fit", "schedule": 300.0}  # ARENA_RATING_FIT_SECONDS
     app.loader.import_default_modules()  # what a worker does at start: autodiscovery included
     assert "ratings.fit" in app.tasks
 
