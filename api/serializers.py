@@ -298,9 +298,10 @@ class FittedFields(serializers.Serializer):
                                                    "without a fitted rating.")
     fitted_status = serializers.CharField(
         read_only=True, allow_null=True,
-        help_text="`rated`; or why the results leave the rating unbounded: `above` (won every game against the "
-                  "pool), `below` (lost every one), `apart` (not linked to the pool); null when no fit included "
-                  "the bot yet.")
+        help_text="`rated`; or why the results leave the rating unbounded: `above` (never lost a point to the rated "
+                  "pool, or to anyone while there is no pool), `below` (never scored against it), `apart` (no game "
+                  "links it to the pool, or it both won and lost one-sided results), `unrated` (the pool as a whole "
+                  "has no finite fit); null when no fit included the bot yet.")
     provisional = serializers.BooleanField(
         read_only=True, help_text="True while the bot has played fewer than ELO_PROVISIONAL_GAMES rated games, or "
                                   "has no fitted rating with a 95% margin within RATING_PROVISIONAL_MARGIN.")

@@ -20,9 +20,10 @@ When the results do not bound a rating the answer says so instead of printing a 
 only the largest group of bots that have each scored, directly or through others, against every other
 one (a strongly connected component of the "scored against" graph) is fitted; a bot outside it is
 ``ABOVE`` (it always beat the pool), ``BELOW`` (the pool always beat it) or ``APART`` (no game links it to
-the pool). A pool whose results still leave the optimum at infinity — only draws, or one colour winning
-every game, or any other separation (seen as a Newton step that does not vanish) — gets no ratings and
-a note why.
+the pool). With no pool at all (every result so far one-sided), a bot that never lost a point is ``ABOVE``,
+one that never scored is ``BELOW``, and one that did both against different bots is ``APART``.
+A pool whose results still leave the optimum at infinity — only draws, or one colour winning every game,
+or any other separation (seen as a Newton step that does not vanish) — gets no ratings and a note why.
 """
 
 from __future__ import annotations
@@ -43,8 +44,9 @@ UNBOUNDED = ("the results leave some ratings unbounded: a group of bots won ever
 RATED, ABOVE, BELOW, APART, UNRATED = "rated", "above", "below", "apart", "unrated"
 STATUSES = {
     RATED: "rated by the fit",
-    ABOVE: "scored against the pool and never lost a point to it: rating unbounded above",
-    BELOW: "never scored against the pool: rating unbounded below",
+    ABOVE: "scored against the pool (or, with no pool, against anyone) and never lost a point to it: rating "
+           "unbounded above",
+    BELOW: "never scored against the pool (or, with no pool, against anyone): rating unbounded below",
     APART: "no game links it to the rated pool",
     UNRATED: "the pool's results do not determine ratings (see the fit's note)",
 }
@@ -181,16 +183,20 @@ def _rated_pool(cells: Cells, players: int, games_of) -> tuple[np.ndarray, list[
     np.minimum.at(first, label, np.arange(players))
     best = min(range(count), key=lambda c: (-size[c], -weight[c], first[c]))
     pool = np.flatnonzero(label == best) if size[best] >= 2 else np.array([], dtype=np.int64)
+    if not pool.size:  # every result one-sided: still say who never lost a point, and who never scored one
+        conceded = np.isin(np.arange(players), against)
+        won = np.isin(np.arange(players), scored)
+        return pool, [ABOVE if won[p] and not conceded[p] else BELOW if conceded[p] and not won[p] else APART
+                      for p in range(players)]
     status = [APART] * players
-    if pool.size:
-        below = csgraph.breadth_first_order(graph, pool[0], directed=True, return_predecessors=False)
-        above = csgraph.breadth_first_order(graph.T.tocsr(), pool[0], directed=True, return_predecessors=False)
-        for p in below:
-            status[p] = BELOW
-        for p in above:
-            status[p] = ABOVE
-        for p in pool:
-            status[p] = RATED
+    below = csgraph.breadth_first_order(graph, pool[0], directed=True, return_predecessors=False)
+    above = csgraph.breadth_first_order(graph.T.tocsr(), pool[0], directed=True, return_predecessors=False)
+    for p in below:
+        status[p] = BELOW
+    for p in above:
+        status[p] = ABOVE
+    for p in pool:
+        status[p] = RATED
     return pool, status
 
 

@@ -163,6 +163,18 @@ def test_a_bot_that_only_won_or_only_lost_is_left_open_and_the_rest_are_rated():
     assert_clean(result)
 
 
+def test_with_only_one_sided_results_the_top_and_the_bottom_still_say_so():
+    # 0 always beat 1, 1 always beat 2, 0 beat 2, each with both colours: no two bots scored against each other
+    white = [0, 1, 1, 2, 0, 2]
+    black = [1, 0, 2, 1, 2, 0]
+    score = [1, 0, 1, 0, 1, 0]
+    result = fitting.fit_games(white, black, score, 4)
+    assert [p.status for p in result.players] == ["above", "apart", "below", "apart"]
+    assert "no two bots have each scored against the other" in result.note
+    assert all(p.elo is None for p in result.players)
+    assert_clean(result)
+
+
 def test_bad_arrays_are_refused_by_name():
     with pytest.raises(ValueError, match="score must be 1, 0.5 or 0"):
         fitting.fit_games([0], [1], [0.7], 2)
