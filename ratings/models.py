@@ -7,7 +7,7 @@ from django.db.models import F, Q
 
 from engines import GAME_IDS
 
-from .fit import Interval
+from .fit import STATUSES, Interval
 
 
 class Rating(models.Model):
@@ -107,6 +107,11 @@ class FittedRating(Interval, models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot_id} {self.status} {self.elo}"
+
+    @property
+    def status_text(self) -> str:
+        """What the status means, in words (ratings.fit.STATUSES)."""
+        return STATUSES[self.status]
 
 
 class VersionTest(models.Model):

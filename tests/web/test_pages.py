@@ -409,7 +409,7 @@ def test_fitted_ratings_show_with_their_interval(league):
         assert f'data-fitted="{f.elo:.1f}"' in text(client_for().get(f"/bots/{f.bot_id}/"))
     for f in fitted.values():
         if f.elo is None:
-            assert f.status in text(board)
+            assert f.status in text(board) and f'title="{f.status_text}"' in text(board)  # what it means, on hover
 
 
 def test_the_provisional_mark_follows_the_fitted_margin_on_both_pages(league, settings):
