@@ -230,16 +230,7 @@ class TrustedSandbox(Sandbox):
 
     def _start_build(self, scratch: Workdir, bot: Bot, limits: Limits) -> BotProcess:
         # the same channel as in the sandbox (runner.build), minus the sandbox: one's own bots only
-        try:
-            popen = subprocess.Popen(
-                ["/bin/sh", "-c", BUILD_SCRIPT, "tabula-build", bot.build], cwd=scratch.path, env=self._env({}),
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                bufsize=0, start_new_session=True, close_fds=True,
-            )
-        except BaseException:
-            scratch.remove()
-            raise
-        return BotProcess(popen, scratch, self.name)
+        return self._start(["/bin/sh", "-c", BUILD_SCRIPT, "tabula-build", bot.build], scratch, {}, subprocess.DEVNULL)
 
     def _env(self, env: dict[str, str] | None) -> dict[str, str]:
         result = bot_env(env)
@@ -249,12 +240,13 @@ class TrustedSandbox(Sandbox):
 
     def spawn(self, workdir: Workdir, bot: Bot, limits: Limits,
               env: dict[str, str] | None = None) -> BotProcess:
+        return self._start(["/bin/sh", "-c", "exec " + bot.run], workdir, env, subprocess.PIPE)
+
+    def _start(self, argv: list[str], workdir: Workdir, env: dict[str, str] | None, stdin) -> BotProcess:
+        """``argv`` in ``workdir``, in a session of its own (so the whole group can be killed)."""
         try:
-            popen = subprocess.Popen(
-                ["/bin/sh", "-c", "exec " + bot.run], cwd=workdir.path, env=self._env(env),
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                bufsize=0, start_new_session=True, close_fds=True,
-            )
+            popen = subprocess.Popen(argv, cwd=workdir.path, env=self._env(env), stdin=stdin, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, bufsize=0, start_new_session=True, close_fds=True)
         except BaseException:
             workdir.remove()
             raise
