@@ -21,10 +21,8 @@ def need_services(own_postgres: bool = False) -> None:
         pytest.skip(f"worker cluster tests skipped: {missing}")
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    need_services()
-    running = Cluster().start()
+def two_workers_and_beat(running: Cluster):
+    """The started cluster with workers w1 and w2 and beat, stopped at the end whatever happened."""
     try:
         running.start_worker("w1")
         running.start_worker("w2")
@@ -32,6 +30,12 @@ def cluster():
         yield running
     finally:
         running.stop()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    need_services()
+    yield from two_workers_and_beat(Cluster().start())
 
 
 @pytest.fixture(scope="module")
@@ -39,11 +43,4 @@ def own_pg_cluster():
     """A cluster on a PostgreSQL server of its own, which its tests may stop and start; persistent
     database connections, as docker-compose.yml runs them."""
     need_services(own_postgres=True)
-    running = Cluster(own_postgres=True, DATABASE_CONN_MAX_AGE="60").start()
-    try:
-        running.start_worker("w1")
-        running.start_worker("w2")
-        running.start_beat()
-        yield running
-    finally:
-        running.stop()
+    yield from two_workers_and_beat(Cluster(own_postgres=True, DATABASE_CONN_MAX_AGE="60").start())
