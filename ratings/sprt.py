@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from scipy.optimize import brentq
 
@@ -115,5 +116,11 @@ def verdict(value: float, hypotheses: Hypotheses) -> str | None:
 
 
 def elo_estimate(pentanomial) -> EloEstimate | None:
-    """The new version's Elo difference ± 95% from the pairs so far (``engines.stats``); None before any pair."""
-    return elo_pentanomial(tuple(pentanomial)) if sum(pentanomial) else None
+    """The new version's Elo difference ± 95% from the pairs so far (``engines.stats``); None before any pair.
+    Kept per counts: a test's page or row asks for its Elo, margin and LOS, each from the same estimate."""
+    return _estimate(tuple(pentanomial)) if sum(pentanomial) else None
+
+
+@lru_cache(maxsize=1024)
+def _estimate(pentanomial: tuple[int, ...]) -> EloEstimate:
+    return elo_pentanomial(pentanomial)
