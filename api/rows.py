@@ -122,7 +122,7 @@ def bot_detail(bot, user) -> dict:
     """From a bot with its versions and ratings prefetched; the rejection reasons are shown to the owner and
     staff only, decided once for the bot rather than per version."""
     insider = is_insider(user, bot.owner_id)
-    rating = next((r for r in bot.ratings.all() if r.game == bot.game), None)
+    rating = ratings_selectors.own_rating(bot)
     fit, fitted = ratings_selectors.bot_fit(bot) if rating else (None, None)
     versions = [_version_row(v, reject_reason=v.reject_reason if insider else "",
                              sprt=version_test_row(serializers.latest_test(v))) for v in bot.versions.all()]

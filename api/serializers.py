@@ -368,7 +368,7 @@ class BotDetailSerializer(BotSerializer):
 
     @extend_schema_field(BotRatingSerializer(allow_null=True))
     def get_rating(self, bot):
-        rating = next((r for r in bot.ratings.all() if r.game == bot.game), None)
+        rating = ratings_selectors.own_rating(bot)
         if rating is None:
             return None
         fit, fitted = ratings_selectors.bot_fit(bot)

@@ -29,7 +29,7 @@ from tournaments.models import BotVersion, Tournament
 
 from . import public, rows, selectors, serializers
 from . import services as api_services
-from .filters import MAX_ID, BotFilter, BotVersionFilter, GameFilter, MatchFilter, StrictOrdering, TournamentFilter
+from .filters import BotFilter, BotVersionFilter, GameFilter, MatchFilter, StrictOrdering, TournamentFilter
 from .pagination import NewestChangeFirstCursor, NewestFirstCursor, SmallPages
 from .permissions import IsOwnerOrAdminOrReadOnly
 from .records import record_text
@@ -326,8 +326,8 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
     def stop_sprt(self, request, pk=None, test=None):
         """Stop one of the bot's running SPRTs."""
         bot = self.get_object()
-        found = int(test) <= MAX_ID and ratings_selectors.version_tests_of(bot.pk).filter(pk=int(test)).first()
-        if not found:
+        found = ratings_selectors.version_test_of(bot.pk, test)
+        if found is None:
             raise NotFound(f"bot {bot.pk} has no SPRT {test}")
         return Response(serializers.VersionTestSerializer(app_services.stop_version_test(found)).data)
 

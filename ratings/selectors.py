@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from django.conf import settings
 from django.db.models import F, FilteredRelation, Q, QuerySet
 
@@ -77,6 +79,20 @@ def held_back(prefix: str = "") -> Q:
     gated = VersionTest.objects.filter(gate=True).values("candidate_id")
     passed = VersionTest.objects.filter(gate=True, state=VersionTest.State.PASSED).values("candidate_id")
     return Q(**{f"{prefix}pk__in": gated}) & ~Q(**{f"{prefix}pk__in": passed})
+
+
+def own_rating(bot) -> Rating | None:
+    """The bot's live rating in its own game, from its prefetched ``ratings``; None before any rated game."""
+    return next((rating for rating in bot.ratings.all() if rating.game == bot.game), None)
+
+
+def version_test_of(bot_id: int, test_id) -> VersionTest | None:
+    """One of a bot's SPRTs by the id a URL or a form gave (text or a number); None for anything that names
+    none of its tests, an id too large for the database included."""
+    text = str(test_id)
+    if not re.fullmatch(r"[0-9]{1,18}", text):
+        return None
+    return version_tests_of(bot_id).filter(pk=int(text)).first()
 
 
 def version_tests_of(bot_id: int) -> QuerySet[VersionTest]:

@@ -3,8 +3,6 @@ a template shows. Anything missing, or private to someone else, is the site's ow
 
 from __future__ import annotations
 
-import re
-
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -81,7 +79,7 @@ def bot(request, bot_id: int):
         if form is None or sprt_form is None:
             return redirect("web:bot", bot_id=found.pk)
     version_ids = [version.pk for version in versions]
-    rating = next((r for r in found.ratings.all() if r.game == found.game), None)
+    rating = ratings_selectors.own_rating(found)
     _, fitted = ratings_selectors.bot_fit(found)
     return render(request, "web/bot.html", {
         "bot": found, "is_owner": owner, "versions": versions, "rating": rating, "form": form,
@@ -110,10 +108,8 @@ def _request_sprt(request, bot, ready):
 
 def _stop_sprt(request, bot) -> str | None:
     """The owner stops a running SPRT of this bot: None when done, else why not."""
-    test_id = request.POST.get("test", "")
-    found = re.fullmatch(r"[0-9]{1,18}", test_id)  # a database id; anything else names no test
-    test = found and ratings_selectors.version_tests_of(bot.pk).filter(pk=int(test_id)).first()
-    if not test:
+    test = ratings_selectors.version_test_of(bot.pk, request.POST.get("test", ""))
+    if test is None:
         return "this bot has no such SPRT"
     try:
         app_services.stop_version_test(test)
