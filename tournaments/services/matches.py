@@ -19,8 +19,7 @@ from django.db import DataError, connection, transaction
 from django.db.models import F, Q, Subquery
 from django.utils import timezone
 
-from engines.core import Termination
-from ratings.elo import scores_for
+from engines.core import BLACK, WHITE, Termination, other, points
 from ratings.services import apply_rated_game, lock_ratings
 
 from ..models import BotVersion, Game, Match, Tournament
@@ -115,12 +114,6 @@ def _check_records(match: Match, records) -> None:
             raise ValidationError({"records": [message]})
 
 
-def _points(winner: str, a_is_white: bool) -> tuple[float, float]:
-    """(A's points, B's points) of one game."""
-    white, black = scores_for(winner)
-    return (white, black) if a_is_white else (black, white)
-
-
 class Report(enum.Enum):
     """What ``finish_match`` did with a report; true only when the result was stored."""
 
@@ -166,9 +159,9 @@ def finish_match(match_id: int, lease_token, records) -> Report:
         score_a = score_b = 0.0
         games = _store_games(match, records)
         for played in games:
-            points_a, points_b = _points(played.winner, played.white_id == match.version_a_id)
-            score_a += points_a
-            score_b += points_b
+            side_a = WHITE if played.white_id == match.version_a_id else BLACK
+            score_a += points(played.winner, side_a)
+            score_b += points(played.winner, other(side_a))
             if match.rated:
                 apply_rated_game(played, played.white.bot_id, played.black.bot_id, ratings)
         match.status = Match.Status.FINISHED

@@ -14,8 +14,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from engines.core import BLACK, WHITE, points
 from ratings import sprt
-from ratings.elo import scores_for
 from ratings.models import VersionTest
 from ratings.selectors import held_back
 
@@ -145,8 +145,7 @@ def record_test_match(match: Match, games) -> VersionTest | None:
 
 
 def _candidate_points(game, candidate_id: int) -> float:
-    white, black = scores_for(game.winner)
-    return white if game.white_id == candidate_id else black
+    return points(game.winner, WHITE if game.white_id == candidate_id else BLACK)
 
 
 def match_ended_unscored(match: Match) -> None:
