@@ -4,6 +4,7 @@ static files and reference bots they read at run time (the image once lacked the
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -26,7 +27,10 @@ def test_the_image_copies_every_package():
 def test_the_wheel_holds_every_package_and_the_files_it_reads(tmp_path):
     found = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
     assert {name.rstrip("*") for name in found["include"]} == project_packages()
-    result = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(ROOT), "-w", str(tmp_path)],
+    # Built from a copy: setuptools writes its build/ beside the sources, and the checkout is not the test's to write.
+    source = shutil.copytree(ROOT, tmp_path / "source", ignore=shutil.ignore_patterns(
+        ".git", ".venv", "var", "build", "*.egg-info", "__pycache__", ".hypothesis", ".pytest_cache"))
+    result = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(source), "-w", str(tmp_path)],
                             capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
     [wheel] = tmp_path.glob("*.whl")

@@ -427,7 +427,10 @@ def test_the_provisional_mark_follows_the_fitted_margin_on_both_pages(league, se
     fit = RatingFit.objects.create(game="tafl9", fitted_at=timezone.now(), games=9, fitted_games=9, average=1500)
     FittedRating.objects.create(fit=fit, bot=alpha, status="rated", elo=1550.0, margin=60.0, games=9)
     FittedRating.objects.create(fit=fit, bot=beta, status="rated", elo=1450.0, margin=160.0, games=9)
-    board = client_for().get("/leaderboard/tafl9/").context["rows"]
+    FittedRating.objects.create(fit=fit, bot=league["gamma"].bot, status="below", games=2)
+    page = client_for().get("/leaderboard/tafl9/")
+    assert '<abbr class="muted" title="never scored against the pool' in text(page)  # an open rating says why
+    board = page.context["rows"]
     assert {row["bot_id"]: row["provisional"] for row in board if row["bot_id"] in (alpha.pk, beta.pk)} == {
         alpha.pk: False, beta.pk: True}
     assert client_for().get(f"/bots/{alpha.pk}/").context["provisional"] is False
