@@ -29,7 +29,7 @@ or any other separation (seen as a Newton step that does not vanish) — gets no
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import optimize, sparse
@@ -81,6 +81,8 @@ class Fit:
     advantage_margin: float | None = None
     draw_nu: float | None = None  # Davidson's ν; 0 when the pool drew no game
     note: str = ""  # why nobody is rated, when nobody is
+    # Covariance of the reported ratings (Elo², players × players); NaN in the rows of unrated players.
+    covariance: np.ndarray | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,10 @@ def fit(cells: Cells, players: int, average: float = 1500.0) -> Fit:
     for k, p in enumerate(pool):
         players_fit[p] = PlayerFit(RATED, int(games_of[p]), float(elo[k]), float(margin[k]))
     advantage_margin = Z95 * ELO_PER_UNIT * math.sqrt(max(float(cov[pool.size, pool.size]), 0.0))
-    return Fit(players_fit, total, fitted, float(ELO_PER_UNIT * alpha), advantage_margin, float(nu))
+    covariance = np.full((players, players), np.nan)
+    covariance[np.ix_(pool, pool)] = ELO_PER_UNIT ** 2 * cov[: pool.size, : pool.size]
+    return Fit(players_fit, total, fitted, float(ELO_PER_UNIT * alpha), advantage_margin, float(nu), "",
+               covariance)
 
 
 def _mark_unrated(players_fit: list[PlayerFit], pool) -> list[PlayerFit]:

@@ -182,3 +182,16 @@ def test_bad_arrays_are_refused_by_name():
         fitting.fit_games([0], [2], [1], 2)
     with pytest.raises(ValueError, match="one entry per game"):
         fitting.fit_games([0, 1], [1], [1], 2)
+
+
+def test_the_covariance_is_of_the_reported_ratings():
+    """Its diagonal gives back each rated player's margin; the rows of players outside the pool are NaN."""
+    white = [0, 1, 1, 2, 2, 0, 0, 1, 3]
+    black = [1, 0, 2, 1, 0, 2, 1, 2, 0]
+    score = [1, 0.5, 1, 0, 0.5, 1, 0, 0.5, 1]
+    result = fitting.fit_games(white, black, score, 4)
+    margins = [p.margin for p in result.players]
+    assert [p.status for p in result.players][:3] == ["rated"] * 3
+    for k in range(3):
+        assert abs(fitting.Z95 * math.sqrt(result.covariance[k, k]) - margins[k]) < 1e-9
+    assert np.isnan(result.covariance[3]).all()
