@@ -104,17 +104,18 @@ MATCH_COLUMNS, match_row = rows_of(serializers.MatchSerializer)
 GAME_COLUMNS, game_row = rows_of(serializers.GameBriefSerializer)
 RATING_CHANGE_COLUMNS, rating_change_row = rows_of(serializers.RatingChangeSerializer)
 LEADERBOARD_COLUMNS, _leaderboard_row = rows_of(serializers.LeaderboardEntrySerializer,
-                                                computed=("rank", *serializers.FittedFields.FIELDS))
+                                                computed=serializers.FittedFields.FIELDS)
+# The fitted rating of each row's bot, annotated by ``ratings.selectors.leaderboard``.
+LEADERBOARD_COLUMNS += tuple(f"board_{name}" for name in ratings_selectors.BOARD_FIELDS)
 
 
-def leaderboard_row(row: dict, rank: int, fitted, fit) -> dict:
-    """``rank`` is the row's place in the whole ordered board, ``fitted`` the bot's latest FittedRating (or None)
-    and ``fit`` the game's latest RatingFit (or None)."""
-    return _leaderboard_row(row, rank=rank, **ratings_selectors.fitted_summary(row["games"], fitted, fit))
+def leaderboard_row(row: dict, fit) -> dict:
+    """A ``leaderboard`` row with its bot's board fields; ``fit`` is the game's latest RatingFit (or None)."""
+    return _leaderboard_row(row, **ratings_selectors.fitted_summary(ratings_selectors.board_fitted(row), fit))
 
 
 _, _bot_row = objects_of(serializers.BotDetailSerializer, computed=("versions", "rating"))
-_, _version_row = objects_of(serializers.BotVersionSerializer, computed=("reject_reason", "sprt"))
+_, _version_row = objects_of(serializers.BotVersionSerializer, computed=("reject_reason", "sprt", "fitted"))
 _, _rating_row = objects_of(serializers.BotRatingSerializer, computed=serializers.FittedFields.FIELDS)
 
 
@@ -125,9 +126,10 @@ def bot_detail(bot, user) -> dict:
     rating = ratings_selectors.own_rating(bot)
     fit, fitted = ratings_selectors.bot_fit(bot) if rating else (None, None)
     versions = [_version_row(v, reject_reason=v.reject_reason if insider else "",
-                             sprt=version_test_row(serializers.latest_test(v))) for v in bot.versions.all()]
+                             sprt=version_test_row(serializers.latest_test(v)),
+                             fitted=serializers.version_fit_row(v)) for v in bot.versions.all()]
     return _bot_row(bot, versions=versions, rating=None if rating is None else _rating_row(
-        rating, **ratings_selectors.fitted_summary(rating.games, fitted, fit)))
+        rating, **ratings_selectors.fitted_summary(fitted, fit)))
 
 
 def version_test_row(test) -> dict | None:

@@ -24,14 +24,14 @@ def bot_detail_visible_to(user) -> QuerySet:
     return bots_visible_to(user).prefetch_related(
         # No join back to the bot: the prefetch sets each version's bot to this one.
         Prefetch("versions", queryset=BotVersion.objects.defer("file", "original").order_by("-number")
-                 .prefetch_related("sprt_tests")),
+                 .prefetch_related("sprt_tests", "fitted_ratings")),
         "ratings",
     )
 
 
 def versions_visible_to(user) -> QuerySet:
     return (BotVersion.objects.filter(app_selectors.visible_bot_q(user, "bot__")).select_related("bot")
-            .prefetch_related("sprt_tests"))
+            .prefetch_related("sprt_tests", "fitted_ratings"))
 
 
 def _both_visible_q(user, first: str, second: str) -> Q:

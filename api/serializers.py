@@ -12,7 +12,7 @@ from rest_framework import serializers
 from engines import GAME_IDS
 from ratings import selectors as ratings_selectors
 from ratings import sprt
-from ratings.models import Rating, RatingChange, VersionTest
+from ratings.models import FittedRating, Rating, RatingChange, VersionTest
 from tournaments.models import BOT_NAME, BOT_NAME_RULE, Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 from tournaments.selectors import games_per_two_entrants, is_insider, may_see_bot, record_seen_by
 
@@ -227,17 +227,44 @@ def latest_test(version):
     return max(version.sprt_tests.all(), key=lambda test: (test.created_at, test.id), default=None)
 
 
+class VersionFitSerializer(serializers.ModelSerializer):
+    """A version's own fitted rating in the latest fit of its game (earlier versions keep theirs)."""
+
+    class Meta:
+        model = FittedRating
+        fields = ["status", "elo", "margin", "games", "current"]
+        read_only_fields = fields
+        extra_kwargs = {
+            "status": {"help_text": "`rated`, or why the results leave it unbounded: `above`, `below`, `apart`, "
+                                    "`unrated` (as the bot's fitted_status)."},
+            "elo": {"help_text": "The version's fitted rating, unrounded; null unless rated."},
+            "margin": {"help_text": "Half-width of its 95% interval, Elo; null unless rated."},
+            "games": {"help_text": "The version's rated games the fit read."},
+            "current": {"help_text": "Whether its bot played the ladder with this version at the fit."},
+        }
+
+
+def version_fit_row(version) -> dict | None:
+    """A version's row in the latest fit, from its prefetched ``fitted_ratings`` (one fit per game: at most
+    one row), or None."""
+    row = next(iter(version.fitted_ratings.all()), None)
+    return None if row is None else {"status": row.status, "elo": row.elo, "margin": row.margin, "games": row.games,
+                                     "current": row.current}
+
+
 class BotVersionSerializer(serializers.ModelSerializer):
     bot = serializers.PrimaryKeyRelatedField(read_only=True, help_text="Id of the bot this is a version of.")
     reject_reason = serializers.SerializerMethodField(
         help_text="Why the smoke test rejected it: shown to the owner and staff only, empty for anyone else.")
     sprt = serializers.SerializerMethodField(
         help_text="The version's latest SPRT against the version before it; null if none was asked for.")
+    fitted = serializers.SerializerMethodField(
+        help_text="The version's own fitted rating in the latest fit of its game; null before a fit included it.")
 
     class Meta:
         model = BotVersion
         fields = ["id", "bot", "number", "filename", "kind", "sha256", "size", "uploaded_at", "status",
-                  "reject_reason", "checked_at", "is_disabled", "is_active", "sprt"]
+                  "reject_reason", "checked_at", "is_disabled", "is_active", "sprt", "fitted"]
         read_only_fields = fields
         extra_kwargs = VERSION_HELP
 
@@ -246,6 +273,11 @@ class BotVersionSerializer(serializers.ModelSerializer):
         """The version's latest SPRT against the version before it (null if none was asked for)."""
         test = latest_test(version)
         return None if test is None else VersionTestSerializer(test).data
+
+    @extend_schema_field(VersionFitSerializer(allow_null=True))
+    def get_fitted(self, version):
+        """From the prefetched ``fitted_ratings`` (one fit per game: at most one row)."""
+        return version_fit_row(version)
 
     @extend_schema_field(serializers.CharField(allow_blank=True))
     def get_reject_reason(self, version) -> str:
@@ -284,15 +316,22 @@ RATING_HELP = {
 
 class FittedFields(serializers.Serializer):
     """The fit's view of a bot beside its live Elo (ratings.selectors.fitted_summary): the leaderboard and the
-    bot's page give the same five fields."""
+    bot's page give the same fields. The fit rates bot versions; a bot's are those of the version it plays
+    the ladder with (as of the latest fit)."""
 
-    FIELDS = ["fitted_elo", "fitted_margin", "fitted_status", "provisional", "first_player_advantage"]
+    FIELDS = ["fitted_version", "fitted_elo", "fitted_margin", "fitted_status", "fitted_games", "standing",
+              "provisional", "rank", "rank_low", "rank_high", "p_first", "first_player_advantage"]
 
+    fitted_version = serializers.IntegerField(
+        read_only=True, allow_null=True,
+        help_text="Id of the version whose fitted rating this is: the one the bot played the ladder with at the "
+                  "latest fit (its pinned version, else its newest playable one); null before a fit included it.")
     fitted_elo = serializers.FloatField(
         read_only=True, allow_null=True,
-        help_text="The fitted rating: maximum likelihood over all the game's rated games (Bradley-Terry on the Elo "
-                  "scale, Davidson draws, a first-player term), refitted periodically; unrounded. Null when the "
-                  "latest fit gives the bot none (see fitted_status).")
+        help_text="The fitted rating of that version: maximum likelihood over all the game's rated games, each "
+                  "version a player of its own (Bradley-Terry on the Elo scale, Davidson draws, a first-player "
+                  "term), refitted periodically; unrounded. Null when the latest fit gives it none (see "
+                  "fitted_status).")
     fitted_margin = serializers.FloatField(
         read_only=True, allow_null=True, help_text="Half-width of the fitted rating's 95% interval, in Elo; null "
                                                    "without a fitted rating.")
@@ -300,11 +339,32 @@ class FittedFields(serializers.Serializer):
         read_only=True, allow_null=True,
         help_text="`rated`; or why the results leave the rating unbounded: `above` (never lost a point to the rated "
                   "pool, or to anyone while there is no pool), `below` (never scored against it), `apart` (no game "
-                  "links it to the pool, or it both won and lost one-sided results), `unrated` (the pool as a whole "
-                  "has no finite fit); null when no fit included the bot yet.")
+                  "links it to the pool, or it both won and lost one-sided results, or it has no game yet), "
+                  "`unrated` (the pool as a whole has no finite fit); null when no fit included the version yet.")
+    fitted_games = serializers.IntegerField(
+        read_only=True, help_text="Rated games of that version the fit read (0 without a fit).")
+    standing = serializers.ChoiceField(
+        choices=["ranked", "provisional", "unplayed", "unbounded", "unfitted"], read_only=True,
+        help_text="The bot's place on the leaderboard: `ranked` (rated with a 95% margin within "
+                  "LEADERBOARD_RANKED_MARGIN: the only bots with a rank), `provisional` (rated, margin still wider), "
+                  "`unplayed` (its ladder version has no rated game yet), `unbounded` (the results do not bound its "
+                  "rating: see fitted_status), `unfitted` (no fit included its ladder version yet).")
     provisional = serializers.BooleanField(
-        read_only=True, help_text="True while the bot has played fewer than ELO_PROVISIONAL_GAMES rated games, or "
-                                  "has no fitted rating with a 95% margin within RATING_PROVISIONAL_MARGIN.")
+        read_only=True, help_text="True unless the bot is ranked (standing `ranked`): provisional bots are listed "
+                                  "after the ranked ones, without a rank.")
+    rank = serializers.IntegerField(
+        read_only=True, allow_null=True,
+        help_text="Place among the ranked bots by fitted rating, from 1, as of the latest fit; null unless ranked.")
+    rank_low = serializers.IntegerField(
+        read_only=True, allow_null=True,
+        help_text="Best rank of the rank's 95% interval (sampled from the fit's covariance of the ranked bots' "
+                  "ratings, seeded: the same fit gives the same interval); null unless ranked.")
+    rank_high = serializers.IntegerField(
+        read_only=True, allow_null=True, help_text="Worst rank of the rank's 95% interval; null unless ranked.")
+    p_first = serializers.FloatField(
+        read_only=True, allow_null=True,
+        help_text="Probability, from the same samples, that this is the strongest ranked bot (0 to 1); null "
+                  "unless ranked.")
     first_player_advantage = serializers.FloatField(
         read_only=True, allow_null=True,
         help_text="The game's first-player (White's) advantage in Elo from the latest fit, the same for every "
@@ -372,7 +432,7 @@ class BotDetailSerializer(BotSerializer):
         if rating is None:
             return None
         fit, fitted = ratings_selectors.bot_fit(bot)
-        return {**RatingBriefSerializer(rating).data, **ratings_selectors.fitted_summary(rating.games, fitted, fit)}
+        return {**RatingBriefSerializer(rating).data, **ratings_selectors.fitted_summary(fitted, fit)}
 
 
 class BotCreateSerializer(StrictInput):
@@ -703,14 +763,13 @@ class CrosstableRowSerializer(serializers.Serializer):
 # --- ratings ---------------------------------------------------------------------------------
 
 class LeaderboardEntrySerializer(FittedFields, serializers.ModelSerializer):
-    rank = serializers.IntegerField(read_only=True, help_text="Place on the leaderboard, from 1.")
     bot = serializers.IntegerField(source="bot_id", read_only=True, help_text="Id of the bot.")
     bot_name = serializers.CharField(source="bot.name", read_only=True, help_text="The bot's name.")
     owner = serializers.CharField(source="bot.owner.username", read_only=True, help_text="The owner's user name.")
     class Meta:
         model = Rating
         fields = ["rank", "bot", "bot_name", "owner", "game", "elo", "games", "wins", "draws", "losses",
-                  *FittedFields.FIELDS]
+                  *[name for name in FittedFields.FIELDS if name != "rank"]]
         read_only_fields = fields
         extra_kwargs = RATING_HELP
 

@@ -91,7 +91,7 @@ ROOT = [  # (name, URL name, arguments, what it is)
     ("games", "game-list", {}, "Games with their records, newest first; a record as text at /api/games/ID/record.txt."),
     ("tournaments", "tournament-list", {}, "Round-robin tournaments: create, enter, start; standings and "
                                            "crosstables."),
-    *((f"leaderboard-{game}", "leaderboard", {"game": game}, f"The {game} leaderboard: public bots by Elo.")
+    *((f"leaderboard-{game}", "leaderboard", {"game": game}, f"The {game} leaderboard: ranked bots, then provisional.")
       for game in GAME_IDS),
     ("schema", "api-schema", {}, "This API's OpenAPI 3 schema (YAML; ?format=json for JSON): generate a client "
                                  "from it."),
@@ -654,7 +654,7 @@ def crosstable_rows(table) -> list[dict]:
 # --- ratings ----------------------------------------------------------------------------------------
 
 class LeaderboardView(ListAPIView):
-    """Public bots of one game ranked by Elo."""
+    """Public bots of one game: the ranked ones by fitted rating, then the provisional ones."""
 
     serializer_class = serializers.LeaderboardEntrySerializer
     pagination_class = SmallPages
@@ -664,7 +664,10 @@ class LeaderboardView(ListAPIView):
                                                 description="The game whose leaderboard to read.")],
                    responses={200: serializers.LeaderboardEntrySerializer(many=True)})
     def get(self, request, *args, **kwargs):
-        """Public bots of one game ranked by Elo, best first (page numbers)."""
+        """Public bots of one game, best first (page numbers): first the ranked bots (the version each plays the
+        ladder with has a fitted 95% margin within LEADERBOARD_RANKED_MARGIN) by rank, with the 95% interval
+        of that rank and the chance of being first; then the provisional ones without a rank (`standing` says
+        why), by fitted rating, then live Elo. Each row also gives the bot's live Elo."""
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
@@ -676,13 +679,8 @@ class LeaderboardView(ListAPIView):
     def list(self, request, *args, **kwargs):
         def build():
             page = self.paginate_queryset(self.get_queryset())
-            first_rank = (self.paginator.page.number - 1) * self.paginator.page.paginator.per_page + 1
-            game = self.kwargs["game"]
-            fitted = ratings_selectors.fitted_ratings(game, [row["bot_id"] for row in page])
-            fit = ratings_selectors.rating_fit(game)
-            body = self.get_paginated_response(
-                [rows.leaderboard_row(row, first_rank + i, fitted.get(row["bot_id"]), fit)
-                 for i, row in enumerate(page)]).data
+            fit = ratings_selectors.rating_fit(self.kwargs["game"])
+            body = self.get_paginated_response([rows.leaderboard_row(row, fit) for row in page]).data
             return public.Page(body, cache_control=f"public, max-age={public.LIVE_SECONDS}")
 
         return public.serve(request, public.url_name(request, "leaderboard"), public.EVERYONE, public.LIVE_SECONDS,

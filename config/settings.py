@@ -262,9 +262,9 @@ ARENA = {
     "ELO_K": env_int("ARENA_ELO_K", 20),
     # Fitted ratings (ratings.fit): the pool's average they are anchored to.
     "RATING_FIT_AVERAGE": env_int("ARENA_RATING_FIT_AVERAGE", 1500),
-    # A rating is provisional until its fitted 95% margin is at most this many Elo (and the bot has played
-    # ELO_PROVISIONAL_GAMES rated games).
-    "RATING_PROVISIONAL_MARGIN": env_int("ARENA_RATING_PROVISIONAL_MARGIN", 100),
+    # The leaderboard ranks a bot once the fitted 95% margin of the version it plays the ladder with is at
+    # most this many Elo; the others are listed apart as provisional, never mixed into the ranking.
+    "LEADERBOARD_RANKED_MARGIN": env_int("ARENA_LEADERBOARD_RANKED_MARGIN", 100),
     # Beat refits every this many seconds the games whose rated results changed (ratings.fit skips the rest).
     "RATING_FIT_SECONDS": env_int("ARENA_RATING_FIT_SECONDS", 300),
     # SPRT of a new version against the previous one: its matches queued or running at once, and the

@@ -79,7 +79,14 @@ class RatingFit(models.Model):
 
 
 class FittedRating(Interval, models.Model):
-    """One bot's fitted rating and 95% interval; ``elo`` is null when the results do not bound it (status)."""
+    """One bot version's fitted rating and 95% interval; ``elo`` is null when the results do not bound it
+    (status). The fit rates versions, not bots: a new version's games are new evidence, not more of the old.
+
+    ``current`` marks the version its bot played the ladder with when the fit was stored (the rule of
+    ``tournaments.selectors.ladder_versions``): that row is the bot's rating on the leaderboard. Of those,
+    a rated one whose margin is within ``LEADERBOARD_RANKED_MARGIN`` is ranked: ``rank`` (by fitted Elo among
+    the ranked), the 95% interval of its rank and its chance of being first (``ratings.ranks``), computed
+    once here so that reads stay cheap; all four are null on every other row."""
 
     class Status(models.TextChoices):
         RATED = "rated"
@@ -89,24 +96,43 @@ class FittedRating(Interval, models.Model):
         UNRATED = "unrated"  # the pool as a whole has no fit (see RatingFit.note)
 
     fit = models.ForeignKey(RatingFit, on_delete=models.CASCADE, related_name="ratings")
+    version = models.ForeignKey("tournaments.BotVersion", on_delete=models.CASCADE, related_name="fitted_ratings")
+    # The version's bot, kept beside it so that a bot's rows are one index away (the leaderboard's join).
     bot = models.ForeignKey("tournaments.Bot", on_delete=models.CASCADE, related_name="fitted_ratings")
     status = models.CharField(max_length=8, choices=Status.choices)
     elo = models.FloatField(null=True, blank=True)
     margin = models.FloatField(null=True, blank=True, help_text="Half-width of the 95% interval, Elo.")
     games = models.PositiveIntegerField()
+    current = models.BooleanField(default=False, help_text="The version its bot played the ladder with at the fit.")
+    rank = models.PositiveIntegerField(null=True, blank=True, help_text="Place among the ranked; null: not ranked.")
+    rank_low = models.PositiveIntegerField(null=True, blank=True, help_text="Best rank of its 95% interval.")
+    rank_high = models.PositiveIntegerField(null=True, blank=True, help_text="Worst rank of its 95% interval.")
+    p_first = models.FloatField(null=True, blank=True, help_text="Probability that it is the strongest ranked bot.")
 
     class Meta:
-        ordering = ["fit", F("elo").desc(nulls_last=True), "bot_id"]
+        ordering = ["fit", F("elo").desc(nulls_last=True), "version_id"]
         constraints = [
-            models.UniqueConstraint(fields=["fit", "bot"], name="fittedrating_once_per_fit"),
+            models.UniqueConstraint(fields=["fit", "version"], name="fittedrating_once_per_fit"),
+            # One row stands for a bot on the board.
+            models.UniqueConstraint(fields=["bot"], condition=Q(current=True), name="fittedrating_one_current"),
             models.CheckConstraint(condition=Q(status="rated", elo__isnull=False, margin__isnull=False)
                                    | Q(~Q(status="rated"), elo__isnull=True, margin__isnull=True),
                                    name="fittedrating_elo_iff_rated"),
+            # Ranked rows have all four rank fields, and only current rated rows are ranked.
+            models.CheckConstraint(condition=Q(rank__isnull=True, rank_low__isnull=True, rank_high__isnull=True,
+                                               p_first__isnull=True)
+                                   | Q(current=True, status="rated", rank__isnull=False, rank_low__lte=F("rank"),
+                                       rank_high__gte=F("rank"), p_first__gte=0, p_first__lte=1),
+                                   name="fittedrating_ranked_whole"),
         ]
         indexes = [models.Index(fields=["fit", "-elo"], name="fittedrating_board_idx")]
 
     def __str__(self) -> str:
-        return f"{self.bot_id} {self.status} {self.elo}"
+        return f"{self.bot_id}/{self.version_id} {self.status} {self.elo}"
+
+    @property
+    def ranked(self) -> bool:
+        return self.rank is not None
 
     @property
     def status_text(self) -> str:

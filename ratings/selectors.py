@@ -4,17 +4,34 @@ from __future__ import annotations
 
 import re
 
-from django.conf import settings
 from django.db.models import F, FilteredRelation, Q, QuerySet
 
 from .models import FittedRating, Rating, RatingChange, RatingFit, VersionTest
 
+# The fitted fields of the bot's board row (its current version's), as annotations of a Rating query.
+BOARD_FIELDS = ("id", "elo", "margin", "status", "games", "version_id", "rank", "rank_low", "rank_high", "p_first")
+
 
 def leaderboard(game: str) -> QuerySet[Rating]:
-    """Public bots' ratings for one game, best first: a row's rank is its place in this order. Retired bots have
-    left it (their ratings stay, on their pages)."""
-    return (Rating.objects.filter(game=game, bot__is_public=True, bot__is_retired=False).select_related("bot__owner")
-            .order_by("-elo", "bot_id"))
+    """Public bots' ratings for one game, each with the fitted rating of the version it plays the ladder
+    with (annotations ``board_elo``, ``board_margin``, ... of ``BOARD_FIELDS``): the ranked bots first by
+    their rank, then the provisional ones by fitted rating, then by live Elo. Retired bots have left it (their
+    ratings stay, on their pages)."""
+    return (Rating.objects.filter(game=game, bot__is_public=True, bot__is_retired=False)
+            .annotate(board=FilteredRelation("bot__fitted_ratings",
+                                             condition=Q(bot__fitted_ratings__current=True)))
+            .annotate(**{f"board_{name}": F(f"board__{name}") for name in BOARD_FIELDS})
+            .select_related("bot__owner")
+            .order_by(F("board__rank").asc(nulls_last=True), F("board__elo").desc(nulls_last=True), "-elo",
+                      "bot_id"))
+
+
+def board_fitted(row) -> FittedRating | None:
+    """The board row's fitted rating (a ``leaderboard`` row, as a dict of values or a model), unsaved."""
+    get = row.get if isinstance(row, dict) else lambda name: getattr(row, name)
+    if get("board_status") is None:
+        return None
+    return FittedRating(current=True, **{name: get(f"board_{name}") for name in BOARD_FIELDS})
 
 
 def rating_history(bot) -> QuerySet[RatingChange]:
@@ -30,47 +47,73 @@ def rating_fit(game: str) -> RatingFit | None:
 
 
 def fitted_leaderboard(game: str) -> QuerySet[FittedRating]:
-    """Public bots' fitted ratings for one game: rated bots best first, then those the results leave
-    unbounded (``status`` above/below/apart/unrated, ``elo`` null), each with its bot and owner."""
-    return (FittedRating.objects.filter(fit__game=game, bot__is_public=True, bot__is_retired=False)
+    """Public bots' fitted ratings for one game, one row a bot (the version it plays the ladder with, as of
+    the latest fit): the ranked first by rank, then the others by fitted rating, those the results leave
+    unbounded (``status`` above/below/apart/unrated, ``elo`` null) last; each with its bot and owner."""
+    return (FittedRating.objects.filter(fit__game=game, current=True, bot__is_public=True, bot__is_retired=False)
             .select_related("bot__owner", "fit")
-            .order_by(F("elo").desc(nulls_last=True), "bot_id"))
+            .order_by(F("rank").asc(nulls_last=True), F("elo").desc(nulls_last=True), "bot_id"))
 
 
-def fitted_ratings(game: str, bot_ids) -> dict[int, FittedRating]:
-    """The latest fitted rating of each of these (public) bots, by bot id; one query; bots the fit did not
-    include are absent."""
-    return {fitted.bot_id: fitted for fitted in fitted_leaderboard(game).filter(bot_id__in=list(bot_ids))}
+def stored_current(game: str) -> set[int]:
+    """The versions the latest fit of this game marked current (the ladder's at the time)."""
+    return set(FittedRating.objects.filter(fit__game=game, current=True).values_list("version_id", flat=True))
 
 
 def bot_fit(bot) -> tuple[RatingFit | None, FittedRating | None]:
-    """The latest fit of the bot's game and the bot's row in it (None where there is none), in one query,
-    whoever may see the bot: the caller decides that."""
+    """The latest fit of the bot's game and the bot's board row in it (the version it played the ladder with
+    at that fit; None where there is none), in one query, whoever may see the bot: the caller decides that."""
     fit = (RatingFit.objects.filter(game=bot.game)
-           .annotate(mine=FilteredRelation("ratings", condition=Q(ratings__bot=bot)))
-           .annotate(mine_id=F("mine__id"), mine_status=F("mine__status"), mine_elo=F("mine__elo"),
-                     mine_margin=F("mine__margin"), mine_games=F("mine__games"))
+           .annotate(mine=FilteredRelation("ratings", condition=Q(ratings__bot=bot, ratings__current=True)))
+           .annotate(**{f"mine_{name}": F(f"mine__{name}") for name in BOARD_FIELDS})
            .first())
     if fit is None or fit.mine_id is None:
         return fit, None
-    return fit, FittedRating(id=fit.mine_id, fit=fit, bot=bot, status=fit.mine_status, elo=fit.mine_elo,
-                             margin=fit.mine_margin, games=fit.mine_games)
+    return fit, FittedRating(fit=fit, bot=bot, current=True,
+                             **{name: getattr(fit, f"mine_{name}") for name in BOARD_FIELDS})
 
 
-def fitted_summary(games: int, fitted: FittedRating | None, fit: RatingFit | None) -> dict:
+# What ``standing`` says of a bot on the board (the API documents these words).
+STANDINGS = {
+    "ranked": "rated with a 95% margin within LEADERBOARD_RANKED_MARGIN: on the ranking",
+    "provisional": "rated, but the 95% margin is still wider than LEADERBOARD_RANKED_MARGIN",
+    "unplayed": "the version it plays the ladder with has no rated game yet",
+    "unbounded": "the results do not bound its rating (see fitted_status: above, below, apart or unrated)",
+    "unfitted": "no fit includes the version it plays the ladder with yet (none ran since it came)",
+}
+
+
+def standing(fitted: FittedRating | None) -> str:
+    """The bot's place on the board in one word (``STANDINGS``), from its board row."""
+    if fitted is None:
+        return "unfitted"
+    if fitted.rank is not None:
+        return "ranked"
+    if fitted.games == 0:
+        return "unplayed"
+    if fitted.status == FittedRating.Status.RATED:
+        return "provisional"
+    return "unbounded"
+
+
+def fitted_summary(fitted: FittedRating | None, fit: RatingFit | None) -> dict:
     """What the API shows of the fit beside a bot's live rating (the leaderboard and the bot alike): the
-    fitted rating and its 95% margin, unrounded; its status; the provisional flag; the game's first-player
-    advantage. ``games``: the bot's rated games."""
-    return {"fitted_elo": fitted.elo if fitted else None, "fitted_margin": fitted.margin if fitted else None,
-            "fitted_status": fitted.status if fitted else None, "provisional": is_provisional(games, fitted),
+    fitted rating of the version it plays the ladder with and its 95% margin, unrounded; its status and
+    games; its standing; the rank, its 95% interval and the chance of being first (ranked bots only); the
+    game's first-player advantage."""
+    have = fitted is not None
+    place = standing(fitted)
+    return {"fitted_version": fitted.version_id if have else None, "fitted_elo": fitted.elo if have else None,
+            "fitted_margin": fitted.margin if have else None, "fitted_status": fitted.status if have else None,
+            "fitted_games": fitted.games if have else 0, "standing": place, "provisional": place != "ranked",
+            "rank": fitted.rank if have else None, "rank_low": fitted.rank_low if have else None,
+            "rank_high": fitted.rank_high if have else None, "p_first": fitted.p_first if have else None,
             "first_player_advantage": fit.advantage if fit else None}
 
 
-def is_provisional(games: int, fitted: FittedRating | None) -> bool:
-    """Few rated games (the live Elo's large-K phase) or no fitted rating narrower than the threshold."""
-    arena = settings.ARENA
-    return (games < arena["ELO_PROVISIONAL_GAMES"] or fitted is None or fitted.margin is None
-            or fitted.margin > arena["RATING_PROVISIONAL_MARGIN"])
+def version_ratings(bot) -> dict[int, FittedRating]:
+    """Each of the bot's versions' rows in the latest fit of its game, by version id (one query)."""
+    return {row.version_id: row for row in FittedRating.objects.filter(bot=bot)}
 
 
 def held_back(prefix: str = "") -> Q:

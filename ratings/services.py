@@ -9,10 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from . import fit as fitting
+from . import ranks
 from .elo import EloRules, rules_from_settings, scores_for, updated
 from .models import FittedRating, Rating, RatingChange, RatingFit
 
@@ -210,25 +212,53 @@ def _repair_history(changes, report: RecomputeReport, batch_size: int) -> None:
         len(stale_changes), len(fixed_changes), len(missing))
 
 
-def fit_games(counts: dict[str, np.ndarray], average: float) -> list[RatingFit]:
-    """Fit each game's (white bot, black bot, wins, draws, losses) rows and store the result; the fits, in order.
+def fit_games(counts: dict[str, np.ndarray], average: float, bot_of: dict[int, int],
+              current: dict[str, set[int]] | None = None, ranked_margin: float | None = None) -> list[RatingFit]:
+    """Fit each game's (white version, black version, wins, draws, losses) rows and store the result; the fits.
+
+    Versions are the players: a bot's versions are rated apart. ``bot_of`` maps each version to its bot;
+    ``current[game]`` holds the versions the bots play the ladder with now (those with no rated game yet
+    too, so that the board can say so); of those, the rated ones with a margin within ``ranked_margin``
+    (default ``LEADERBOARD_RANKED_MARGIN``) are ranked and get their rank intervals.
 
     The fit runs outside any lock; only storing it locks the game's row, so two fits at once store one after
     the other and the later one stands. ``tournaments.services.ratings.fit_ratings`` reads the rows.
     """
-    return [_store_fit(game_id, average, *_fit_pairs(table, average)) for game_id, table in counts.items()]
+    current = current or {}
+    if ranked_margin is None:
+        ranked_margin = float(settings.ARENA["LEADERBOARD_RANKED_MARGIN"])
+    fits = []
+    for game_id, table in counts.items():
+        now = set(current.get(game_id, ()))
+        versions, result = _fit_pairs(table, average, sorted(now))
+        fits.append(_store_fit(game_id, average, versions, result, bot_of, now, ranked_margin))
+    return fits
 
 
-def _fit_pairs(table: np.ndarray, average: float) -> tuple[list[int], fitting.Fit]:
-    """The fit of one game's (white bot, black bot, wins, draws, losses) rows; the bots in the fit's order."""
-    bots, index = np.unique(table[:, :2], return_inverse=True)
-    index = index.reshape(-1, 2)
+def _fit_pairs(table: np.ndarray, average: float, also=()) -> tuple[list[int], fitting.Fit]:
+    """The fit of one game's (white, black, wins, draws, losses) rows; the players in the fit's order.
+    ``also``: players to include even without a game (the fit says what it makes of them)."""
+    players, index = np.unique(np.concatenate([table[:, :2].ravel(), np.asarray(also, dtype=np.int64)]),
+                               return_inverse=True)
+    index = index[: 2 * len(table)].reshape(-1, 2)
     cells = fitting.Cells(index[:, 0], index[:, 1], table[:, 2], table[:, 3], table[:, 4])
-    return bots.tolist(), fitting.fit(cells, len(bots), average)
+    return players.tolist(), fitting.fit(cells, len(players), average)
+
+
+def board_ranks(result: fitting.Fit, current: list[bool], ranked_margin: float) -> dict[int, ranks.RankInterval]:
+    """The rank intervals of the fit's ranked players (by index): those its bot plays the ladder with
+    (``current``), rated, with a 95% margin within ``ranked_margin``; sampled from the fit's covariance."""
+    chosen = [i for i, player in enumerate(result.players)
+              if current[i] and player.status == fitting.RATED and player.margin <= ranked_margin]
+    covariance = None if result.covariance is None else result.covariance[np.ix_(chosen, chosen)]
+    found = ranks.rank_intervals([result.players[i].elo for i in chosen], covariance,
+                                 [result.players[i].margin for i in chosen])
+    return dict(zip(chosen, found))
 
 
 @transaction.atomic
-def _store_fit(game_id: str, average: float, bots: list[int], result: fitting.Fit) -> RatingFit:
+def _store_fit(game_id: str, average: float, versions: list[int], result: fitting.Fit, bot_of: dict[int, int],
+               current: set[int], ranked_margin: float) -> RatingFit:
     RatingFit.objects.bulk_create([RatingFit(game=game_id, fitted_at=timezone.now(), games=0, fitted_games=0,
                                              average=0.0)], ignore_conflicts=True)
     row = RatingFit.objects.select_for_update().get(game=game_id)
@@ -237,9 +267,15 @@ def _store_fit(game_id: str, average: float, bots: list[int], result: fitting.Fi
     row.advantage, row.advantage_margin, row.draw_nu = result.advantage, result.advantage_margin, result.draw_nu
     row.note = result.note
     row.save()
+    placed = board_ranks(result, [version in current for version in versions], ranked_margin)
     FittedRating.objects.filter(fit=row).delete()
-    FittedRating.objects.bulk_create(
-        [FittedRating(fit=row, bot_id=bot, status=player.status, elo=player.elo, margin=player.margin,
-                      games=player.games) for bot, player in zip(bots, result.players)],
-        batch_size=5000)
+    stored = []
+    for i, (version, player) in enumerate(zip(versions, result.players)):
+        place = placed.get(i)
+        stored.append(FittedRating(
+            fit=row, version_id=version, bot_id=bot_of[version], status=player.status, elo=player.elo,
+            margin=player.margin, games=player.games, current=version in current,
+            rank=place and place.rank, rank_low=place and place.low, rank_high=place and place.high,
+            p_first=place and place.p_first))
+    FittedRating.objects.bulk_create(stored, batch_size=5000)
     return row

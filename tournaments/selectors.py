@@ -11,6 +11,7 @@ from django.db.models import Count, Q, QuerySet
 from engines.core import Termination
 from engines.stats import EloEstimate, elo_trinomial
 from ratings.elo import scores_for
+from ratings.selectors import held_back
 from ratings.services import is_rated_pairing
 
 from .models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
@@ -33,7 +34,8 @@ def visible_bots(user=None) -> QuerySet[Bot]:
 
 
 def versions_of(bot: Bot) -> QuerySet[BotVersion]:
-    return BotVersion.objects.filter(bot=bot).select_related("bot").prefetch_related("sprt_tests").order_by("-number")
+    return (BotVersion.objects.filter(bot=bot).select_related("bot").prefetch_related("sprt_tests", "fitted_ratings")
+            .order_by("-number"))
 
 
 def match_list() -> QuerySet[Match]:
@@ -281,13 +283,14 @@ def rated_results_since(game_id: str, since) -> bool:
     return (finished if since is None else finished.filter(finished_at__gte=since)).exists()
 
 
-def rated_pair_counts(game_ids) -> dict[str, np.ndarray]:
-    """Per game id, rows of (white bot, black bot, white's wins, draws, losses) over every rated game.
+def rated_pair_counts(game_ids) -> tuple[dict[str, np.ndarray], dict[int, int]]:
+    """Per game id, rows of (white version, black version, white's wins, draws, losses) over every rated game;
+    and the bot of every version in them.
 
-    The database groups the games by version pair and counts the results; versions become bots here
-    (two versions of one bot give two rows for the pair, which the fit simply adds up).
+    Versions are the fit's players: a bot's new version is not its old one, and pooling them would rate
+    a much stronger new version far too low. Two versions of one bot never rate each other.
     """
-    bot_of = dict(BotVersion.objects.values_list("id", "bot_id"))
+    bot_of = dict(BotVersion.objects.filter(bot__game__in=game_ids).values_list("id", "bot_id"))
     rows = (Game.objects.filter(match__rated=True, match__status=Match.Status.FINISHED, match__game__in=game_ids)
             .values_list("match__game", "white_id", "black_id")
             .annotate(wins=Count("id", filter=Q(winner="white")), draws=Count("id", filter=Q(winner="none")),
@@ -295,7 +298,24 @@ def rated_pair_counts(game_ids) -> dict[str, np.ndarray]:
             .order_by())
     tables: dict[str, list[tuple]] = {game: [] for game in game_ids}
     for game_id, white, black, wins, draws, losses in rows:
-        white_bot, black_bot = bot_of[white], bot_of[black]
-        if is_rated_pairing(white_bot, black_bot):
-            tables[game_id].append((white_bot, black_bot, wins, draws, losses))
-    return {game: np.array(table, dtype=np.int64).reshape(-1, 5) for game, table in tables.items()}
+        if is_rated_pairing(bot_of[white], bot_of[black]):
+            tables[game_id].append((white, black, wins, draws, losses))
+    return {game: np.array(table, dtype=np.int64).reshape(-1, 5) for game, table in tables.items()}, bot_of
+
+
+def ladder_versions(game_id: str) -> dict[int, BotVersion]:
+    """The version each bot plays the ladder with, by bot id, for every public bot of the game that is not
+    retired: its pinned version, or else its newest ready, enabled and active one (a bot whose pinned version
+    cannot play sits out). A version its owner put behind an SPRT gate plays only once that test has passed;
+    until then the version before it keeps the bot's place. The one rule: the ladder pairs these
+    (``workers.ladder.ladder_pool``) and the leaderboard shows their fitted ratings."""
+    versions = (BotVersion.objects.filter(bot__game=game_id, bot__is_public=True, bot__is_retired=False,
+                                          status=BotVersion.Status.READY, is_disabled=False, is_active=True)
+                .exclude(held_back())
+                .order_by("bot_id", "-number").select_related("bot"))
+    chosen: dict[int, BotVersion] = {}
+    for version in versions:
+        pinned = version.bot.pinned_version_id
+        if pinned is None or pinned == version.pk:
+            chosen.setdefault(version.bot_id, version)
+    return chosen

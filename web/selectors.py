@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
-from django.db.models import Count, F, Q, Window
-from django.db.models.functions import RowNumber
+from django.db.models import BooleanField, Count, ExpressionWrapper, F, Q
 
 from api import selectors as api_selectors
 from engines import GAME_IDS
@@ -16,8 +15,11 @@ from tournaments.models import Bot, BotVersion, Game, Match, Tournament
 
 GAME_NAMES = {"tafl9": "Tafl 9×9", "fidchell-1": "Fidchell (Rules One)", "fidchell-2": "Fidchell (Rules 2)",
               "shatra": "Altai Shatra"}
-LEADERBOARD_SORTS = {"rating": ("-elo", "bot_id"), "games": ("-games", "-elo", "bot_id"),
-                     "name": ("bot__name", "bot_id"), "last": ("-updated_at", "bot_id")}
+# Within each part of the board (the ranked bots, then the provisional ones); "rating" is the board's own order.
+LEADERBOARD_SORTS = {"rating": (F("board_rank").asc(nulls_last=True), F("board_elo").desc(nulls_last=True), "-elo",
+                                "bot_id"),
+                     "games": ("-games", "-elo", "bot_id"), "name": ("bot__name", "bot_id"),
+                     "last": ("-updated_at", "bot_id")}
 PAGE_SIZE = 50
 
 
@@ -50,19 +52,24 @@ def home(user) -> dict:
 # --- leaderboard --------------------------------------------------------------------------------
 
 def leaderboard(game_id: str, sort: str, page_number) -> dict:
-    """One page of a game's board in the ``sort`` order; a row's rank is always its place by rating."""
-    ranked = (ratings_selectors.leaderboard(game_id)
-              .annotate(rank=Window(RowNumber(), order_by=[F("elo").desc(), F("bot_id").asc()]))
-              .order_by(*LEADERBOARD_SORTS[sort])
-              .values("rank", "bot_id", "bot__name", "bot__owner__username", "elo", "games", "wins", "draws",
-                      "losses", "updated_at"))
-    page = Paginator(ranked, PAGE_SIZE).get_page(page_number)
+    """One page of a game's board in the ``sort`` order, the ranked bots before the provisional ones whatever
+    the sort (never mixed); ``ranked`` and ``provisional`` split the page's rows. A ranked row's rank is its
+    stored place by fitted rating (``ratings.selectors.leaderboard``), with its 95% interval and p_first."""
+    board = (ratings_selectors.leaderboard(game_id)
+             .order_by(ExpressionWrapper(Q(board_rank__isnull=True), output_field=BooleanField()),
+                       *LEADERBOARD_SORTS[sort])
+             .values("bot_id", "bot__name", "bot__owner__username", "elo", "games", "wins", "draws", "losses",
+                     "updated_at", *(f"board_{name}" for name in ratings_selectors.BOARD_FIELDS)))
+    page = Paginator(board, PAGE_SIZE).get_page(page_number)
     rows = list(page.object_list)
-    fitted = ratings_selectors.fitted_ratings(game_id, [row["bot_id"] for row in rows])
     for row in rows:
-        row["fitted"] = fitted.get(row["bot_id"])
-        row["provisional"] = ratings_selectors.is_provisional(row["games"], row["fitted"])
-    return {"page": page, "rows": rows}
+        row["fitted"] = ratings_selectors.board_fitted(row)
+        row["standing"] = ratings_selectors.standing(row["fitted"])
+        row["provisional"] = row["standing"] != "ranked"
+        row["rank"] = row["board_rank"]
+    return {"page": page, "rows": rows, "ranked": [row for row in rows if not row["provisional"]],
+            "provisional": [row for row in rows if row["provisional"]],
+            "standings": ratings_selectors.STANDINGS}
 
 
 # --- a bot --------------------------------------------------------------------------------------

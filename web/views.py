@@ -81,10 +81,11 @@ def bot(request, bot_id: int):
     version_ids = [version.pk for version in versions]
     rating = ratings_selectors.own_rating(found)
     _, fitted = ratings_selectors.bot_fit(found)
+    standing = ratings_selectors.standing(fitted)
     return render(request, "web/bot.html", {
         "bot": found, "is_owner": owner, "versions": versions, "rating": rating, "form": form,
-        "provisional": rating is not None and ratings_selectors.is_provisional(rating.games, fitted),
-        "fitted": fitted,
+        "provisional": rating is not None and standing != "ranked", "fitted": fitted,
+        "standing": standing, "standing_text": ratings_selectors.STANDINGS[standing],
         "chart": charts.rating_svg(selectors.rating_points(found)),
         "opponents": app_selectors.opponents(found, request.user),
         "recent": selectors.recent_games(request.user, version_ids),

@@ -24,8 +24,8 @@ from django.utils import timezone
 from engines import GAME_IDS
 from ratings.models import FittedRating, Rating
 from ratings.pairing import Entrant, choose_pairings, narrowed
-from ratings.selectors import held_back
 from tournaments.models import BotVersion, Match
+from tournaments.selectors import ladder_versions
 from tournaments.services import create_match
 
 from . import conf
@@ -45,15 +45,7 @@ def ladder_pool(game_id: str) -> list[Entrant]:
     A version its owner put behind an SPRT gate plays only once that test has passed; until then the
     version before it keeps the bot's place.
     """
-    versions = (BotVersion.objects.filter(bot__game=game_id, bot__is_public=True, bot__is_retired=False,
-                                          status=BotVersion.Status.READY, is_disabled=False, is_active=True)
-                .exclude(held_back())
-                .order_by("bot_id", "-number").select_related("bot"))
-    newest: dict[int, BotVersion] = {}
-    for version in versions:
-        pinned = version.bot.pinned_version_id
-        if pinned is None or pinned == version.pk:
-            newest.setdefault(version.bot_id, version)
+    newest = ladder_versions(game_id)  # the one rule, shared with the leaderboard
     if not newest:
         return []
     start = settings.ARENA.get("ELO_START", 1500)
@@ -64,7 +56,8 @@ def ladder_pool(game_id: str) -> list[Entrant]:
                 .annotate(n=Count("pk")))
     as_b = dict(Match.objects.filter(ladder, version_b_id__in=ids).values_list("version_b_id")
                 .annotate(n=Count("pk")))
-    fitted = {f.bot_id: f for f in FittedRating.objects.filter(fit__game=game_id, bot_id__in=list(newest),
+    # The fit rates versions: the one that plays is the one whose rating counts.
+    fitted = {f.bot_id: f for f in FittedRating.objects.filter(fit__game=game_id, version_id__in=ids,
                                                                  status=FittedRating.Status.RATED)}
     pool = []
     for v in newest.values():

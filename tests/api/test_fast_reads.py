@@ -82,17 +82,16 @@ def test_leaderboard_page_equals_the_serializer(anon, player, other_player):
                                    advantage=61.5, advantage_margin=20.0)
     for i, owner in enumerate((player, other_player, player)):
         bot = make_bot(owner, f"b{i}")
+        version = ready_version(bot)
         Rating.objects.create(bot=bot, game="tafl9", elo=1500.0 + i * 10, games=i * 3, wins=i, draws=i, losses=i)
-        if i:
-            FittedRating.objects.create(fit=fit, bot=bot, status="rated", elo=1490.5 + i, margin=40.0, games=i * 3)
-    board = list(Rating.objects.filter(game="tafl9").select_related("bot__owner").order_by("-elo", "bot_id"))
-    fitted = {row.bot_id: row for row in FittedRating.objects.all()}
-    for rank, rating in enumerate(board, 1):
-        mine = fitted.get(rating.bot_id)
-        rating.rank, rating.first_player_advantage = rank, fit.advantage
-        rating.fitted_elo, rating.fitted_margin, rating.fitted_status = (
-            (mine.elo, mine.margin, mine.status) if mine else (None, None, None))
-        rating.provisional = ratings_selectors.is_provisional(rating.games, mine)
+        if i:  # b1 ranked, b2 provisional, b0 not in the fit
+            ranked = {"rank": 1, "rank_low": 1, "rank_high": 2, "p_first": 0.75} if i == 1 else {}
+            FittedRating.objects.create(fit=fit, version=version, bot=bot, status="rated", elo=1490.5 + i,
+                                        margin=40.0 * i, games=i * 3, current=True, **ranked)
+    board = list(ratings_selectors.leaderboard("tafl9"))
+    for rating in board:
+        for name, value in ratings_selectors.fitted_summary(ratings_selectors.board_fitted(rating), fit).items():
+            setattr(rating, name, value)
     expected = serializers.LeaderboardEntrySerializer(board, many=True).data
     body = anon.get("/api/leaderboard/tafl9/").json()["results"]
     assert body == [dict(row) for row in expected] and len(body) == 3
@@ -122,8 +121,17 @@ def test_bot_page_equals_the_serializer_for_owner_and_stranger(player, other_pla
 
 
 def test_leaderboard_rank_continues_across_pages(anon, player):
+    from django.utils import timezone
+
+    from ratings.models import FittedRating, RatingFit
+
+    fit = RatingFit.objects.create(game="tafl9", fitted_at=timezone.now(), games=10, fitted_games=10, average=1500)
     for i in range(5):
-        Rating.objects.create(bot=make_bot(player, f"b{i}"), game="tafl9", elo=1500.0 + i * 10)
+        bot = make_bot(player, f"b{i}")
+        Rating.objects.create(bot=bot, game="tafl9", elo=1500.0 + i * 10)
+        FittedRating.objects.create(fit=fit, version=ready_version(bot), bot=bot, status="rated", elo=1500.0 + i,
+                                    margin=50.0, games=10, current=True, rank=5 - i, rank_low=1, rank_high=5,
+                                    p_first=0.2)
     second = anon.get("/api/leaderboard/tafl9/?page=2&page_size=2").json()
     assert second["count"] == 5
     assert [(r["rank"], r["bot_name"], r["elo"]) for r in second["results"]] == [(3, "b2", 1520.0),
@@ -147,7 +155,7 @@ def test_leaderboard_cache_keeps_each_page_and_host_apart(anon, player):
         Rating.objects.create(bot=make_bot(player, f"b{i}"), game="tafl9", elo=1500.0 + i)
     first = anon.get("/api/leaderboard/tafl9/?page_size=1").json()
     second = anon.get("/api/leaderboard/tafl9/?page_size=1&page=2").json()
-    assert first["results"][0]["rank"] == 1 and second["results"][0]["rank"] == 2
+    assert first["results"][0]["bot_name"] == "b2" and second["results"][0]["bot_name"] == "b1"
     assert "testserver" in first["next"]
     other_host = anon.get("/api/leaderboard/tafl9/?page_size=1", HTTP_HOST="localhost").json()
     assert other_host["next"].startswith("http://localhost/")

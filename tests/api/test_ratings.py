@@ -12,15 +12,15 @@ from tournaments.models import Bot
 from .conftest import client_for, finished_match, make_bot, ready_version
 
 
-def test_leaderboard_ranks_public_bots_by_elo(anon, player, other_player):
+def test_before_any_fit_the_leaderboard_ranks_nobody_and_lists_every_bot_by_live_elo(anon, player, other_player):
     bots = [make_bot(player, "low"), make_bot(other_player, "high"), make_bot(player, "secret", is_public=False)]
     for bot, elo in zip(bots, (1450.0, 1620.0, 1900.0)):
         Rating.objects.create(bot=bot, game="tafl9", elo=elo, games=1, wins=1)
     shatra = make_bot(player, "khan", game="shatra")
     Rating.objects.create(bot=shatra, game="shatra", elo=1700.0)
     body = anon.get("/api/leaderboard/tafl9/").json()
-    assert [(r["rank"], r["bot_name"], r["owner"]) for r in body["results"]] == [(1, "high", "grace"),
-                                                                                   (2, "low", "ada")]
+    assert [(r["rank"], r["bot_name"], r["owner"], r["standing"], r["provisional"]) for r in body["results"]] == [
+        (None, "high", "grace", "unfitted", True), (None, "low", "ada", "unfitted", True)]
     assert [r["bot_name"] for r in anon.get("/api/leaderboard/shatra/").json()["results"]] == ["khan"]
 
 
@@ -60,18 +60,21 @@ def test_unrated_bot_has_empty_history(anon, player):
 
 @pytest.fixture
 def fitted(player, other_player, settings):
-    """Three tafl9 bots with live ratings and a stored fit: alpha (player's; 4 games, margin 80), beta (margin
-    150) and gamma (unbounded below), both other_player's; a first-player advantage of 61.5."""
-    settings.ARENA = {**settings.ARENA, "ELO_PROVISIONAL_GAMES": 2, "RATING_PROVISIONAL_MARGIN": 100}
+    """Three tafl9 bots with live ratings and a stored fit of the versions they play the ladder with: alpha
+    (player's; margin 80, ranked first), beta (margin 150: provisional) and gamma (unbounded below), both
+    other_player's; a first-player advantage of 61.5."""
     mine, theirs, third = (ready_version(make_bot(owner, name)) for owner, name in
                            ((player, "alpha"), (other_player, "beta"), (other_player, "gamma")))
     for version, games in ((mine, 4), (theirs, 2), (third, 2)):
         Rating.objects.create(bot=version.bot, game="tafl9", elo=1500.0 + games, games=games, wins=games)
     fit = RatingFit.objects.create(game="tafl9", fitted_at=timezone.now(), games=4, fitted_games=4, average=1500,
                                    advantage=61.5, advantage_margin=20.0)
-    FittedRating.objects.create(fit=fit, bot=mine.bot, status="rated", elo=1540.25, margin=80.0, games=4)
-    FittedRating.objects.create(fit=fit, bot=theirs.bot, status="rated", elo=1480.5, margin=150.0, games=2)
-    FittedRating.objects.create(fit=fit, bot=third.bot, status="below", elo=None, margin=None, games=2)
+    FittedRating.objects.create(fit=fit, version=mine, bot=mine.bot, status="rated", elo=1540.25, margin=80.0,
+                                games=4, current=True, rank=1, rank_low=1, rank_high=1, p_first=1.0)
+    FittedRating.objects.create(fit=fit, version=theirs, bot=theirs.bot, status="rated", elo=1580.5, margin=150.0,
+                                games=2, current=True)
+    FittedRating.objects.create(fit=fit, version=third, bot=third.bot, status="below", elo=None, margin=None,
+                                games=2, current=True)
     cache.clear()
     return {version.bot.name: version.bot for version in (mine, theirs, third)}
 
@@ -82,10 +85,15 @@ def test_leaderboard_gives_the_fitted_rating_its_interval_the_provisional_mark_a
     rows = {row["bot_name"]: row for row in anon.get("/api/leaderboard/tafl9/").json()["results"]}
     assert (rows["alpha"]["fitted_elo"], rows["alpha"]["fitted_margin"], rows["alpha"]["fitted_status"]) == (
         1540.25, 80.0, "rated")
-    assert rows["alpha"]["provisional"] is False  # 4 rated games and a margin within 100
-    assert rows["beta"]["provisional"] is True  # the margin is still 150
-    assert (rows["gamma"]["fitted_elo"], rows["gamma"]["fitted_status"], rows["gamma"]["provisional"]) == (
-        None, "below", True)
+    # The ranked bot comes first, though beta's fitted number is higher: ±150 is not mixed into the ranking.
+    assert list(rows) == ["alpha", "beta", "gamma"]
+    assert (rows["alpha"]["provisional"], rows["alpha"]["standing"]) == (False, "ranked")
+    assert (rows["alpha"]["rank"], rows["alpha"]["rank_low"], rows["alpha"]["rank_high"], rows["alpha"]["p_first"],
+            rows["alpha"]["fitted_version"], rows["alpha"]["fitted_games"]) == (1, 1, 1, 1.0, mine.pk, 4)
+    assert (rows["beta"]["provisional"], rows["beta"]["standing"], rows["beta"]["rank"]) == (True, "provisional", None)
+    assert (rows["gamma"]["fitted_elo"], rows["gamma"]["fitted_status"], rows["gamma"]["provisional"],
+            rows["gamma"]["standing"], rows["gamma"]["rank_low"], rows["gamma"]["p_first"]) == (
+        None, "below", True, "unbounded", None, None)
     assert {row["first_player_advantage"] for row in rows.values()} == {61.5}
     assert rows["alpha"]["elo"] == Rating.objects.get(bot=mine.bot).elo  # the live Elo stays, unrounded
 
@@ -94,8 +102,9 @@ def test_a_bot_gives_the_same_fitted_fields_as_the_leaderboard(anon, fitted):
     board = {row["bot_name"]: row for row in anon.get("/api/leaderboard/tafl9/").json()["results"]}
     for name, bot in fitted.items():
         rating = anon.get(f"/api/bots/{bot.pk}/").json()["rating"]
-        shown = ("elo", "games", "wins", "draws", "losses", "fitted_elo", "fitted_margin", "fitted_status",
-                 "provisional", "first_player_advantage")
+        shown = ("elo", "games", "wins", "draws", "losses", "fitted_version", "fitted_elo", "fitted_margin",
+                 "fitted_status", "fitted_games", "standing", "provisional", "rank", "rank_low", "rank_high",
+                 "p_first", "first_player_advantage")
         assert {key: rating[key] for key in shown} == {key: board[name][key] for key in shown}
 
 
@@ -111,6 +120,6 @@ def test_a_bot_before_any_fit_has_null_fitted_fields_and_is_provisional(anon, pl
     bot = make_bot(player, "fresh")
     Rating.objects.create(bot=bot, game="tafl9", elo=1510.0, games=30, wins=30)
     rating = anon.get(f"/api/bots/{bot.pk}/").json()["rating"]
-    assert rating["elo"] == 1510.0 and rating["provisional"] is True
-    assert [rating[key] for key in ("fitted_elo", "fitted_margin", "fitted_status", "first_player_advantage")] == [
-        None] * 4
+    assert rating["elo"] == 1510.0 and rating["provisional"] is True and rating["standing"] == "unfitted"
+    assert [rating[key] for key in ("fitted_version", "fitted_elo", "fitted_margin", "fitted_status", "rank",
+                                    "rank_low", "rank_high", "p_first", "first_player_advantage")] == [None] * 9

@@ -45,9 +45,10 @@ def test_leaderboard_ranks_public_bots_with_their_record(league):
     assert [name for name in ("alpha", "beta", "gamma") if name in page] == ["alpha", "beta", "gamma"]
     assert "secret" not in page
     rows = response.context["rows"]
-    assert [row["rank"] for row in rows] == [1, 2, 3]
+    # No fit yet: nobody is ranked; all are listed as provisional, by live Elo.
+    assert [(row["rank"], row["standing"]) for row in rows] == [(None, "unfitted")] * 3
     assert [row["elo"] for row in rows] == sorted((row["elo"] for row in rows), reverse=True)
-    assert all(row["provisional"] for row in rows)  # four rated games each, fewer than the provisional count
+    assert all(row["provisional"] for row in rows) and response.context["ranked"] == []
     assert "prov." in page and "W / D / L" in page
 
 
@@ -59,7 +60,7 @@ def test_leaderboard_sorts_and_pages(league, player):
     assert [row["bot__name"] for row in by_name][:3] == ["alpha", "beta", "filler-00"]
     second = client_for().get("/leaderboard/tafl9/?sort=rating&page=2")
     assert second.context["page"].number == 2 and len(second.context["rows"]) == 8
-    assert second.context["rows"][0]["rank"] == 51
+    assert second.context["rows"][0]["bot__name"] == "filler-07"  # the 51st by live Elo: nobody is ranked yet
     assert client_for().get("/leaderboard/tafl9/?sort=evil&page=zz").status_code == 200  # falls back
 
 
@@ -397,7 +398,7 @@ def test_fitted_ratings_show_with_their_interval(league):
     fit_ratings(["tafl9"])
     from ratings.models import FittedRating
 
-    fitted = {f.bot_id: f for f in FittedRating.objects.all()}
+    fitted = {f.bot_id: f for f in FittedRating.objects.filter(current=True)}  # the versions on the ladder
     board = client_for().get("/leaderboard/tafl9/")
     assert {row["bot_id"]: row["fitted"] for row in board.context["rows"]} == {
         bot_id: fitted.get(bot_id) for bot_id in (*(league[k].bot_id for k in ("alpha", "beta", "gamma")),
@@ -412,29 +413,35 @@ def test_fitted_ratings_show_with_their_interval(league):
             assert f.status in text(board) and f'title="{f.status_text}"' in text(board)  # what it means, on hover
 
 
-def test_the_provisional_mark_follows_the_fitted_margin_on_both_pages(league, settings):
-    """The pages mark a bot provisional by the API's rule: few rated games, or no fitted rating within
-    RATING_PROVISIONAL_MARGIN; a private bot's own page shows its fitted rating to its owner."""
+def test_the_provisional_mark_follows_the_ranking_on_both_pages(league):
+    """The pages mark a bot provisional by the API's rule (not ranked: the fitted margin of the version it plays
+    the ladder with is wider than LEADERBOARD_RANKED_MARGIN, or the results leave it open) and list it apart;
+    a private bot's own page shows its fitted rating to its owner."""
     from django.utils import timezone
 
     from ratings.models import FittedRating, Rating, RatingFit
 
-    settings.ARENA = {**settings.ARENA, "ELO_PROVISIONAL_GAMES": 2, "RATING_PROVISIONAL_MARGIN": 100}
-    alpha, beta = league["alpha"].bot, league["beta"].bot
-    for bot in (alpha, beta):
-        Rating.objects.update_or_create(bot=bot, game="tafl9",
+    alpha, beta, gamma = (league[name] for name in ("alpha", "beta", "gamma"))
+    for version in (alpha, beta):
+        Rating.objects.update_or_create(bot=version.bot, game="tafl9",
                                         defaults={"elo": 1500.0, "games": 9, "wins": 9, "draws": 0, "losses": 0})
     fit = RatingFit.objects.create(game="tafl9", fitted_at=timezone.now(), games=9, fitted_games=9, average=1500)
-    FittedRating.objects.create(fit=fit, bot=alpha, status="rated", elo=1550.0, margin=60.0, games=9)
-    FittedRating.objects.create(fit=fit, bot=beta, status="rated", elo=1450.0, margin=160.0, games=9)
-    FittedRating.objects.create(fit=fit, bot=league["gamma"].bot, status="below", games=2)
+    FittedRating.objects.create(fit=fit, version=alpha, bot=alpha.bot, status="rated", elo=1550.0, margin=60.0,
+                                games=9, current=True, rank=1, rank_low=1, rank_high=1, p_first=0.995)
+    FittedRating.objects.create(fit=fit, version=beta, bot=beta.bot, status="rated", elo=1650.0, margin=160.0,
+                                games=9, current=True)
+    FittedRating.objects.create(fit=fit, version=gamma, bot=gamma.bot, status="below", games=2, current=True)
     page = client_for().get("/leaderboard/tafl9/")
     assert '<abbr class="muted" title="never scored against the pool' in text(page)  # an open rating says why
-    board = page.context["rows"]
-    assert {row["bot_id"]: row["provisional"] for row in board if row["bot_id"] in (alpha.pk, beta.pk)} == {
-        alpha.pk: False, beta.pk: True}
-    assert client_for().get(f"/bots/{alpha.pk}/").context["provisional"] is False
-    assert client_for().get(f"/bots/{beta.pk}/").context["provisional"] is True
-    Bot.objects.filter(pk=alpha.pk).update(is_public=False)
-    page = client_for(alpha.owner).get(f"/bots/{alpha.pk}/")
+    assert [row["bot_id"] for row in page.context["ranked"]] == [alpha.bot_id]
+    assert {row["bot_id"]: row["standing"] for row in page.context["provisional"]} == {
+        beta.bot_id: "provisional", gamma.bot_id: "unbounded"}
+    ranked_part, provisional_part = text(page).split('data-part="provisional"')
+    assert 'data-rank-interval="1-1"' in ranked_part and 'data-p-first="0.995"' in ranked_part
+    assert 'data-fitted="1650.0"' in provisional_part and 'data-fitted="1650.0"' not in ranked_part
+    assert client_for().get(f"/bots/{alpha.bot_id}/").context["provisional"] is False
+    assert 'data-rank="1"' in text(client_for().get(f"/bots/{alpha.bot_id}/"))
+    assert client_for().get(f"/bots/{beta.bot_id}/").context["provisional"] is True
+    Bot.objects.filter(pk=alpha.bot_id).update(is_public=False)
+    page = client_for(alpha.bot.owner).get(f"/bots/{alpha.bot_id}/")
     assert page.context["fitted"].elo == 1550.0 and 'data-fitted="1550.0"' in text(page)

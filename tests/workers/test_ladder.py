@@ -135,10 +135,11 @@ def test_fill_ladder_pairs_by_information_from_the_fitted_ratings(settings, play
     bots = []
     for number, owner in enumerate(owners):
         bot = Bot.objects.create(owner=owner, game="tafl9", name=f"info{number}")
-        BotVersion.objects.create(bot=bot, number=1, file=f"bots/{number}.py", filename=f"b{number}.py", kind="py",
-                                  sha256=f"{number:064d}", size=10, status="ready")
+        version = BotVersion.objects.create(bot=bot, number=1, file=f"bots/{number}.py", filename=f"b{number}.py",
+                                            kind="py", sha256=f"{number:064d}", size=10, status="ready")
         Rating.objects.create(bot=bot, game="tafl9", elo=live[number], games=100, wins=100)
-        FittedRating.objects.create(fit=fit, bot=bot, status="rated", elo=1500.0, margin=margins[number], games=100)
+        FittedRating.objects.create(fit=fit, version=version, bot=bot, status="rated", elo=1500.0,
+                                    margin=margins[number], games=100, current=True)
         bots.append(bot)
     (match_id,) = fill_ladder("tafl9")
     match = Match.objects.select_related("version_a__bot", "version_b__bot").get(pk=match_id)
