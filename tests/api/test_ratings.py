@@ -123,3 +123,57 @@ def test_a_bot_before_any_fit_has_null_fitted_fields_and_is_provisional(anon, pl
     assert rating["elo"] == 1510.0 and rating["provisional"] is True and rating["standing"] == "unfitted"
     assert [rating[key] for key in ("fitted_version", "fitted_elo", "fitted_margin", "fitted_status", "rank",
                                     "rank_low", "rank_high", "p_first", "first_player_advantage")] == [None] * 9
+
+
+def test_every_version_keeps_its_own_fitted_rating_in_the_version_history(anon, fitted):
+    alpha = fitted["alpha"]
+    current = alpha.versions.get()
+    newer = ready_version(alpha)  # uploaded after the fit: not in it yet
+    older = ready_version(alpha)  # (its number does not matter here) a version the fit rated, not on the ladder
+    FittedRating.objects.create(fit=current.fitted_ratings.get().fit, version=older, bot=alpha, status="rated",
+                                elo=1390.0, margin=70.0, games=30)
+    cache.clear()
+    body = anon.get(f"/api/bots/{alpha.pk}/").json()
+    by_id = {v["id"]: v["fitted"] for v in body["versions"]}
+    assert by_id == {
+        newer.pk: None,
+        current.pk: {"status": "rated", "elo": 1540.25, "margin": 80.0, "games": 4, "current": True},
+        older.pk: {"status": "rated", "elo": 1390.0, "margin": 70.0, "games": 30, "current": False}}
+    # The bot's own rating is still the fitted one of the version it played the ladder with at the fit.
+    assert (body["rating"]["fitted_version"], body["rating"]["fitted_elo"]) == (current.pk, 1540.25)
+    listed = anon.get(f"/api/bots/{alpha.pk}/versions/").json()
+    listed = listed["results"] if isinstance(listed, dict) else listed
+    assert {v["id"]: v["fitted"] for v in listed} == by_id
+
+
+def test_the_leaderboard_from_real_games_ranks_the_sure_and_lists_the_rest(anon, player, other_player, settings):
+    """From matches through the fit to the API: bots with a narrow enough interval get a rank, its interval and
+    a chance of being first; a bot whose new version has no rated game yet is listed after them, unplayed,
+    though its earlier version was rated."""
+    from tournaments.services import create_player
+    from tournaments.services.ratings import fit_ratings
+
+    settings.ARENA = {**settings.ARENA, "LEADERBOARD_RANKED_MARGIN": 400}
+    owners = [player, other_player, create_player(username="hedy", password="lamarr-1914")]
+    versions = [ready_version(make_bot(owner, f"b{i}")) for i, owner in enumerate(owners)]
+    for i, a in enumerate(versions):
+        for b in versions[i + 1:]:
+            for k in range(3):  # the first-named version wins both games of a match: 4 games to 2 each way round
+                finished_match(a, b) if k % 2 == 0 else finished_match(b, a)
+    for version in versions:  # the live Elo of each bot (the board lists bots with rated games)
+        Rating.objects.create(bot=version.bot, game="tafl9", elo=1500.0, games=12, wins=6, losses=6)
+    newest = ready_version(versions[0].bot)
+    fit_ratings(["tafl9"])
+    cache.clear()
+    rows = anon.get("/api/leaderboard/tafl9/").json()["results"]
+    assert [r["standing"] for r in rows] == ["ranked", "ranked", "unplayed"]
+    ranked = rows[:2]
+    assert [r["rank"] for r in ranked] == [1, 2] and {r["bot"] for r in ranked} == {versions[1].bot_id,
+                                                                                    versions[2].bot_id}
+    assert all(r["rank_low"] <= r["rank"] <= r["rank_high"] and 0 <= r["p_first"] <= 1 for r in ranked)
+    assert sum(r["p_first"] for r in ranked) == pytest.approx(1.0)
+    assert (rows[2]["bot"], rows[2]["fitted_version"], rows[2]["rank"], rows[2]["provisional"]) == (
+        versions[0].bot_id, newest.pk, None, True)
+    history = {v["id"]: v["fitted"] for v in anon.get(f"/api/bots/{versions[0].bot_id}/").json()["versions"]}
+    assert history[versions[0].pk]["status"] == "rated" and history[versions[0].pk]["current"] is False
+    assert history[newest.pk]["games"] == 0 and history[newest.pk]["current"] is True

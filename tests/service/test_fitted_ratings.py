@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import timedelta
 
 import pytest
@@ -10,9 +11,9 @@ from django.db.models import F
 
 from ratings import fit as fitting
 from ratings.models import FittedRating, RatingFit
-from ratings.selectors import fitted_leaderboard, rating_fit
+from ratings.selectors import STANDINGS, fitted_leaderboard, rating_fit, standing
 from tournaments.models import Bot, Match
-from tournaments.services import claim_match, create_match, finish_match
+from tournaments.services import claim_match, create_match, finish_match, pin_version
 from tournaments.services.ratings import fit_ratings
 from workers.tasks import fit_ratings as fit_task
 
@@ -90,16 +91,108 @@ def test_a_game_without_rated_games_has_a_fit_that_says_so(league):
     assert (empty.games, empty.note, empty.advantage, empty.ratings.count()) == (0, "no rated games", None, 0)
 
 
-def test_two_versions_of_one_bot_are_one_bot_and_do_not_rate_each_other(make_bot, rivals):
-    first = ready_version(make_bot("ann"))
-    second = ready_version(first.bot)
-    [bob] = rivals("bob")
-    play(first, second, ["white", "white"])
-    play(first, bob, ["white", "black"])
-    play(bob, second, ["white", "black"])
+def scored(results: str) -> list[str]:
+    """The winners of a match's games from version a's results ("w", "d", "l"): a is white in odd games."""
+    winners = []
+    for number, result in enumerate(results):
+        a_colour, b_colour = ("white", "black") if number % 2 == 0 else ("black", "white")
+        winners.append({"w": a_colour, "d": "none", "l": b_colour}[result])
+    return winners
+
+
+def test_each_version_is_rated_apart_and_the_board_row_is_the_version_on_the_ladder(make_bot, rivals):
+    """A bot's new version, much stronger, is its own player: its rating is not dragged down by the old
+    version's games (pooling them would rate it between the two), and the old one keeps its own."""
+    old = ready_version(make_bot("ann"))
+    bob, cid = rivals("bob", "cid")
+    play(bob, cid, ["white", "black", "none", "white"])
+    for rival in (bob, cid):
+        play(old, rival, scored("lllwlldl"))  # old: 1.5 of 8
+    new = ready_version(old.bot)
+    for rival in (bob, cid):
+        play(new, rival, scored("wwwlwwdw"))  # new: 6.5 of 8
+    play(old, new, ["white", "black"])  # two versions of one bot never rate each other
     [row] = fit_ratings(["tafl9"])
-    assert row.games == 4
-    assert sorted(r.games for r in row.ratings.all()) == [4, 4]
+    assert row.games == 36
+    stored = {r.version_id: r for r in row.ratings.all()}
+    assert set(stored) == {old.pk, new.pk, bob.pk, cid.pk} and {r.status for r in stored.values()} == {"rated"}
+    assert stored[new.pk].elo > max(stored[bob.pk].elo, stored[cid.pk].elo) + 150
+    assert stored[old.pk].elo < min(stored[bob.pk].elo, stored[cid.pk].elo) - 150
+    assert (stored[old.pk].bot_id, stored[new.pk].bot_id, stored[old.pk].games) == (old.bot_id, old.bot_id, 16)
+    # The bot plays the ladder with its newest version: that row stands for it on the board.
+    assert {r.version_id for r in stored.values() if r.current} == {new.pk, bob.pk, cid.pk}
+    assert [r.version_id for r in fitted_leaderboard("tafl9")][0] == new.pk
+
+
+def test_pinning_another_version_moves_the_board_row_at_the_next_beat(make_bot, rivals, settings):
+    old = ready_version(make_bot("ann"))
+    [bob] = rivals("bob")
+    play(old, bob, ["white", "black", "none", "black"])
+    new = ready_version(old.bot)
+    assert fit_task() == 4
+    assert FittedRating.objects.get(bot=old.bot, current=True).version_id == new.pk  # no games yet, still its row
+    period = timedelta(seconds=settings.ARENA["RATING_FIT_SECONDS"])
+    RatingFit.objects.update(fitted_at=F("fitted_at") - 2 * period)
+    Match.objects.update(finished_at=F("finished_at") - 4 * period)  # the last fit read them all, long ago
+    assert fit_task() == 0  # nothing changed: no refit
+    pin_version(old.bot, old.pk)
+    assert fit_task() == 4  # no new result, but the bot's ladder version changed
+    assert FittedRating.objects.get(bot=old.bot, current=True).version_id == old.pk
+
+
+def test_ranked_rows_carry_their_rank_interval_and_chance_of_being_first(league, settings):
+    ann, bob, cid, dan, eve = league
+    settings.ARENA = {**settings.ARENA, "LEADERBOARD_RANKED_MARGIN": 10_000}  # every rated bot is ranked
+    [row] = fit_ratings(["tafl9"])
+    ranked = list(row.ratings.filter(rank__isnull=False).order_by("rank"))
+    assert {r.version_id for r in ranked} == {ann.pk, bob.pk, cid.pk}
+    assert [r.rank for r in ranked] == [1, 2, 3] and [r.elo for r in ranked] == sorted((r.elo for r in ranked),
+                                                                                         reverse=True)
+    assert all(1 <= r.rank_low <= r.rank <= r.rank_high <= 3 for r in ranked)
+    assert ranked[0].rank_low == 1 and ranked[-1].rank_high == 3 and ranked[0].rank_high > 1  # 14 games: unsure
+    assert sum(r.p_first for r in ranked) == pytest.approx(1.0) and ranked[0].p_first > ranked[-1].p_first
+    assert not row.ratings.filter(rank__isnull=True, rank_low__isnull=False).exists()
+    again = fit_ratings(["tafl9"])[0]  # seeded: the same games give the same intervals
+    assert [(r.rank_low, r.rank_high, r.p_first) for r in again.ratings.filter(rank__isnull=False).order_by("rank")
+            ] == [(r.rank_low, r.rank_high, r.p_first) for r in ranked]
+    settings.ARENA = {**settings.ARENA, "LEADERBOARD_RANKED_MARGIN": 1}  # nobody is that sure
+    [row] = fit_ratings(["tafl9"])
+    assert not row.ratings.filter(rank__isnull=False).exists()
+    assert {standing(r) for r in row.ratings.all()} == {"provisional", "unbounded"}
+
+
+def finite_or_null(value) -> bool:
+    return value is None or math.isfinite(value)
+
+
+@pytest.mark.parametrize("case", ["empty", "one bot", "one-sided", "apart", "no games of the new version"])
+def test_bad_pools_give_a_status_never_a_rank_an_exception_or_a_nan(case, make_bot, rivals, settings):
+    """Whatever the fit makes of them (today an open status; with a prior, a wide margin), nobody is ranked on
+    results like these, every number stored is finite, and the board says why in one word."""
+    settings.ARENA = {**settings.ARENA, "LEADERBOARD_RANKED_MARGIN": 100}
+    if case == "empty":
+        rivals("ann", "bob")
+    elif case == "one bot":
+        rivals("ann")
+    elif case == "one-sided":
+        ann, bob = rivals("ann", "bob")
+        play(ann, bob, ["white", "black", "white", "black"])  # ann won all four
+    elif case == "apart":
+        ann, bob, cid, dan = rivals("ann", "bob", "cid", "dan")
+        play(ann, bob, ["white", "black", "none", "white"])
+        play(cid, dan, ["white", "black", "none", "black"])  # no game links the two pairs
+    else:
+        ann, bob = rivals("ann", "bob")
+        play(ann, bob, ["white", "black", "none", "white"])
+        ready_version(Bot.objects.get(pk=ann.bot_id))  # ann's new version, unplayed, is its ladder version now
+    [row] = fit_ratings(["tafl9"])
+    rows = list(row.ratings.all())
+    assert rows and all(r.current for r in rows if r.games == 0)
+    for r in rows:
+        assert finite_or_null(r.elo) and finite_or_null(r.margin) and r.rank is None and r.p_first is None
+        assert standing(r) in STANDINGS and standing(r) != "ranked"
+    if case in ("empty", "one bot", "no games of the new version"):
+        assert {standing(r) for r in rows if r.current and r.games == 0} == {"unplayed"}
 
 
 def test_only_wins_by_one_side_leave_everyone_unrated_with_the_reason(pair):
