@@ -445,3 +445,25 @@ def test_the_provisional_mark_follows_the_ranking_on_both_pages(league):
     Bot.objects.filter(pk=alpha.bot_id).update(is_public=False)
     page = client_for(alpha.bot.owner).get(f"/bots/{alpha.bot_id}/")
     assert page.context["fitted"].elo == 1550.0 and 'data-fitted="1550.0"' in text(page)
+
+
+def test_the_bot_page_shows_each_versions_own_fitted_rating(league):
+    """The fit rates versions: the version history shows each one's rating, the ladder's marked; an unsettled
+    rating (a ±1000 interval says nothing) shows as a word, not a four-digit number."""
+    from django.utils import timezone
+
+    from ratings.models import FittedRating, RatingFit
+
+    alpha = league["alpha"]
+    newer = ready_version(alpha.bot)
+    fit = RatingFit.objects.create(game="tafl9", fitted_at=timezone.now(), games=9, fitted_games=9, average=1500)
+    FittedRating.objects.create(fit=fit, version=alpha, bot=alpha.bot, status="rated", elo=1432.0, margin=90.0,
+                                games=40)
+    FittedRating.objects.create(fit=fit, version=newer, bot=alpha.bot, status="rated", elo=1611.0, margin=1400.0,
+                                games=1, current=True)
+    page = text(client_for().get(f"/bots/{alpha.bot_id}/"))
+    first, second = (page.split(f'data-version-fitted="{number}">')[1].split("</td>")[0]
+                     for number in (alpha.number, newer.number))
+    assert 'data-fitted="1432.0"' in first and "± 90" in first and "ladder" not in first
+    assert "unsettled" in second and "1611" not in second and "ladder" in second
+    assert "No fitted rating" not in page
