@@ -30,7 +30,7 @@ def rank_intervals(elo, covariance=None, margin=None, draws: int = DRAWS, seed: 
     is missing or not finite the ratings are drawn independently with the standard deviations ``margin`` / 1.96
     (a 95% half-width), which ignores the correlations but never invents certainty.
 
-    Ties within a draw (only possible with zero variance) share the better rank.
+    Ties within a draw (only possible with zero variance) go to the bot given first, as the point ranks do.
     """
     elo = np.asarray(elo, dtype=float)
     n = elo.size
@@ -40,10 +40,10 @@ def rank_intervals(elo, covariance=None, margin=None, draws: int = DRAWS, seed: 
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(1, n + 1)
     samples = _draw(elo, covariance, margin, draws, seed)
-    # Rank within each draw: 1 + how many bots drew a strictly higher rating.
-    sorted_draws = np.sort(samples, axis=1)
-    ranks = 1 + n - np.stack([np.searchsorted(row, values, side="right")
-                              for row, values in zip(sorted_draws, samples)])
+    # Rank within each draw: each bot's place when the draw is sorted best first.
+    by_draw = np.argsort(-samples, axis=1, kind="stable")
+    ranks = np.empty_like(by_draw)
+    np.put_along_axis(ranks, by_draw, np.broadcast_to(np.arange(1, n + 1), by_draw.shape), axis=1)
     low = np.quantile(ranks, 0.025, axis=0, method="inverted_cdf").astype(np.int64)
     high = np.quantile(ranks, 0.975, axis=0, method="inverted_cdf").astype(np.int64)
     p_first = (ranks == 1).mean(axis=0)
