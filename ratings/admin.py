@@ -42,11 +42,12 @@ class RatingFitAdmin(admin.ModelAdmin):
 
 @admin.register(FittedRating)
 class FittedRatingAdmin(admin.ModelAdmin):
-    list_display = ["id", "bot", "fit", "status", "elo", "margin", "games"]
-    list_filter = ["fit__game", "status"]
+    list_display = ["id", "bot", "version", "fit", "status", "elo", "margin", "games", "current", "rank", "rank_low",
+                    "rank_high", "p_first"]
+    list_filter = ["fit__game", "status", "current"]
     search_fields = ["bot__name", "bot__owner__username"]
-    list_select_related = ["bot", "fit"]
-    raw_id_fields = ["bot"]
+    list_select_related = ["bot", "version__bot", "fit"]
+    raw_id_fields = ["bot", "version"]
 
 
 @admin.register(VersionTest)

@@ -111,11 +111,6 @@ def fitted_summary(fitted: FittedRating | None, fit: RatingFit | None) -> dict:
             "first_player_advantage": fit.advantage if fit else None}
 
 
-def version_ratings(bot) -> dict[int, FittedRating]:
-    """Each of the bot's versions' rows in the latest fit of its game, by version id (one query)."""
-    return {row.version_id: row for row in FittedRating.objects.filter(bot=bot)}
-
-
 def held_back(prefix: str = "") -> Q:
     """Versions the SPRT gate keeps off the ladder, as a filter on a bot version reached through ``prefix``:
     the owner asked for a gated test of them and none of those tests has passed (yet)."""

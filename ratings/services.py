@@ -272,10 +272,10 @@ def _store_fit(game_id: str, average: float, versions: list[int], result: fittin
     stored = []
     for i, (version, player) in enumerate(zip(versions, result.players)):
         place = placed.get(i)
+        ranked = {} if place is None else {"rank": place.rank, "rank_low": place.low, "rank_high": place.high,
+                                           "p_first": place.p_first}
         stored.append(FittedRating(
             fit=row, version_id=version, bot_id=bot_of[version], status=player.status, elo=player.elo,
-            margin=player.margin, games=player.games, current=version in current,
-            rank=place and place.rank, rank_low=place and place.low, rank_high=place and place.high,
-            p_first=place and place.p_first))
+            margin=player.margin, games=player.games, current=version in current, **ranked))
     FittedRating.objects.bulk_create(stored, batch_size=5000)
     return row
