@@ -218,7 +218,7 @@ def test_the_leaderboard_read_lists_public_bots_rated_first(league):
 def test_the_command_and_the_periodic_task(league, capsys):
     call_command("fit_ratings", "--game", "tafl9")
     out = capsys.readouterr().out
-    assert "tafl9: 18 rated games, 3 bots rated, first-player advantage" in out
+    assert "tafl9: 18 rated games, 3 bot versions rated, 0 bots ranked, first-player advantage" in out
     with pytest.raises(CommandError, match="unknown game chess"):
         call_command("fit_ratings", "--game", "chess")
     assert fit_task() == 18

@@ -23,7 +23,8 @@ class Command(BaseCommand):
         fits = fit_ratings(games)
         for fit in fits:
             rated = fit.ratings.filter(status="rated").count()
-            line = f"{fit.game}: {fit.games} rated games, {rated} bots rated"
+            ranked = fit.ratings.filter(rank__isnull=False).count()
+            line = f"{fit.game}: {fit.games} rated games, {rated} bot versions rated, {ranked} bots ranked"
             if fit.advantage is not None:
                 line += f", first-player advantage {fit.advantage:+.1f} +/- {fit.advantage_margin:.1f} Elo"
             self.stdout.write(line + (f" ({fit.note})" if fit.note else ""))
