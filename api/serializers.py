@@ -348,7 +348,8 @@ class FittedFields(serializers.Serializer):
         help_text="The bot's place on the leaderboard: `ranked` (rated with a 95% margin within "
                   "LEADERBOARD_RANKED_MARGIN: the only bots with a rank), `provisional` (rated, margin still wider), "
                   "`unplayed` (its ladder version has no rated game yet), `unbounded` (the results do not bound its "
-                  "rating: see fitted_status), `unfitted` (no fit included its ladder version yet).")
+                  "rating: see fitted_status), `unfitted` (no fit marked a ladder version of it yet: none ran since "
+                  "that version came, or it has no playable version).")
     provisional = serializers.BooleanField(
         read_only=True, help_text="True unless the bot is ranked (standing `ranked`): provisional bots are listed "
                                   "after the ranked ones, without a rank.")

@@ -79,7 +79,8 @@ STANDINGS = {
     "provisional": "rated, but the 95% margin is still wider than LEADERBOARD_RANKED_MARGIN",
     "unplayed": "the version it plays the ladder with has no rated game yet",
     "unbounded": "the results do not bound its rating (see fitted_status: above, below, apart or unrated)",
-    "unfitted": "no fit includes the version it plays the ladder with yet (none ran since it came)",
+    "unfitted": "no fit has marked a version it plays the ladder with (none ran since it came, or it has no "
+                "playable version)",
 }
 
 
