@@ -45,6 +45,7 @@ EXPECTED = {
     "memory_hog": "resign",
     "disk_filler": "resign",
     "dev_filler": "resign",
+    "pty_grab": "resign",
     "quit_flood": "resign",
     "detach_linger": "resign",
     "cpu_spin": "timeout",
@@ -112,6 +113,7 @@ ATTACKS_THAT_MUST_REPORT = {
     "disk_filler": "ATTACK disk-fill-workdir BLOCKED",
     "syscalls": "ATTACK clone-newuser BLOCKED",
     "write_outside": "ATTACK write-/opt/tabula/engines/__init__.py BLOCKED",
+    "pty_grab": "ATTACK pty BLOCKED errno=2 after 0 terminals",  # no /dev/ptmx at all
 }
 
 
