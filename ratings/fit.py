@@ -26,10 +26,14 @@ when draws carry more information than coin tosses would (``φ = 1`` without dra
 deviation ``prior_sd`` (``ARENA_RATING_PRIOR_SD``, 300 Elo: the spread of the bots the benchmark
 simulates), and the first-player advantage one around 0 with ``advantage_prior_sd``
 (``ARENA_RATING_ADVANTAGE_PRIOR_SD``, 150 Elo). The answer is the posterior mode; the interval is the
-normal (Laplace) approximation of the posterior, ``(H/φ + prior precision)⁻¹`` with ``H`` the Fisher
-information. So a bot with a handful of games, or only wins, has a finite rating drawn towards the pool
-with an interval no wider than the prior's, a young pool's advantage stays near 0 until games say
-otherwise, and the objective is strictly convex: one optimum, found by Newton's method whatever the
+normal (Laplace) approximation of the posterior, ``(H/φ + P)⁻¹`` with ``H`` the Fisher information and
+``P`` the priors' precision — refined as a sandwich ``A⁻¹ (B + P) A⁻¹`` (``A = H/φ + P``, ``B`` the same
+information with each pair's own score variance ``E(1 − E) − draws/4`` over φ², drawn towards the pool's
+by the virtual games), because equal bots draw more than unequal ones and one φ would make the intervals
+of the strongest and weakest bots too narrow. Where φ fits every pair this is exactly ``A⁻¹``.
+
+So a bot with a handful of games, or only wins, has a finite rating drawn towards the pool with an
+interval no wider than the prior's, a young pool's advantage stays near 0 until games say otherwise, and the objective is strictly convex: one optimum, found by Newton's method whatever the
 order of the games. With a few hundred games a bot the prior's pull is a few Elo at most. The prior's
 mean is 0 for every bot, so the ratings of the fitted bots average exactly ``average``.
 ``benchmarks/ratings.py`` measures the coverage of the intervals by games played (<10, 10–29, 30+).

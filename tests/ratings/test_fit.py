@@ -188,7 +188,7 @@ def test_the_one_sided_pool_still_orders_the_bots():
 
 
 def test_the_priors_are_settings(settings):
-    white, black, score = [0, 1, 0, 1], [1, 0, 1, 0], [1, 0, 1, 1], 
+    white, black, score = [0, 1, 0, 1], [1, 0, 1, 0], [1, 0, 1, 1]
     default = fitting.fit_games(white, black, score, 2)
     settings.ARENA = {**settings.ARENA, "RATING_PRIOR_SD": 100, "RATING_ADVANTAGE_PRIOR_SD": 50}
     narrow = fitting.fit_games(white, black, score, 2)
