@@ -41,13 +41,14 @@ def plain_objective(params, white, black, score, dispersion, prior_sd, advantage
             + 0.5 * advantage ** 2 / advantage_prior_sd ** 2)
 
 
-def plain_fit(white, black, score, n, prior_sd=300.0, advantage_prior_sd=150.0):
+def plain_fit(white, black, score, n):
     """scipy's BFGS on the game-by-game posterior; the dispersion by repeated substitution, from its
     definition: the score's variance E(1 − E) − P(draw)/4 over E(1 − E), summed over the games, with two
     virtual decisive games between equals. Intervals: the sandwich H⁻¹ B H⁻¹ of the observed per-game
     score residuals (the robust estimate, which knows nothing of how draws shrink the variance)."""
     x, dispersion = np.zeros(n + 1), 1.0
     args = (white, black, score)
+    prior_sd, advantage_prior_sd = fitting.prior_sds()  # the settings' (or the module's defaults)
     for _ in range(6):
         x = optimize.minimize(plain_objective, x, args=(*args, dispersion, prior_sd, advantage_prior_sd),
                               method="BFGS", options={"gtol": 1e-8}).x
@@ -190,12 +191,15 @@ def test_the_one_sided_pool_still_orders_the_bots():
 def test_the_priors_are_settings(settings):
     white, black, score = [0, 1, 0, 1], [1, 0, 1, 0], [1, 0, 1, 1]
     default = fitting.fit_games(white, black, score, 2)
+    assert fitting.prior_sds() == (settings.ARENA["RATING_PRIOR_SD"], settings.ARENA["RATING_ADVANTAGE_PRIOR_SD"])
+    explicit = fitting.fit_games(white, black, score, 2, prior_sd=fitting.prior_sds()[0],
+                                 advantage_prior_sd=fitting.prior_sds()[1])
+    assert [p.elo for p in explicit.players] == [p.elo for p in default.players]
     settings.ARENA = {**settings.ARENA, "RATING_PRIOR_SD": 100, "RATING_ADVANTAGE_PRIOR_SD": 50}
     narrow = fitting.fit_games(white, black, score, 2)
     assert 1500 < narrow.players[0].elo < default.players[0].elo
     assert narrow.players[0].margin < default.players[0].margin
     assert 0 < narrow.advantage < default.advantage
-    assert fitting.fit_games(white, black, score, 2, prior_sd=300, advantage_prior_sd=150) == default
     settings.ARENA = {**settings.ARENA, "RATING_PRIOR_SD": 0}
     with pytest.raises(ValueError, match="prior_sd must be a positive number of Elo"):
         fitting.fit_games(white, black, score, 2)
