@@ -39,7 +39,12 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
+# One BLAS thread: the fit's matrices are small (bots × bots), and on a loaded machine (the arena's worker
+# shares its cores) BLAS threads waiting for each other made the 1,000,000-game fit 8 times slower.
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import numpy as np  # noqa: E402  (after the thread settings)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 

@@ -73,10 +73,10 @@ DISPERSION_LIMIT = 1e-10  # the dispersion's change between two rounds that ends
 RATED, ABOVE, BELOW, APART, UNRATED = "rated", "above", "below", "apart", "unrated"
 STATUSES = {
     RATED: "rated by the fit",
-    ABOVE: "older fits: never lost a point to the pool, rating unbounded above",
-    BELOW: "older fits: never scored against the pool, rating unbounded below",
+    ABOVE: "never lost a point to the pool: rating unbounded above (fits before the prior)",
+    BELOW: "never scored against the pool: rating unbounded below (fits before the prior)",
     APART: "no games, or none linking it to the rated pool",
-    UNRATED: "older fits: the pool's results did not determine ratings (see the fit's note)",
+    UNRATED: "the pool's results did not determine ratings (fits before the prior; see the fit's note)",
 }
 
 
