@@ -15,7 +15,8 @@ draws take a share ``c`` of the games between equals and fewer between unequal b
    fixed-point iteration: the largest rating difference and the ratio of the spreads (target: 1.00, where
    the Davidson fit gave 1.27 with 20% draws and 1.99 with 50%).
 2. Coverage (``--leagues``, at least 200 for the new version's figure): each league has 8 bots whose true
-   strengths are drawn from the prior (normal, ARENA_RATING_PRIOR_SD around the average), an advantage of
+   strengths are normal around the average with a standard deviation of 200 Elo (``--spread``; the prior,
+   ARENA_RATING_PRIOR_SD, is 250: see ratings/fit.py for why a little wider), an advantage of
    60 Elo, a draw share c drawn from 0-0.8, 800 games in colour-swapped pairs between random bots; after
    120 games one bot is replaced by a new version 300 Elo stronger (a new player from then on; the old
    one keeps its rating). Fitted after 8, 24, 60, 140, 250, 400 and 800 games; the share of true strengths
@@ -51,6 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from ratings import fit as fitting  # noqa: E402  (after the path)
 
 ADVANTAGE = 60.0
+SPREAD = 200.0  # Elo, the standard deviation of the simulated strengths: a little narrower than the prior's
 SNAPSHOTS = (8, 24, 60, 140, 250, 400, 800)  # games played when the league is fitted
 NEW_VERSION_AT, NEW_VERSION_GAIN = 120, 300.0
 BUCKETS = ("<10", "10-29", "30+")
@@ -111,15 +113,14 @@ def scale(seed: int) -> None:
               f"median margin {np.median([p.margin for p in result.players]):.1f} Elo")
 
 
-def coverage(count: int, seed: int) -> None:
+def coverage(count: int, seed: int, spread: float = SPREAD) -> None:
     rng = np.random.default_rng(seed)
-    prior_sd = fitting.prior_sds()[0]
     inside = {bucket: [] for bucket in BUCKETS}
     new_inside = {bucket: [] for bucket in BUCKETS}
     new_end, new_games, advantage_inside, draws = [], [], [], []
     t0 = time.perf_counter()
     for _ in range(count):
-        true = np.r_[rng.normal(0.0, prior_sd, 8), 0.0]
+        true = np.r_[rng.normal(0.0, spread, 8), 0.0]
         predecessor = int(rng.integers(0, 8))
         true[8] = true[predecessor] + NEW_VERSION_GAIN
         draw_rate = rng.uniform(0.0, 0.8)
@@ -146,7 +147,8 @@ def coverage(count: int, seed: int) -> None:
                         new_games.append(p.games)
             advantage_inside.append(abs(result.advantage - ADVANTAGE) <= result.advantage_margin)
     seconds = time.perf_counter() - t0
-    print(f"2. coverage: {count} leagues of 8 bots (strengths ~ N(0, {prior_sd:.0f}) Elo), advantage "
+    print(f"2. coverage: {count} leagues of 8 bots (strengths ~ N(0, {spread:.0f}) Elo; the prior's sd "
+          f"{fitting.prior_sds()[0]:.0f}), advantage "
           f"{ADVANTAGE:.0f}, {100 * np.mean(draws):.0f}% draws on average, fitted after {SNAPSHOTS} games, "
           f"a new version +{NEW_VERSION_GAIN:.0f} Elo after {NEW_VERSION_AT} ({seconds:.1f} s)")
 
@@ -164,12 +166,11 @@ def coverage(count: int, seed: int) -> None:
     print(line("first-player advantage, every fit", advantage_inside))
 
 
-def young_pool(count: int, seed: int) -> None:
+def young_pool(count: int, seed: int, spread: float = SPREAD) -> None:
     rng = np.random.default_rng(seed)
-    prior_sd = fitting.prior_sds()[0]
     advantages, inside, spreads = [], [], []
     for _ in range(count):
-        true = rng.normal(0.0, prior_sd, 4)
+        true = rng.normal(0.0, spread, 4)
         white, black = pairs_between(rng, np.arange(4), 12)
         score = play(rng, true, ADVANTAGE, rng.uniform(0.0, 0.8), white, black)
         result = fitting.fit_games(white, black, score, 4)
@@ -240,6 +241,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--leagues", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--spread", type=float, default=SPREAD,
+                        help="standard deviation of the simulated strengths (Elo)")
     parser.add_argument("--games", type=int, default=1_000_000, help="games of the timed fits")
     parser.add_argument("--no-timing", action="store_true", help="only the simulated leagues")
     parser.add_argument("--database", help="also time fit_ratings() on this PostgreSQL database (loopback)")
@@ -248,8 +251,8 @@ def main() -> None:
         parser.error("need --leagues >= 1 and --games >= 2")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     scale(args.seed)
-    coverage(args.leagues, args.seed)
-    young_pool(max(args.leagues, 200), args.seed)
+    coverage(args.leagues, args.seed, args.spread)
+    young_pool(max(args.leagues, 200), args.seed, args.spread)
     if not args.no_timing:
         synthetic_timing(args.seed, args.games, 1000)
     if args.database:
