@@ -52,6 +52,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from ratings import fit as fitting  # noqa: E402  (after the path)
 
 ADVANTAGE = 60.0
+# benchmarks/pairing.py's league: 6 bots over 450 Elo, and ``play``'s draw share between equals (named NU
+# for it: Davidson's ν = 0.5, which it used to pass, drew the same fifth of the games between equals).
+TRUE = np.linspace(-225.0, 225.0, 6)
+NU = 0.2
 SPREAD = 200.0  # Elo, the standard deviation of the simulated strengths: a little narrower than the prior's
 SNAPSHOTS = (8, 24, 60, 140, 250, 400, 800)  # games played when the league is fitted
 NEW_VERSION_AT, NEW_VERSION_GAIN = 120, 300.0
