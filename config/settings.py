@@ -262,6 +262,10 @@ ARENA = {
     "ELO_K": env_int("ARENA_ELO_K", 20),
     # Fitted ratings (ratings.fit): the pool's average they are anchored to.
     "RATING_FIT_AVERAGE": env_int("ARENA_RATING_FIT_AVERAGE", 1500),
+    # The fit's weak normal priors (Elo): each rating around the pool average, and the first-player advantage
+    # around 0. They keep a bot with a handful of games (or only wins) finite and drawn towards the pool.
+    "RATING_PRIOR_SD": env_int("ARENA_RATING_PRIOR_SD", 250),
+    "RATING_ADVANTAGE_PRIOR_SD": env_int("ARENA_RATING_ADVANTAGE_PRIOR_SD", 150),
     # A rating is provisional until its fitted 95% margin is at most this many Elo (and the bot has played
     # ELO_PROVISIONAL_GAMES rated games).
     "RATING_PROVISIONAL_MARGIN": env_int("ARENA_RATING_PROVISIONAL_MARGIN", 100),
