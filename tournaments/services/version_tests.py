@@ -18,11 +18,12 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from engines import get_game
 from engines.core import BLACK, WHITE, points
+from engines.protocol import TimeControl
 from ratings import sprt
 from ratings.models import VersionTest
 from ratings.selectors import held_back
-from workers.schedule import worst_game_seconds
 
 from ..models import Bot, BotVersion, Game, Match
 from . import queueing as match_services  # matches, which queues no test, calls back into this module
@@ -90,7 +91,7 @@ def forecast(hypotheses: sprt.Hypotheses, baseline: BotVersion) -> dict:
 
     The draw rate and the typical game length are the baseline's over its last ``RECENT_GAMES`` games (any
     opponent); a baseline with no games yet is assumed drawless, with games as long as the time control
-    allows (``workers.schedule.worst_game_seconds``), so the figures are then upper bounds."""
+    allows (``longest_game_seconds``), so the figures are then upper bounds."""
     recent = list(Game.objects.filter(Q(white=baseline) | Q(black=baseline))
                   .order_by("-id").values_list("winner", "duration")[:RECENT_GAMES])
     time_control = settings.ARENA["DEFAULT_TIME_CONTROL"]
@@ -101,7 +102,7 @@ def forecast(hypotheses: sprt.Hypotheses, baseline: BotVersion) -> dict:
         basis = f"the draw rate and mean length of {baseline}'s last {len(recent)} games"
     else:
         draw_rate = DRAW_RATE_UNKNOWN
-        seconds = worst_game_seconds(baseline.bot.game, time_control)
+        seconds = longest_game_seconds(baseline.bot.game, time_control)
         basis = (f"{baseline} has no timed games yet: no draws and the longest games {time_control} allows "
                  "(upper bounds)")
     at_once = int(settings.ARENA["SPRT_OPEN_MATCHES"])
@@ -113,6 +114,16 @@ def forecast(hypotheses: sprt.Hypotheses, baseline: BotVersion) -> dict:
     return {"at_elo0": bounds[0], "at_elo1": bounds[1], "draw_rate": round(draw_rate, 3),
             "seconds_per_game": round(seconds, 1), "time_control": time_control, "matches_at_once": at_once,
             "basis": basis}
+
+
+def longest_game_seconds(game_id: str, time_control: str) -> float:
+    """The thinking time of the longest game the rule book and the time control allow: every action using its
+    whole budget (as ``workers.schedule.worst_game_seconds``, less the start-up and referee allowances)."""
+    control = TimeControl.parse(time_control)
+    plies = get_game(game_id).max_plies
+    if control.mode == "move":
+        return plies * control.base_ms / 1000
+    return 2 * control.base_ms / 1000 + plies * control.inc_ms / 1000
 
 
 def _candidate(bot: Bot, version_id: int | None) -> BotVersion:
