@@ -32,7 +32,7 @@ from functools import lru_cache
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.stats import norm
+from scipy.special import log_ndtr, ndtr  # the normal law's (log) CDF, as fast ufuncs
 
 from engines.stats import EloEstimate, elo_pentanomial, score_from_elo
 
@@ -268,9 +268,9 @@ def _outcome_cdf(lower: float, upper: float, drift: float, variance: float, time
     if variance * time / width ** 2 < 1e-2 or abs(gamma * width) > 15:
         spread = math.sqrt(variance * time)
         shift = drift * time
-        value = (norm.cdf((end - shift) / spread)
-                 + math.exp(2 * gamma * lower + norm.logcdf((2 * lower - end + shift) / spread))
-                 - math.exp(2 * gamma * upper + norm.logcdf((end - shift - 2 * upper) / spread)))
+        value = (float(ndtr((end - shift) / spread))
+                 + math.exp(2 * gamma * lower + float(log_ndtr((2 * lower - end + shift) / spread)))
+                 - math.exp(2 * gamma * upper + float(log_ndtr((end - shift - 2 * upper) / spread))))
         return min(max(value, 0.0), 1.0)
     # The chance of ever failing, from ``start`` …
     if abs(gamma * width) < 1e-8:
