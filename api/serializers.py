@@ -454,8 +454,8 @@ class VersionTestRequestSerializer(StrictInput):
     alpha = serializers.FloatField(default=0.05, help_text="The chance of passing a version that is elo0 better.")
     beta = serializers.FloatField(default=0.05, help_text="The chance of failing a version that is elo1 better.")
     max_pairs = serializers.IntegerField(
-        required=False, min_value=sprt.MAX_PAIRS_RANGE[0], max_value=sprt.MAX_PAIRS_RANGE[1], help_text="Pairs after which the test ends `inconclusive` (100 to ARENA_SPRT_MAX_PAIRS, "
-                                  "its default).")
+        required=False, min_value=sprt.MAX_PAIRS_RANGE[0], max_value=sprt.MAX_PAIRS_RANGE[1],
+        help_text="Pairs after which the test ends `inconclusive` (100 to ARENA_SPRT_MAX_PAIRS, its default).")
     gate = serializers.BooleanField(default=False, help_text="Put the new version on the ladder only if it passes.")
     preview = serializers.BooleanField(
         default=False, help_text="True: start nothing, answer with the `forecast` (expected pairs, games and hours "
