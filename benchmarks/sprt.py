@@ -1,7 +1,7 @@
 """The SPRT's operating characteristic on simulated tests: how often it passes, fails or hits the pair cap,
 how long it runs, and how often the Elo interval shown after it stops covers the truth.
 
-    python3 benchmarks/sprt.py                      # 200 tests per case, bounds [0, 10], the default cap
+    python3 benchmarks/sprt.py                      # 100 tests per case, bounds [0, 10], the default cap
     python3 benchmarks/sprt.py --runs 1000 --draws 0.0 0.3 0.6 --max-pairs 5000
 
 Each simulated test plays colour-swapped pairs of independent games, each won, drawn or lost with the true
@@ -12,7 +12,8 @@ elo1 and beyond (elo1 + the bounds' width). Printed per case: pass, fail and cap
 Wald's expected pairs (``ratings.sprt.expected_pairs``, which ignores the cap), and the share of stopped
 tests whose 95% interval covers the true Elo, for the fixed-sample interval (``engines.stats``) and for the
 sequential one (``ratings.sprt.sequential_estimate``). Targets: pass rate ≤ α at elo0, ≥ 93% at elo1;
-sequential coverage ≈ 95%.
+sequential coverage ≈ 95%. Each case takes a minute or two (``--runs 200``: 20 minutes in all on a busy
+two-core machine; the long cases are those near the bounds, which run the longest tests).
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ def simulate(hypotheses, elo, draw_rate, runs, cap, every, rng):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=200, help="simulated tests per case (200)")
+    parser.add_argument("--runs", type=int, default=100, help="simulated tests per case (100)")
     parser.add_argument("--elo0", type=float, default=0.0)
     parser.add_argument("--elo1", type=float, default=10.0)
     parser.add_argument("--draws", type=float, nargs="+", default=[0.0, 0.3], help="draw rates (0 and 0.3)")
