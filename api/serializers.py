@@ -154,9 +154,10 @@ def finite(value: float) -> float | None:
 
 
 class VersionTestSerializer(serializers.ModelSerializer):
-    """An SPRT of ``candidate`` (the new version) against ``baseline``: bounds in logistic Elo, the LLR with
-    the bounds it stops at, the pairs by the candidate's score 0, ½, 1, 1½, 2, and the candidate's Elo
-    difference with its 95% interval from those pairs (null before any pair, or while unbounded)."""
+    """An SPRT of ``candidate`` (the new version) against ``baseline``: bounds in logistic or normalized Elo,
+    the LLR with the bounds it stops at, the pairs by the candidate's score 0, ½, 1, 1½, 2, and the candidate's
+    logistic Elo difference with its 95% interval from those pairs (null before any pair, or while unbounded):
+    the fixed-sample estimate while it runs, the sequential one (fishtest's ``SPRT_elo``) once it has ended."""
 
     candidate = serializers.IntegerField(source="candidate_id", read_only=True,
                                          help_text="Id of the new version under test.")
@@ -167,25 +168,41 @@ class VersionTestSerializer(serializers.ModelSerializer):
     pentanomial = serializers.ListField(child=serializers.IntegerField(), read_only=True,
                                         help_text="Pairs of games by the candidate's score 0, ½, 1, 1½, 2.")
     games = serializers.SerializerMethodField(help_text="Games played in the test.")
+    estimate = serializers.SerializerMethodField(
+        help_text="`fixed` (the pairs as a fixed sample, while the test runs) or `sequential` (fishtest's "
+                  "median-unbiased estimate after a sequential stop, which keeps 95% coverage); null before "
+                  "any pair.")
     elo = serializers.SerializerMethodField(
-        help_text="The candidate's Elo difference from the pairs; null before any pair or while unbounded.")
+        help_text="The candidate's logistic Elo difference from the pairs; null before any pair or while "
+                  "unbounded.")
+    elo_low = serializers.SerializerMethodField(help_text="Low end of that difference's 95% interval.")
+    elo_high = serializers.SerializerMethodField(help_text="High end of that difference's 95% interval.")
     elo_margin = serializers.SerializerMethodField(help_text="Half-width of that difference's 95% interval.")
     los = serializers.SerializerMethodField(help_text="Likelihood of superiority of the candidate, 0 to 1.")
+    forecast = serializers.JSONField(
+        read_only=True, help_text="Expected length when asked for: `at_elo0` and `at_elo1` (`pairs`, `games`, "
+                                  "`hours` if the new version is truly that much better), with the `draw_rate`, "
+                                  "`seconds_per_game` and `matches_at_once` they assume and their `basis`.")
 
     class Meta:
         model = VersionTest
-        fields = ["id", "candidate", "baseline", "elo0", "elo1", "alpha", "beta", "gate", "state", "llr",
-                  "lower_bound", "upper_bound", "pentanomial", "games", "wins", "draws", "losses", "elo",
-                  "elo_margin", "los", "note", "created_at", "finished_at"]
+        fields = ["id", "candidate", "baseline", "elo0", "elo1", "elo_model", "alpha", "beta", "max_pairs", "gate",
+                  "state", "llr", "lower_bound", "upper_bound", "pentanomial", "games", "wins", "draws", "losses",
+                  "estimate", "elo", "elo_low", "elo_high", "elo_margin", "los", "forecast", "note", "created_at",
+                  "finished_at"]
         read_only_fields = fields
         extra_kwargs = {
             "id": {"help_text": ID_HELP},
-            "elo0": {"help_text": "H0: the candidate is this many Elo better (logistic Elo)."},
-            "elo1": {"help_text": "H1: the candidate is this many Elo better (logistic Elo)."},
+            "elo0": {"help_text": "H0: the candidate is this many Elo better (in `elo_model` Elo)."},
+            "elo1": {"help_text": "H1: the candidate is this many Elo better (in `elo_model` Elo)."},
+            "elo_model": {"help_text": "`logistic` (the Elo of the score) or `normalized` (fishtest's nElo)."},
             "alpha": {"help_text": "The chance of passing a candidate that is no better (H0 true)."},
             "beta": {"help_text": "The chance of failing a candidate that is better (H1 true)."},
+            "max_pairs": {"help_text": "Pairs after which a test between the bounds ends `inconclusive`."},
             "gate": {"help_text": "The candidate goes on the ladder only if it passes."},
-            "state": {"help_text": "`running`, then `passed`, `failed` or `stopped`."},
+            "state": {"help_text": "`running`, then `passed`, `failed`, `inconclusive` (its pair cap reached "
+                                   "between the bounds) or `stopped` (by its owner, or a version could not "
+                                   "play)."},
             "llr": {"help_text": "The log-likelihood ratio of H1 against H0 so far."},
             "wins": {"help_text": "Games the candidate won."}, "draws": {"help_text": "Games drawn."},
             "losses": {"help_text": "Games the candidate lost."}, "note": {"help_text": "Why it stopped, if it did."},
@@ -195,7 +212,14 @@ class VersionTestSerializer(serializers.ModelSerializer):
 
     @staticmethod
     def _hypotheses(test) -> sprt.Hypotheses:
-        return sprt.Hypotheses(test.elo0, test.elo1, test.alpha, test.beta)
+        return sprt.Hypotheses(test.elo0, test.elo1, test.alpha, test.beta, test.elo_model)
+
+    def _estimate(self, test):
+        """The fixed-sample estimate while running; the sequential one once the test has ended (a stop at a
+        bound picks the paths that drifted, so the fixed-sample interval would cover the truth too rarely)."""
+        if test.state == VersionTest.State.RUNNING:
+            return sprt.elo_estimate(test.pentanomial)
+        return sprt.sequential_estimate(test.pentanomial, self._hypotheses(test))
 
     def get_lower_bound(self, test) -> float:
         return self._hypotheses(test).lower
@@ -206,19 +230,35 @@ class VersionTestSerializer(serializers.ModelSerializer):
     def get_games(self, test) -> int:
         return test.wins + test.draws + test.losses
 
+    @extend_schema_field(serializers.ChoiceField(choices=["fixed", "sequential"], allow_null=True))
+    def get_estimate(self, test):
+        if not sum(test.pentanomial):
+            return None
+        return "fixed" if test.state == VersionTest.State.RUNNING else "sequential"
+
     @extend_schema_field(serializers.FloatField(allow_null=True))
     def get_elo(self, test):
-        estimate = sprt.elo_estimate(test.pentanomial)
+        estimate = self._estimate(test)
         return None if estimate is None else finite(estimate.elo)
 
     @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_elo_low(self, test):
+        estimate = self._estimate(test)
+        return None if estimate is None else finite(estimate.low)
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_elo_high(self, test):
+        estimate = self._estimate(test)
+        return None if estimate is None else finite(estimate.high)
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
     def get_elo_margin(self, test):
-        estimate = sprt.elo_estimate(test.pentanomial)
+        estimate = self._estimate(test)
         return None if estimate is None else finite(estimate.margin)
 
     @extend_schema_field(serializers.FloatField(allow_null=True))
     def get_los(self, test):
-        estimate = sprt.elo_estimate(test.pentanomial)
+        estimate = self._estimate(test)
         return None if estimate is None else estimate.los
 
 
@@ -466,11 +506,41 @@ class BotUpdateSerializer(StrictInput):
 class VersionTestRequestSerializer(StrictInput):
     version = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False,
                                        help_text="The new version to test (default: the bot's newest ready one).")
-    elo0 = serializers.FloatField(default=0.0, help_text="H0, logistic Elo of the new version over the old.")
-    elo1 = serializers.FloatField(default=10.0, help_text="H1, logistic Elo; above elo0.")
+    elo0 = serializers.FloatField(default=0.0, help_text="H0, Elo of the new version over the old (in `elo_model`).")
+    elo1 = serializers.FloatField(default=10.0, help_text="H1, Elo in `elo_model`; above elo0.")
+    elo_model = serializers.ChoiceField(
+        choices=["logistic", "normalized"], default="logistic",
+        help_text="`logistic`: Elo of the score; `normalized`: fishtest's nElo (the score's distance from ½ in "
+                  "per-game standard deviations × 800/ln 10), the same evidence whatever the draw rate.")
     alpha = serializers.FloatField(default=0.05, help_text="The chance of passing a version that is elo0 better.")
     beta = serializers.FloatField(default=0.05, help_text="The chance of failing a version that is elo1 better.")
+    max_pairs = serializers.IntegerField(
+        required=False, min_value=sprt.MAX_PAIRS_RANGE[0], max_value=sprt.MAX_PAIRS_RANGE[1],
+        help_text="Pairs after which the test ends `inconclusive` (100 to ARENA_SPRT_MAX_PAIRS, its default).")
     gate = serializers.BooleanField(default=False, help_text="Put the new version on the ladder only if it passes.")
+    preview = serializers.BooleanField(
+        default=False, help_text="True: start nothing, answer with the `forecast` (expected pairs, games and hours "
+                                 "at each bound) and the `max_pairs` the test would have.")
+
+
+class ExpectedLengthSerializer(serializers.Serializer):
+    elo = serializers.FloatField(help_text="The new version's true Elo over the old (a bound of the test).")
+    pairs = serializers.IntegerField(help_text="Wald's expected colour-swapped pairs (ignoring the cap).")
+    games = serializers.IntegerField(help_text="Those pairs' games.")
+    hours = serializers.FloatField(help_text="Those games' hours, `matches_at_once` matches played at once.")
+
+
+class VersionTestForecastSerializer(serializers.Serializer):
+    """How long an SPRT should take, asked for with ``preview`` before it starts (schema only)."""
+
+    at_elo0 = ExpectedLengthSerializer(help_text="If the new version is truly elo0 better.")
+    at_elo1 = ExpectedLengthSerializer(help_text="If the new version is truly elo1 better.")
+    draw_rate = serializers.FloatField(help_text="The draw rate assumed.")
+    seconds_per_game = serializers.FloatField(help_text="The game length assumed.")
+    time_control = serializers.CharField(help_text="The time control the test's matches use.")
+    matches_at_once = serializers.IntegerField(help_text="The test's matches queued or running at once.")
+    basis = serializers.CharField(help_text="Where the draw rate and game length come from.")
+    max_pairs = serializers.IntegerField(help_text="The cap the test would have.")
 
 
 class OpponentSerializer(serializers.Serializer):

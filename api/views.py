@@ -294,13 +294,17 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
     @extend_schema(methods=["GET"], responses={200: serializers.VersionTestSerializer(many=True)})
     @extend_schema(
         methods=["POST"], request=serializers.VersionTestRequestSerializer,
-        responses={201: serializers.VersionTestSerializer, 400: refused_when(
+        responses={201: serializers.VersionTestSerializer, 200: serializers.VersionTestForecastSerializer,
+                   400: refused_when(
             "the bot has no such version, no earlier ready version to play against, or the version has a "
-            "running SPRT already; or elo1 is not above elo0, or alpha or beta is not between 0 and 1.")},
+            "running SPRT already; or elo1 is not above elo0, elo0/elo1 beyond ±200, elo_model unknown, alpha or "
+            "beta outside 0.001-0.2, or max_pairs outside 100 to ARENA_SPRT_MAX_PAIRS.")},
         description="Ask for an SPRT of a new version (default: the newest ready one) against the version before "
-                    "it: unrated colour-swapped pairs until the LLR (pentanomial, logistic Elo bounds elo0/elo1, "
-                    "error rates alpha/beta) passes or fails it. With `gate` the new version replaces the old on "
-                    "the ladder only if it passes. Owner or admin only.")
+                    "it: unrated colour-swapped pairs until the LLR (pentanomial; elo0/elo1 in logistic or "
+                    "normalized Elo; error rates alpha/beta) passes or fails it, or `max_pairs` pairs leave it "
+                    "`inconclusive`. With `gate` the new version replaces the old on the ladder only if it "
+                    "passes. With `preview` nothing starts: the answer (200) is the test's expected length at "
+                    "each bound. Owner or admin only.")
     @action(detail=True, methods=["get", "post"], pagination_class=None, filter_backends=[])
     def sprt(self, request, pk=None):
         """The bot's SPRTs, newest first (GET); ask for one of a new version against the one before it (POST)."""
@@ -310,10 +314,13 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
             return Response(serializers.VersionTestSerializer(tests, many=True).data)
         data = serializers.VersionTestRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        values = data.validated_data
-        test = app_services.request_version_test(bot, version_id=values.get("version"), elo0=values["elo0"],
-                                                 elo1=values["elo1"], alpha=values["alpha"], beta=values["beta"],
-                                                 gate=values["gate"])
+        values = dict(data.validated_data)
+        preview = values.pop("preview")
+        arguments = {"version_id": values.pop("version", None), **values}
+        if preview:
+            arguments.pop("gate")
+            return Response(app_services.forecast_version_test(bot, **arguments))
+        test = app_services.request_version_test(bot, **arguments)
         return Response(serializers.VersionTestSerializer(test).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(

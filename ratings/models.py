@@ -146,14 +146,22 @@ class VersionTest(models.Model):
     takes the baseline's place on the ladder only once the test has passed.
 
     ``pentanomial`` counts the pairs by the candidate's pair score 0, ½, 1, 1½, 2; ``wins``/``draws``/
-    ``losses`` are the candidate's games. Elo bounds are logistic Elo.
+    ``losses`` are the candidate's games. Elo bounds are in ``elo_model`` Elo (logistic or normalized).
+    A test that reaches ``max_pairs`` without crossing a bound ends ``inconclusive``: with the cap it did
+    not run long enough to earn a verdict, and calling it a pass or a fail would break its error rates.
+    ``forecast`` is what the request expected: pairs, games and hours for true Elo at each bound.
     """
 
     class State(models.TextChoices):
         RUNNING = "running"
         PASSED = "passed"  # the LLR reached the upper bound: H1, the new version is better
         FAILED = "failed"  # the LLR reached the lower bound: H0
-        STOPPED = "stopped"  # ended without a verdict: the pair limit, or a version could not play (note)
+        INCONCLUSIVE = "inconclusive"  # reached its pair cap between the bounds
+        STOPPED = "stopped"  # ended without a verdict: its owner, or a version could not play (note)
+
+    class EloModel(models.TextChoices):
+        LOGISTIC = "logistic"  # the Elo of the score
+        NORMALIZED = "normalized"  # the score's t-value per game times 800/ln 10 (fishtest's nElo)
 
     candidate = models.ForeignKey("tournaments.BotVersion", on_delete=models.CASCADE, related_name="sprt_tests")
     baseline = models.ForeignKey("tournaments.BotVersion", on_delete=models.CASCADE, related_name="sprt_baselines")
@@ -161,14 +169,17 @@ class VersionTest(models.Model):
     elo1 = models.FloatField(default=10.0)
     alpha = models.FloatField(default=0.05)
     beta = models.FloatField(default=0.05)
+    elo_model = models.CharField(max_length=10, choices=EloModel.choices, default=EloModel.LOGISTIC)
+    max_pairs = models.PositiveIntegerField(default=12000, help_text="Pairs after which it ends inconclusive.")
     gate = models.BooleanField(default=False, help_text="The candidate goes on the ladder only if it passes.")
-    state = models.CharField(max_length=8, choices=State.choices, default=State.RUNNING)
+    state = models.CharField(max_length=12, choices=State.choices, default=State.RUNNING)
     pentanomial = models.JSONField(default=list, help_text="Pairs by the candidate's score 0, ½, 1, 1½, 2.")
     wins = models.PositiveIntegerField(default=0)
     draws = models.PositiveIntegerField(default=0)
     losses = models.PositiveIntegerField(default=0)
     llr = models.FloatField(default=0.0)
     note = models.CharField(max_length=200, blank=True)
+    forecast = models.JSONField(default=dict, blank=True, help_text="Expected length at each bound, when asked.")
     matches = models.ManyToManyField("tournaments.Match", blank=True, related_name="sprt_tests")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -178,8 +189,10 @@ class VersionTest(models.Model):
         constraints = [
             models.CheckConstraint(condition=~Q(candidate=F("baseline")), name="versiontest_two_versions"),
             models.CheckConstraint(condition=Q(elo1__gt=F("elo0")), name="versiontest_bounds_ordered"),
-            models.CheckConstraint(condition=Q(state__in=["running", "passed", "failed", "stopped"]),
+            models.CheckConstraint(condition=Q(state__in=["running", "passed", "failed", "inconclusive", "stopped"]),
                                    name="versiontest_state_known"),
+            models.CheckConstraint(condition=Q(elo_model__in=["logistic", "normalized"]),
+                                   name="versiontest_elo_model_known"),
             # One running test per new version: the matches of two would be counted in neither.
             models.UniqueConstraint(fields=["candidate"], condition=Q(state="running"),
                                     name="versiontest_one_running"),

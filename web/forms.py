@@ -76,8 +76,14 @@ class SprtForm(forms.Form):
     """An SPRT of a new version against the one before it, at the API's default error rates (0.05 each)."""
 
     version = forms.TypedChoiceField(coerce=int, label="New version")
-    elo0 = forms.FloatField(initial=0.0, label="Elo H0", help_text="No better than this (logistic Elo)")
+    elo0 = forms.FloatField(initial=0.0, label="Elo H0", help_text="No better than this")
     elo1 = forms.FloatField(initial=10.0, label="Elo H1", help_text="At least this much better")
+    elo_model = forms.ChoiceField(
+        choices=[("logistic", "Logistic Elo (of the score)"),
+                 ("normalized", "Normalized Elo (fishtest's nElo: the same evidence whatever the draw rate)")],
+        initial="logistic", required=False, label="Elo of the bounds")  # left out: logistic, as in the API
+    max_pairs = forms.IntegerField(required=False, label="Pair cap",
+                                   help_text="Ends inconclusive after this many pairs (empty: the site's cap)")
     gate = forms.BooleanField(required=False, label="Put it on the ladder only if it passes")
 
     def __init__(self, *args, choices=(), **kwargs):

@@ -60,12 +60,15 @@ def bot(request, bot_id: int):
     ready = [v for v in versions if v.status == BotVersion.Status.READY]
     form, refused = forms.UploadForm(), None
     sprt_form = forms.SprtForm(choices=ready, initial={"version": ready[0].pk if ready else None})
+    forecast = None
     if request.method == "POST":
         if not owner:
             return not_found(request, what="bot")
         action = request.POST.get("action", "upload")
         if action == "sprt":
             sprt_form = _request_sprt(request, found, ready)
+        elif action == "sprt-preview":
+            sprt_form, forecast = _preview_sprt(request, found, ready)
         elif action == "stop-sprt":
             refused = _stop_sprt(request, found)
             if refused is None:
@@ -91,20 +94,34 @@ def bot(request, bot_id: int):
         "recent": selectors.recent_games(request.user, version_ids),
         "tests": [(VersionTestSerializer(test).data, test)
                   for test in ratings_selectors.version_tests_of(found.pk).select_related("candidate", "baseline")],
-        "sprt_form": sprt_form,
+        "sprt_form": sprt_form, "sprt_forecast": forecast,
         "game_name": selectors.GAME_NAMES[found.game]},
         status=400 if form.errors or sprt_form.errors or refused else 200)
+
+
+def _sprt_arguments(form) -> dict:
+    data = form.cleaned_data
+    return {"version_id": data["version"], "elo0": data["elo0"], "elo1": data["elo1"],
+            "elo_model": data["elo_model"] or "logistic", "max_pairs": data["max_pairs"]}
 
 
 def _request_sprt(request, bot, ready):
     """The owner's SPRT request: the form with its errors, or None when the test started."""
     form = forms.SprtForm(request.POST, choices=ready)
     if form.is_valid() and forms.run_service(form, lambda: app_services.request_version_test(
-            bot, version_id=form.cleaned_data["version"], elo0=form.cleaned_data["elo0"],
-            elo1=form.cleaned_data["elo1"], gate=form.cleaned_data["gate"])):
+            bot, **_sprt_arguments(form), gate=form.cleaned_data["gate"])):
         messages.success(request, "SPRT started: its matches are queued.")
         return None
     return form
+
+
+def _preview_sprt(request, bot, ready):
+    """The owner asks how long a test would take before starting it: the form as filled, and the forecast
+    (None, with the form's errors, when the request is bad)."""
+    form = forms.SprtForm(request.POST, choices=ready)
+    forecast = form.is_valid() and forms.run_service(
+        form, lambda: app_services.forecast_version_test(bot, **_sprt_arguments(form)))
+    return form, forecast or None
 
 
 def _stop_sprt(request, bot) -> str | None:

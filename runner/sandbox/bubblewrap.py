@@ -162,6 +162,12 @@ def _seed_args(seed: list[tuple[str, str, int, str]], fds: list[int]) -> list[st
     return args
 
 
+DEV_NODES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+DEV_LINKS = (("/dev/fd", "/proc/self/fd"), ("/dev/stdin", "/proc/self/fd/0"), ("/dev/stdout", "/proc/self/fd/1"),
+             ("/dev/stderr", "/proc/self/fd/2"))
+DEV_BYTES = 64 << 10
+
+
 class BubblewrapSandbox(Sandbox):
     name = "bubblewrap"
 
@@ -204,11 +210,16 @@ class BubblewrapSandbox(Sandbox):
         for key, value in {**base_env, **env}.items():
             args += ["--setenv", key, value]
         args += self._system_binds()
-        # /dev is a tmpfs of bwrap's as big as half the RAM: read-only once /dev/shm (POSIX shared
-        # memory, semaphores) is a tmpfs of the /tmp size on it; the device nodes are bind mounts
-        # and stay writable
-        args += ["--proc", "/proc", "--dev", "/dev",
-                 "--size", str(limits.tmp_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+        # /dev is a small read-only tmpfs holding the few device nodes a program needs (bind mounts that
+        # stay writable) and /dev/shm (POSIX shared memory, semaphores), a tmpfs of the /tmp size. Not bwrap's
+        # --dev: that also brings /dev/ptmx and a devpts whose terminals come out of the host's shared
+        # pool (kernel.pty.max), and /dev/tty.
+        args += ["--proc", "/proc", "--size", str(DEV_BYTES), "--tmpfs", "/dev"]
+        for node in DEV_NODES:
+            args += ["--dev-bind", node, node]
+        for name, target in DEV_LINKS:
+            args += ["--symlink", target, name]
+        args += ["--size", str(limits.tmp_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
                  "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
                  "--size", str(limits.disk_bytes), "--tmpfs", BOT_DIR,
                  "--ro-bind", str(workdir.path), BOT_SOURCE,

@@ -1,4 +1,10 @@
-"""Per-bot cgroups (v1, v2 or hybrid; whatever the host offers): memory and pids limits, freeze, kill."""
+"""Per-bot cgroups (v1, v2 or hybrid; whatever the host offers): memory and pids limits, an equal CPU weight,
+freeze, kill.
+
+The CPU weight is what keeps bots of different matches on one host apart: every bot's cgroup is a sibling
+with the same weight, so the scheduler shares the cores between bots, not between processes, and a bot
+running sixty processes gets no more than a bot running one.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,8 @@ from pathlib import Path
 
 from .base import Limits, SandboxError
 from .proctree import kill_pid, read_text
+
+CPU_SHARES, CPU_WEIGHT = 1024, 100  # the defaults of v1 and v2: one bot, one equal share
 
 
 def _write(path: Path, value: str) -> bool:
@@ -28,6 +36,7 @@ class CgroupHost:
     v1: dict[str, Path] = field(default_factory=dict)  # controller -> this process's cgroup dir
     v2: Path | None = None
     v2_controllers: frozenset[str] = frozenset()  # enabled for children of ``v2``
+    _v2_freezes: bool = False
 
     @classmethod
     def detect(cls) -> CgroupHost:
@@ -44,7 +53,7 @@ class CgroupHost:
                 continue
             where, kind, options = Path(mount[1]), mount[2], mount[3].split(",")
             if kind == "cgroup":
-                for controller in ("memory", "pids", "freezer"):
+                for controller in ("memory", "pids", "cpu", "freezer"):
                     key = next((c for c in own if controller in c.split(",")), None)
                     if controller in options and key is not None:
                         directory = where / own[key].lstrip("/")
@@ -55,12 +64,13 @@ class CgroupHost:
                 if os.access(directory, os.W_OK) and (directory / "cgroup.procs").exists():
                     host.v2 = directory
         if host.v2 is not None:
-            available = set(read_text(host.v2 / "cgroup.controllers").split()) & {"memory", "pids"}
+            available = set(read_text(host.v2 / "cgroup.controllers").split()) & {"memory", "pids", "cpu"}
             wanted = available - set(host.v1)
             for controller in wanted:
                 _write(host.v2 / "cgroup.subtree_control", f"+{controller}")
             host.v2_controllers = frozenset(set(read_text(host.v2 / "cgroup.subtree_control").split()) & wanted)
-        if "freezer" in host.v1 and host._v2_can_freeze():
+        host._v2_freezes = host._v2_can_freeze()
+        if "freezer" in host.v1 and host._v2_freezes:
             del host.v1["freezer"]  # v2's cgroup.freeze does it: one cgroup fewer to make and join per bot
         host.sweep()
         return host
@@ -89,6 +99,12 @@ class CgroupHost:
                     except OSError:
                         pass  # still holds processes; leave it to an operator
 
+    @property
+    def can_freeze(self) -> bool:
+        """Whether a paused bot is frozen whole (v2's cgroup.freeze or v1's freezer), not signalled process by
+        process, which a bot forking fast enough escapes."""
+        return "freezer" in self.v1 or self._v2_freezes
+
     def describe(self) -> str:
         parts = [f"v1 {c}" for c in sorted(self.v1)]
         if self.v2 is not None:
@@ -108,6 +124,8 @@ class CgroupHost:
                         _must_write(directory / "memory.memsw.limit_in_bytes", str(limits.memory_bytes))
                 elif controller == "pids":
                     _must_write(directory / "pids.max", str(limits.processes))
+                elif controller == "cpu":
+                    _must_write(directory / "cpu.shares", str(CPU_SHARES))
                 elif controller == "freezer":
                     cgroup.v1_freezer = directory
             if self.v2 is not None:
@@ -120,6 +138,8 @@ class CgroupHost:
                     _write(directory / "memory.swap.max", "0")
                 if "pids" in self.v2_controllers:
                     _must_write(directory / "pids.max", str(limits.processes))
+                if "cpu" in self.v2_controllers:
+                    _must_write(directory / "cpu.weight", str(CPU_WEIGHT))
         except OSError as error:
             cgroup.remove()
             raise SandboxError(f"cannot set up cgroup {name}: {error}") from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engines.stats import elo_trinomial
+from ratings import sprt
 from ratings.models import VersionTest
 from ratings.selectors import held_back
 from tournaments.models import BotVersion, Match
@@ -45,6 +46,37 @@ def test_the_estimate_follows_the_pairs(ada, two_versions):
     VersionTest.objects.update(pentanomial=[1, 3, 8, 5, 2], wins=10, draws=14, losses=14, llr=0.4)
     test = ada.get(f"/api/bots/{new.bot_id}/sprt/").json()[0]
     assert test["games"] == 38 and test["elo"] > 0 and test["elo_margin"] > 0 and 0.5 < test["los"] < 1
+    assert test["estimate"] == "fixed"
+
+
+def test_an_ended_test_shows_the_sequential_estimate(ada, two_versions):
+    """After a sequential stop the fixed-sample interval covers the truth too rarely: the answer switches to
+    fishtest's sequential estimate (median-unbiased, asymmetric interval)."""
+    old, new = two_versions
+    ada.post(f"/api/bots/{new.bot_id}/sprt/", {}, format="json")
+    pairs = [3, 40, 120, 70, 10]  # passed at the default bounds
+    VersionTest.objects.update(pentanomial=pairs, state="passed", llr=3.24)
+    test = ada.get(f"/api/bots/{new.bot_id}/sprt/").json()[0]
+    expected = sprt.sequential_estimate(pairs, sprt.Hypotheses())
+    assert test["estimate"] == "sequential"
+    assert (test["elo"], test["elo_low"], test["elo_high"], test["los"]) == pytest.approx(
+        (expected.elo, expected.low, expected.high, expected.los))
+    assert test["elo"] < sprt.elo_estimate(pairs).elo  # the stop's optimism taken out
+
+
+def test_normalized_bounds_a_cap_and_a_preview(ada, two_versions):
+    old, new = two_versions
+    body = {"elo0": 0, "elo1": 3, "elo_model": "normalized", "max_pairs": 2000}
+    preview = ada.post(f"/api/bots/{new.bot_id}/sprt/", {**body, "preview": True}, format="json")
+    assert preview.status_code == 200, preview.content
+    assert not VersionTest.objects.exists() and not Match.objects.exists()
+    forecast = preview.json()
+    assert forecast["max_pairs"] == 2000 and forecast["at_elo1"]["pairs"] > 0 and forecast["at_elo0"]["hours"] > 0
+    response = ada.post(f"/api/bots/{new.bot_id}/sprt/", body, format="json")
+    assert response.status_code == 201, response.content
+    test = response.json()
+    assert (test["elo_model"], test["max_pairs"], test["estimate"]) == ("normalized", 2000, None)
+    assert test["forecast"]["at_elo1"] == forecast["at_elo1"]
 
 
 @pytest.mark.parametrize(("body", "field"), [
@@ -56,6 +88,12 @@ def test_the_estimate_follows_the_pairs(ada, two_versions):
     ({"elo1": "lots"}, "elo1"),
     ({"gate": "perhaps"}, "gate"),
     ({"version": 0}, "version"),
+    ({"elo_model": "bayes"}, "elo_model"),
+    ({"max_pairs": 10}, "max_pairs"),
+    ({"max_pairs": 10**6}, "max_pairs"),
+    ({"max_pairs": "many"}, "max_pairs"),
+    ({"alpha": 0.5, "preview": True}, "alpha"),
+    ({"preview": "yes"}, "preview"),
 ])
 def test_bad_requests_are_400s_naming_the_field(ada, two_versions, body, field):
     old, new = two_versions

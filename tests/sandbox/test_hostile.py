@@ -45,6 +45,8 @@ EXPECTED = {
     "memory_hog": "resign",
     "disk_filler": "resign",
     "dev_filler": "resign",
+    "pty_grab": "resign",
+    "inode_bomb": "crash",  # its cgroup counts the kernel memory of its files: killed at its memory limit
     "quit_flood": "resign",
     "detach_linger": "resign",
     "cpu_spin": "timeout",
@@ -65,6 +67,8 @@ def test_every_hostile_bot_has_a_test():
 
 
 def time_control(name: str) -> str:
+    if name == "inode_bomb":  # a million files or so before the limit: time enough to reach it
+        return "move:120000"
     return "move:8000" if name in SLOW_ATTACKS else "move:1000"
 
 
@@ -112,6 +116,7 @@ ATTACKS_THAT_MUST_REPORT = {
     "disk_filler": "ATTACK disk-fill-workdir BLOCKED",
     "syscalls": "ATTACK clone-newuser BLOCKED",
     "write_outside": "ATTACK write-/opt/tabula/engines/__init__.py BLOCKED",
+    "pty_grab": "ATTACK pty BLOCKED errno=2 after 0 terminals",  # no /dev/ptmx at all
 }
 
 

@@ -32,8 +32,8 @@ def play(a, b, winners, rated=True):
 
 @pytest.fixture
 def league(make_bot, rivals):
-    """ann > bob > cid, all three trading results; dan only ever won; eve only ever lost. Five owners (ann is
-    ada's): two bots of one owner never play rated."""
+    """ann > bob > cid, all three trading results; dan only ever won; eve only ever lost (the fit's prior
+    rates them too). Five owners (ann is ada's): two bots of one owner never play rated."""
     ann, (bob, cid, dan, eve) = ready_version(make_bot("ann")), rivals("bob", "cid", "dan", "eve")
     play(ann, bob, ["white", "black", "white", "white", "none", "black"])
     play(bob, cid, ["white", "none", "black", "white"])
@@ -47,11 +47,10 @@ def league(make_bot, rivals):
 def test_the_stored_fit_is_the_fit_of_the_rated_games(league):
     ann, bob, cid, dan, eve = league
     [row] = fit_ratings(["tafl9"])
-    assert (row.game, row.games, row.fitted_games, row.average, row.note) == ("tafl9", 18, 14, 1500.0, "")
+    assert (row.game, row.games, row.fitted_games, row.average, row.note) == ("tafl9", 18, 18, 1500.0, "")
     stored = {r.bot_id: r for r in FittedRating.objects.filter(fit=row)}
-    assert {stored[v.bot_id].status for v in (ann, bob, cid)} == {"rated"}
-    assert (stored[dan.bot_id].status, stored[eve.bot_id].status) == ("above", "below")
-    assert stored[dan.bot_id].elo is None and stored[eve.bot_id].margin is None
+    assert {stored[v.bot_id].status for v in league} == {"rated"}  # the prior rates even one-sided results
+    assert stored[dan.bot_id].elo > stored[ann.bot_id].elo and stored[eve.bot_id].elo < stored[cid.bot_id].elo
     assert [stored[v.bot_id].games for v in league] == [12, 10, 10, 2, 2]
     # The same games fitted directly, in another order, give the same numbers.
     white, black, score = [], [], []
@@ -64,11 +63,11 @@ def test_the_stored_fit_is_the_fit_of_the_rated_games(league):
             black.append(b)
             score.append({"w": 1.0, "n": 0.5, "b": 0.0}[winner])
     direct = fitting.fit_games(white[::-1], black[::-1], score[::-1], 5)
-    for k, bot in enumerate(bots[:3]):
+    for k, bot in enumerate(bots):
         assert stored[bot].elo == pytest.approx(direct.players[k].elo, abs=1e-6)
         assert stored[bot].margin == pytest.approx(direct.players[k].margin, abs=1e-6)
     assert row.advantage == pytest.approx(direct.advantage, abs=1e-6)
-    assert sum(stored[v.bot_id].elo for v in (ann, bob, cid)) / 3 == pytest.approx(1500.0)
+    assert sum(stored[v.bot_id].elo for v in league) / 5 == pytest.approx(1500.0)
     assert stored[ann.bot_id].low < stored[ann.bot_id].elo < stored[ann.bot_id].high
 
 
@@ -195,12 +194,12 @@ def test_bad_pools_give_a_status_never_a_rank_an_exception_or_a_nan(case, make_b
         assert {standing(r) for r in rows if r.current and r.games == 0} == {"unplayed"}
 
 
-def test_only_wins_by_one_side_leave_everyone_unrated_with_the_reason(pair):
+def test_only_wins_by_one_side_give_equal_ratings_and_a_finite_advantage(pair):
     a, b = pair
     play(a, b, ["white", "white", "white", "white"])  # white won every game
     [row] = fit_ratings(["tafl9"])
-    assert "first player won every game" in row.note and row.advantage is None
-    assert {(r.status, r.elo, r.margin) for r in row.ratings.all()} == {("unrated", None, None)}
+    assert row.note == "" and 0 < row.advantage < 300  # the advantage's prior keeps it finite
+    assert {(r.status, round(r.elo, 6)) for r in row.ratings.all()} == {("rated", 1500.0)}
 
 
 def test_the_leaderboard_read_lists_public_bots_rated_first(league):
@@ -208,17 +207,17 @@ def test_the_leaderboard_read_lists_public_bots_rated_first(league):
     Bot.objects.filter(pk=bob.bot_id).update(is_public=False)
     fit_ratings(["tafl9"])
     board = list(fitted_leaderboard("tafl9"))
-    assert [r.bot_id for r in board[:2]] == sorted([ann.bot_id, cid.bot_id],
-                                                   key=lambda bot: -FittedRating.objects.get(bot_id=bot).elo)
-    assert {r.bot_id for r in board[2:]} == {dan.bot_id, eve.bot_id} and all(r.elo is None for r in board[2:])
-    assert board[0].fit.game == "tafl9" and board[0].bot.owner.username == "ada"
+    assert [r.bot_id for r in board] == sorted([ann.bot_id, cid.bot_id, dan.bot_id, eve.bot_id],
+                                               key=lambda bot: -FittedRating.objects.get(bot_id=bot).elo)
+    assert all(r.elo is not None for r in board)
+    assert board[0].fit.game == "tafl9" and {r.bot.owner.username for r in board} >= {"ada"}
     assert list(fitted_leaderboard("shatra")) == [] and rating_fit("shatra") is None
 
 
 def test_the_command_and_the_periodic_task(league, capsys):
     call_command("fit_ratings", "--game", "tafl9")
     out = capsys.readouterr().out
-    assert "tafl9: 18 rated games, 3 bot versions rated, 0 bots ranked, first-player advantage" in out
+    assert "tafl9: 18 rated games, 5 bot versions rated, 0 bots ranked, first-player advantage" in out
     with pytest.raises(CommandError, match="unknown game chess"):
         call_command("fit_ratings", "--game", "chess")
     assert fit_task() == 18

@@ -7,12 +7,13 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from ratings.models import VersionTest
-from ratings.sprt import Hypotheses, llr
+from ratings.sprt import NORMALIZED, Hypotheses, expected_pairs, llr
 from tournaments.models import BotVersion, Match
 from tournaments.services import (
     claim_match,
     fail_match,
     finish_match,
+    forecast_version_test,
     request_version_test,
     set_version_disabled,
 )
@@ -93,14 +94,15 @@ def test_a_whitewash_fails(versions):
     assert test.llr <= Hypotheses(**WIDE).lower
 
 
-def test_a_test_without_a_verdict_stops_at_the_pair_limit(versions, settings):
+def test_a_test_without_a_verdict_ends_inconclusive_at_the_pair_cap(versions, settings):
     settings.ARENA = {**settings.ARENA, "SPRT_MAX_PAIRS": 3}
     old, new = versions
     test = request_version_test(new.bot)
-    assert test.matches.count() == 3  # never more matches than the pairs it may still play
+    assert test.max_pairs == 3 and test.matches.count() == 3  # never more matches than the pairs it may play
     for _ in range(3):
         play_next(test, (1.0, 0.0))
-    assert test.state == VersionTest.State.STOPPED and "limit" in test.note
+    # The cap ended it, not the evidence: neither a pass nor a fail.
+    assert test.state == VersionTest.State.INCONCLUSIVE and "cap" in test.note
     assert test.pentanomial == [0, 0, 3, 0, 0]
 
 
@@ -167,6 +169,9 @@ def test_an_ungated_test_leaves_the_ladder_alone(versions):
     ({"alpha": 0.5}, "alpha"),
     ({"beta": -1}, "beta"),
     ({"version_id": 10**9}, "version"),
+    ({"elo_model": "bayes"}, "elo_model"),
+    ({"max_pairs": 50}, "max_pairs"),
+    ({"max_pairs": 12001}, "max_pairs"),  # above ARENA_SPRT_MAX_PAIRS
 ])
 def test_bad_requests_name_the_field_and_change_nothing(versions, arguments, field):
     old, new = versions
@@ -205,3 +210,56 @@ def test_a_version_not_ready_cannot_be_tested(versions):
     with pytest.raises(ValidationError) as error:
         request_version_test(new.bot, version_id=new.pk)
     assert "not ready" in error.value.message_dict["version"][0]
+
+
+def test_a_test_may_ask_for_a_smaller_cap_and_ends_inconclusive_there(versions, settings):
+    old, new = versions
+    test = request_version_test(new.bot, max_pairs=100)
+    assert test.max_pairs == 100 and settings.ARENA["SPRT_MAX_PAIRS"] > 100
+    VersionTest.objects.filter(pk=test.pk).update(pentanomial=[0, 0, 96, 0, 0])  # its 4 open matches make 100
+    test.refresh_from_db()
+    for _ in range(4):
+        play_next(test, (1.0, 0.0))
+    assert test.state == VersionTest.State.INCONCLUSIVE and sum(test.pentanomial) == 100
+    assert not test.matches.filter(status__in=(Match.Status.QUEUED, Match.Status.RUNNING)).exists()
+
+
+def test_normalized_bounds_are_tested_with_the_normalized_llr(versions):
+    old, new = versions
+    test = request_version_test(new.bot, elo0=0.0, elo1=100.0, elo_model="normalized")
+    assert test.elo_model == NORMALIZED
+    play_next(test, (1.0, 0.5))
+    play_next(test, (0.5, 0.0))
+    normalized = Hypotheses(0.0, 100.0, elo_model=NORMALIZED)
+    assert test.pentanomial == [0, 1, 0, 1, 0]
+    assert test.llr == pytest.approx(llr([0, 1, 0, 1, 0], normalized))
+    assert test.llr != pytest.approx(llr([0, 1, 0, 1, 0], Hypotheses(0.0, 100.0)))
+
+
+def test_a_test_knows_beforehand_how_long_it_should_take(versions):
+    """With no games of the baseline to go by, the forecast assumes no draws and the longest games."""
+    old, new = versions
+    preview = forecast_version_test(new.bot)
+    assert not VersionTest.objects.exists() and not Match.objects.exists()  # a preview starts nothing
+    expected = round(expected_pairs(Hypotheses(), 10.0, 0.0))
+    assert preview["at_elo1"]["pairs"] == expected and preview["at_elo1"]["games"] == 2 * expected
+    assert preview["draw_rate"] == 0.0 and "upper bounds" in preview["basis"] and preview["max_pairs"] == 12000
+    seconds = preview["seconds_per_game"]
+    assert preview["at_elo0"]["hours"] == pytest.approx(
+        preview["at_elo0"]["games"] * seconds / preview["matches_at_once"] / 3600, rel=1e-3)
+    test = request_version_test(new.bot)
+    assert test.forecast == {key: value for key, value in preview.items() if key != "max_pairs"}
+
+
+def test_the_forecast_learns_the_draw_rate_and_game_length_from_the_baselines_games(versions):
+    old, new = versions
+    test = request_version_test(new.bot, elo0=0.0, elo1=200.0)
+    for winners in (("none", "none"), ("white", "none")):  # 3 draws in 4 games, 30 s each
+        match = test.matches.filter(status=Match.Status.QUEUED).order_by("pk").first()
+        token = claim_match(match.pk, "w")
+        assert finish_match(match.pk, token, [{**record(winner), "duration": 30.0} for winner in winners])
+    VersionTest.objects.filter(pk=test.pk).update(state=VersionTest.State.STOPPED)
+    preview = forecast_version_test(new.bot)
+    assert preview["draw_rate"] == 0.75 and preview["seconds_per_game"] == 30.0
+    assert "last 4 games" in preview["basis"]
+    assert preview["at_elo1"]["pairs"] == round(expected_pairs(Hypotheses(), 10.0, 0.75))

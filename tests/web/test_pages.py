@@ -273,6 +273,34 @@ def test_the_owner_tests_a_new_version_and_stops_the_test_from_the_bot_page(leag
     assert again.status_code == 400 and "has ended already" in text(again)
 
 
+def test_the_owner_sees_how_long_a_test_would_take_and_how_an_ended_one_came_out(league, player):
+    from ratings import sprt
+    from ratings.models import VersionTest
+
+    old = league["alpha"]
+    new = ready_version(old.bot)
+    url = f"/bots/{old.bot_id}/"
+    client = client_for(player)
+    body = {"action": "sprt-preview", "version": new.pk, "elo0": 0, "elo1": 3, "elo_model": "normalized",
+            "max_pairs": 4000}
+    preview = client.post(url, body)
+    assert preview.status_code == 200 and not VersionTest.objects.exists()
+    forecast = preview.context["sprt_forecast"]
+    assert forecast["max_pairs"] == 4000 and f"{forecast['at_elo1']['games']} games" in text(preview)
+    refused = client.post(url, {**body, "max_pairs": 5})
+    assert refused.status_code == 400 and "max_pairs" in refused.context["sprt_form"].errors
+    assert refused.context["sprt_forecast"] is None
+    assert client.post(url, {**body, "action": "sprt"}).status_code == 302
+    test = VersionTest.objects.get()
+    assert (test.elo_model, test.max_pairs, test.elo1) == ("normalized", 4000, 3.0)
+    # Ended at its cap: inconclusive, with the sequential estimate.
+    VersionTest.objects.update(state="inconclusive", pentanomial=[10, 40, 100, 45, 12])
+    page = text(client_for().get(url))
+    assert f'data-sprt="{test.pk}" data-state="inconclusive"' in page and 'data-estimate="sequential"' in page
+    shown = sprt.sequential_estimate([10, 40, 100, 45, 12], sprt.Hypotheses(0.0, 3.0, elo_model="normalized"))
+    assert f"[{shown.low:.1f}, {shown.high:.1f}]" in page
+
+
 def test_tournament_form_creates_enters_and_starts(league, player, other_player):
     client = client_for(player)
     response = client.post("/tournaments/new/", {"name": "Cup", "game": "tafl9", "time_control": "move:200",

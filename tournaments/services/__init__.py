@@ -26,7 +26,7 @@ from .tournaments import (
     start_tournament,
 )
 from .uploads import claim_smoke_test, set_version_disabled, smoke_test_version, upload_version, validate_upload
-from .version_tests import previous_version, request_version_test, stop_version_test
+from .version_tests import forecast_version_test, previous_version, request_version_test, stop_version_test
 
 __all__ = [
     "Report", "add_entrant", "delete_bot", "pin_version", "set_retired", "set_version_active",
@@ -38,4 +38,4 @@ __all__ = [
     "set_version_disabled", "smoke_test_version", "start_tournament", "update_bot", "upload_version",
     "validate_upload",
 ]
-__all__ += ["previous_version", "request_version_test", "stop_version_test"]
+__all__ += ["forecast_version_test", "previous_version", "request_version_test", "stop_version_test"]

@@ -1,6 +1,10 @@
 """SPRT of a new bot version against the previous one: asked for by the owner, played as unrated
 colour-swapped pairs by the workers like any match, and stopped by itself when the LLR crosses a bound.
 
+A test that reaches its pair cap (``max_pairs``, at most ``ARENA_SPRT_MAX_PAIRS``) between the bounds ends
+``inconclusive``, never passed or failed. Before it starts, ``forecast_version_test`` gives Wald's expected
+length for true Elo at each bound, in pairs, games and hours (see ``forecast``).
+
 The check runs in ``record_test_match``, inside the transaction in which ``finish_match`` stores the
 match's games, with the test's row locked: every pair is counted once, and the verdict, the cancelled
 leftovers and the next matches commit together with the games that decided them.
@@ -14,41 +18,112 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from engines import get_game
 from engines.core import BLACK, WHITE, points
+from engines.protocol import TimeControl
 from ratings import sprt
 from ratings.models import VersionTest
 from ratings.selectors import held_back
 
-from ..models import Bot, BotVersion, Match
+from ..models import Bot, BotVersion, Game, Match
 from . import queueing as match_services  # matches, which queues no test, calls back into this module
 
 OPEN = (Match.Status.QUEUED, Match.Status.RUNNING)
 
 
 def request_version_test(bot: Bot, *, version_id: int | None = None, elo0=0.0, elo1=10.0, alpha=0.05, beta=0.05,
-                         gate: bool = False) -> VersionTest:
+                         elo_model=sprt.LOGISTIC, max_pairs=None, gate: bool = False) -> VersionTest:
     """Start an SPRT of ``version_id`` (default: the bot's newest ready version) against the version before
-    it that the ladder would play. Bad bounds, a bot with one version, or a version already under test is a
-    ValidationError naming the field."""
-    try:
-        hypotheses = sprt.check_hypotheses(elo0, elo1, alpha, beta)
-    except sprt.SprtInputError as error:
-        raise ValidationError({name: [message] for name, message in error.problems.items()}) from None
+    it that the ladder would play. Bad bounds or cap, a bot with one version, or a version already under test
+    is a ValidationError naming the field."""
+    hypotheses, max_pairs = _checked(elo0, elo1, alpha, beta, elo_model, max_pairs)
     with transaction.atomic():
-        candidate = _candidate(bot, version_id)
-        match_services.check_playable(candidate, "version")
-        baseline = previous_version(candidate)
-        if baseline is None:
-            raise ValidationError({"version": [f"{candidate} has no earlier ready version to play against"]})
+        candidate, baseline = _versions(bot, version_id)
         try:
             with transaction.atomic():
                 test = VersionTest.objects.create(
                     candidate=candidate, baseline=baseline, elo0=hypotheses.elo0, elo1=hypotheses.elo1,
-                    alpha=hypotheses.alpha, beta=hypotheses.beta, gate=gate, pentanomial=[0, 0, 0, 0, 0])
+                    alpha=hypotheses.alpha, beta=hypotheses.beta, elo_model=hypotheses.elo_model,
+                    max_pairs=max_pairs, gate=gate, pentanomial=[0, 0, 0, 0, 0],
+                    forecast=forecast(hypotheses, baseline))
         except IntegrityError:
             raise ValidationError({"version": [f"{candidate} already has a running SPRT"]}) from None
         _queue_matches(test)
     return test
+
+
+def forecast_version_test(bot: Bot, *, version_id: int | None = None, elo0=0.0, elo1=10.0, alpha=0.05, beta=0.05,
+                          elo_model=sprt.LOGISTIC, max_pairs=None) -> dict:
+    """What ``request_version_test`` with these arguments would expect (``forecast``), starting nothing."""
+    hypotheses, max_pairs = _checked(elo0, elo1, alpha, beta, elo_model, max_pairs)
+    _, baseline = _versions(bot, version_id)
+    return {**forecast(hypotheses, baseline), "max_pairs": max_pairs}
+
+
+def _checked(elo0, elo1, alpha, beta, elo_model, max_pairs) -> tuple[sprt.Hypotheses, int]:
+    most = int(settings.ARENA["SPRT_MAX_PAIRS"])
+    try:
+        hypotheses = sprt.check_hypotheses(elo0, elo1, alpha, beta, elo_model, max_pairs)
+    except sprt.SprtInputError as error:
+        raise ValidationError({name: [message] for name, message in error.problems.items()}) from None
+    if max_pairs is not None and max_pairs > most:
+        raise ValidationError({"max_pairs": [f"must be at most {most} (ARENA_SPRT_MAX_PAIRS), got {max_pairs}"]})
+    return hypotheses, most if max_pairs is None else max_pairs
+
+
+def _versions(bot: Bot, version_id: int | None) -> tuple[BotVersion, BotVersion]:
+    candidate = _candidate(bot, version_id)
+    match_services.check_playable(candidate, "version")
+    baseline = previous_version(candidate)
+    if baseline is None:
+        raise ValidationError({"version": [f"{candidate} has no earlier ready version to play against"]})
+    return candidate, baseline
+
+
+RECENT_GAMES = 500  # the baseline's games that set a forecast's draw rate and game length
+DRAW_RATE_UNKNOWN = 0.0  # with no games to go by: no draws, the longest tests (the safe side)
+
+
+def forecast(hypotheses: sprt.Hypotheses, baseline: BotVersion) -> dict:
+    """How long the test should take for a new version truly at elo0 and at elo1: Wald's expected pairs
+    (``sprt.expected_pairs``, which ignores the cap), games, and hours with ``SPRT_OPEN_MATCHES`` matches
+    played at once at the default time control.
+
+    The draw rate and the typical game length are the baseline's over its last ``RECENT_GAMES`` games (any
+    opponent); a baseline with no games yet is assumed drawless, with games as long as the time control
+    allows (``longest_game_seconds``), so the figures are then upper bounds."""
+    recent = list(Game.objects.filter(Q(white=baseline) | Q(black=baseline))
+                  .order_by("-id").values_list("winner", "duration")[:RECENT_GAMES])
+    time_control = settings.ARENA["DEFAULT_TIME_CONTROL"]
+    durations = [duration for _, duration in recent if duration is not None]
+    if recent and durations:
+        draw_rate = sum(winner == "none" for winner, _ in recent) / len(recent)
+        seconds = sum(durations) / len(durations)
+        basis = f"the draw rate and mean length of {baseline}'s last {len(recent)} games"
+    else:
+        draw_rate = DRAW_RATE_UNKNOWN
+        seconds = longest_game_seconds(baseline.bot.game, time_control)
+        basis = (f"{baseline} has no timed games yet: no draws and the longest games {time_control} allows "
+                 "(upper bounds)")
+    at_once = int(settings.ARENA["SPRT_OPEN_MATCHES"])
+    bounds = []
+    for elo in (hypotheses.elo0, hypotheses.elo1):
+        pairs = sprt.expected_pairs(hypotheses, elo, draw_rate)
+        bounds.append({"elo": elo, "pairs": round(pairs), "games": 2 * round(pairs),
+                       "hours": round(2 * pairs * seconds / at_once / 3600, 2)})
+    return {"at_elo0": bounds[0], "at_elo1": bounds[1], "draw_rate": round(draw_rate, 3),
+            "seconds_per_game": round(seconds, 1), "time_control": time_control, "matches_at_once": at_once,
+            "basis": basis}
+
+
+def longest_game_seconds(game_id: str, time_control: str) -> float:
+    """The thinking time of the longest game the rule book and the time control allow: every action using its
+    whole budget (as ``workers.schedule.worst_game_seconds``, less the start-up and referee allowances)."""
+    control = TimeControl.parse(time_control)
+    plies = get_game(game_id).max_plies
+    if control.mode == "move":
+        return plies * control.base_ms / 1000
+    return 2 * control.base_ms / 1000 + plies * control.inc_ms / 1000
 
 
 def _candidate(bot: Bot, version_id: int | None) -> BotVersion:
@@ -86,11 +161,13 @@ def _queue_matches(test: VersionTest) -> None:
     pairs_per_match = _games_per_match() // 2
     open_matches = test.matches.filter(status__in=OPEN).count()
     planned = sum(test.pentanomial) + open_matches * pairs_per_match
-    room = (settings.ARENA["SPRT_MAX_PAIRS"] - planned) // pairs_per_match
+    room = (test.max_pairs - planned) // pairs_per_match
     wanted = min(settings.ARENA["SPRT_OPEN_MATCHES"] - open_matches, room)
     if wanted <= 0:
         if open_matches == 0:
-            _stop(test, VersionTest.State.STOPPED, f"no verdict after {sum(test.pentanomial)} pairs (the limit)")
+            # The cap, not the evidence, ended it: neither verdict was earned.
+            _stop(test, VersionTest.State.INCONCLUSIVE,
+                  f"no verdict after {sum(test.pentanomial)} pairs (its cap)")
         return
     candidate = BotVersion.objects.select_related("bot").get(pk=test.candidate_id)
     baseline = BotVersion.objects.select_related("bot").get(pk=test.baseline_id)
@@ -133,7 +210,7 @@ def record_test_match(match: Match, games) -> VersionTest | None:
     test.draws += points.count(0.5)
     test.losses += points.count(0.0)
     test.pentanomial = pentanomial
-    hypotheses = sprt.Hypotheses(test.elo0, test.elo1, test.alpha, test.beta)
+    hypotheses = sprt.Hypotheses(test.elo0, test.elo1, test.alpha, test.beta, test.elo_model)
     test.llr = sprt.llr(pentanomial, hypotheses)
     test.save(update_fields=["pentanomial", "wins", "draws", "losses", "llr"])
     verdict = sprt.verdict(test.llr, hypotheses)

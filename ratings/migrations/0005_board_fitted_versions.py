@@ -13,7 +13,7 @@ def forget_bot_fits(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('ratings', '0003_version_tests'),
+        ('ratings', '0004_sprt_inconclusive_normalized_forecast'),
         ('tournaments', '0005_bundle_stored_uploads'),
     ]
 
@@ -44,7 +44,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='fittedrating',
             name='rank',
-            field=models.PositiveIntegerField(blank=True, help_text='Place among the ranked bots; null: not ranked.', null=True),
+            field=models.PositiveIntegerField(blank=True, help_text='Place among the ranked; null: not ranked.', null=True),
         ),
         migrations.AddField(
             model_name='fittedrating',
