@@ -144,11 +144,13 @@ def test_ranked_rows_carry_their_rank_interval_and_chance_of_being_first(league,
     settings.ARENA = {**settings.ARENA, "LEADERBOARD_RANKED_MARGIN": 10_000}  # every rated bot is ranked
     [row] = fit_ratings(["tafl9"])
     ranked = list(row.ratings.filter(rank__isnull=False).order_by("rank"))
-    assert {r.version_id for r in ranked} == {ann.pk, bob.pk, cid.pk}
-    assert [r.rank for r in ranked] == [1, 2, 3] and [r.elo for r in ranked] == sorted((r.elo for r in ranked),
-                                                                                         reverse=True)
-    assert all(1 <= r.rank_low <= r.rank <= r.rank_high <= 3 for r in ranked)
-    assert ranked[0].rank_low == 1 and ranked[-1].rank_high == 3 and ranked[0].rank_high > 1  # 14 games: unsure
+    rated = {r.version_id for r in row.ratings.filter(status="rated")}
+    assert {r.version_id for r in ranked} == rated and {ann.pk, bob.pk, cid.pk} <= rated
+    n = len(ranked)
+    assert [r.rank for r in ranked] == list(range(1, n + 1))
+    assert [r.elo for r in ranked] == sorted((r.elo for r in ranked), reverse=True)
+    assert all(1 <= r.rank_low <= r.rank <= r.rank_high <= n for r in ranked)
+    assert ranked[0].rank_low == 1 and ranked[-1].rank_high == n and ranked[0].rank_high > 1  # few games: unsure
     assert sum(r.p_first for r in ranked) == pytest.approx(1.0) and ranked[0].p_first > ranked[-1].p_first
     assert not row.ratings.filter(rank__isnull=True, rank_low__isnull=False).exists()
     again = fit_ratings(["tafl9"])[0]  # seeded: the same games give the same intervals
@@ -157,7 +159,7 @@ def test_ranked_rows_carry_their_rank_interval_and_chance_of_being_first(league,
     settings.ARENA = {**settings.ARENA, "LEADERBOARD_RANKED_MARGIN": 1}  # nobody is that sure
     [row] = fit_ratings(["tafl9"])
     assert not row.ratings.filter(rank__isnull=False).exists()
-    assert {standing(r) for r in row.ratings.all()} == {"provisional", "unbounded"}
+    assert "provisional" in {standing(r) for r in row.ratings.all()} <= {"provisional", "unbounded"}
 
 
 def finite_or_null(value) -> bool:
