@@ -17,6 +17,11 @@ bot's 95% rank interval holds its true rank 95% of the time.
 
 Games: colours at random, a first-player advantage of 40 Elo, 20% draws taken from decisive results'
 expected score (Davidson-like); seeded, so a run repeats.
+
+Measured (100 leagues, with the fit's prior): the new version per version +15.8 Elo mean error, its interval
+covering the truth in 94%; pooled -86.9 Elo and 21%. Rank intervals hold the true rank for 99.2% of 1200
+ranked bots (conservative; 3.1 places wide on average); p_first's Brier score 0.0177 against 0.0233 for
+taking the fitted leader as certain. rank_intervals: 0.12 s CPU for 100 ranked bots, 1.2 s for 500.
 """
 
 from __future__ import annotations
