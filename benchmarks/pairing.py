@@ -2,7 +2,7 @@
 (``ratings.pairing``, rule "information") against plain round-robin cycling and random pairing, on the
 same simulated leagues.
 
-    python3 benchmarks/pairing.py                  # 10 leagues of each kind
+    python3 benchmarks/pairing.py                  # 6 leagues of each kind (a couple of minutes)
     python3 benchmarks/pairing.py --leagues 40 --kinds spread6,random10
 
 League kinds (first-player advantage 60 Elo and Davidson draws as in ``benchmarks/ratings.py``; every
@@ -78,12 +78,14 @@ def games_to_target(kind: str, rule: str, seed: int, refit_every: int, parallel:
     pair_rng = np.random.default_rng([seed, 2])  # the random rule's own stream: the games' stays the same
     n, rules = len(true), EloRules()
     elo, played, placements = [rules.start] * n, [0] * n, [0] * n
-    white, black, score = [], [], []
+    # results per ordered pair (white, black): white's wins, draws, losses; a refit reads these, not every game
+    results = np.zeros((3, n, n), dtype=np.int64)
+    played_games = 0
     fitted: fitting.Fit | None = None
     met = Counter()
-    while len(white) < max_games:
-        present = [i for i in range(n) if i != late or len(white) >= arrival]
-        if late is not None and len(white) >= arrival and played[late] == 0:
+    while played_games < max_games:
+        present = [i for i in range(n) if i != late or played_games >= arrival]
+        if late is not None and played_games >= arrival and played[late] == 0:
             elo[late] = elo[owners[late]]  # a new version starts from its bot's live Elo
         pool = []
         for i in present:
@@ -108,14 +110,15 @@ def games_to_target(kind: str, rule: str, seed: int, refit_every: int, parallel:
                 elo[bl] = updated(before_b, before_w, 1.0 - s, rules.k_for(played[bl]))
                 played[w] += 1
                 played[bl] += 1
-                white.append(w)
-                black.append(bl)
-                score.append(s)
-                if len(white) % refit_every == 0:
-                    fitted = fitting.fit_games(white, black, score, n)
+                results[{1.0: 0, 0.5: 1, 0.0: 2}[s], w, bl] += 1
+                played_games += 1
+                if played_games % refit_every == 0:
+                    rows = np.flatnonzero(results.sum(axis=0))
+                    cells = fitting.Cells(rows // n, rows % n, *(r.ravel()[rows] for r in results))
+                    fitted = fitting.fit(cells, n)
                     if all(fitted.players[i].status == fitting.RATED and fitted.players[i].margin <= TARGET_MARGIN
                            for i in present):
-                        return len(white)
+                        return played_games
     return None
 
 
@@ -130,7 +133,7 @@ def shown(value: float, max_games: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--leagues", type=int, default=10, help="leagues of each kind")
+    parser.add_argument("--leagues", type=int, default=6, help="leagues of each kind")
     parser.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated, of {', '.join(KINDS)}")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--refit-every", type=int, default=20, help="games between two fits")

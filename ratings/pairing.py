@@ -97,13 +97,14 @@ def after_match(sigma: np.ndarray, a: int, b: int, w: float) -> np.ndarray:
     return sigma - w * np.outer(su, su) / (1.0 + w * (su[a] - su[b]))
 
 
-def worths(sigma: np.ndarray, a: int, w: np.ndarray) -> np.ndarray:
-    """For a match of ``a`` against every entrant ``b`` (information ``w[b]``): the pool's variances after
-    it, as the soft maximum the rule lowers (lower is better)."""
-    su = sigma[:, [a]] - sigma  # column b: Σ(e_a − e_b)
-    q = sigma[a, a] + np.diag(sigma) - 2.0 * sigma[a]  # (e_a − e_b)ᵀ Σ (e_a − e_b)
-    left = np.diag(sigma)[:, None] - w * su ** 2 / (1.0 + w * q)  # left[i, b]: entrant i's variance after
-    return soft_maximum(left / np.diag(sigma).max())
+def worths(sigma: np.ndarray, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """For a match of each entrant ``a`` in ``rows`` against each entrant ``b`` (information ``w[a, b]``):
+    the soft maximum of the pool's variances after it (lower is better), shape (len(rows), n)."""
+    v = np.diag(sigma)
+    su = sigma[:, rows, None] - sigma[:, None, :]  # su[:, a, b] = Σ(e_a − e_b)
+    q = v[rows, None] + v[None, :] - 2.0 * sigma[rows]  # (e_a − e_b)ᵀ Σ (e_a − e_b)
+    left = v[:, None, None] - w[rows] * su ** 2 / (1.0 + w[rows] * q)  # left[i, a, b]: i's variance after
+    return soft_maximum(left / v.max())
 
 
 def soft_maximum(variances: np.ndarray) -> np.ndarray:
@@ -136,15 +137,15 @@ def choose_pairings(pool: list[Entrant], wanted: int, busy: set[int], owner_load
     def free(e: Entrant) -> bool:
         return e.version_id not in busy and owner_load[e.owner_id] < owner_cap
 
-    def legal(i: int) -> np.ndarray:
-        """Who entrant ``i`` may play now."""
-        if not free(pool[i]):
-            return np.zeros(n, dtype=bool)
-        return np.array([j != i and pool[j].owner_id != pool[i].owner_id and free(pool[j]) for j in range(n)],
-                        dtype=bool)
+    owners = np.array([e.owner_id for e in pool])
+
+    def legal() -> np.ndarray:
+        """Who may play whom now: both free, of two owners (so never oneself)."""
+        ready = np.array([free(e) for e in pool])
+        return ready[:, None] & ready[None, :] & (owners[:, None] != owners[None, :])
 
     def legal_pairs() -> list[tuple[int, int]]:
-        return [(i, int(j)) for i in range(n) for j in np.flatnonzero(legal(i)) if j > i]
+        return [(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(legal())))]
 
     def take(i: int, j: int) -> None:
         a, b = pool[i], pool[j]
@@ -172,14 +173,12 @@ def choose_pairings(pool: list[Entrant], wanted: int, busy: set[int], owner_load
     sigma = covariance(pool, met)
     info = np.array([[GAMES_PER_MATCH * game_information(a, b) for b in pool] for a in pool])
 
-    def best_for(i: int) -> tuple[float, int] | None:
-        """The best opponent of entrant ``i`` and its worth (lower is better), or None without one."""
-        allowed = legal(i)
-        if not allowed.any():
-            return None
-        worth = np.where(allowed, worths(sigma, i, info[i]), np.inf)
-        j = int(np.argmin(worth))  # the lowest version id among equals
-        return float(worth[j]), j
+    chunk = max(1, 2_000_000 // (n * n))  # rows of candidates evaluated at once: bounded memory for big pools
+
+    def worth(rows: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+        """The worth of every allowed match of the entrants ``rows`` (lower is better; inf where not allowed)."""
+        values = np.concatenate([worths(sigma, rows[k:k + chunk], info) for k in range(0, len(rows), chunk)])
+        return np.where(allowed[rows], values, np.inf)
 
     def play(i: int, j: int) -> None:
         nonlocal sigma
@@ -191,13 +190,14 @@ def choose_pairings(pool: list[Entrant], wanted: int, busy: set[int], owner_load
     for i in placing:
         if len(pairs) >= wanted:
             break
-        best = best_for(i) if free(pool[i]) else None
-        if best is not None:
-            play(i, best[1])
+        allowed = legal()
+        if allowed[i].any():
+            play(i, int(np.argmin(worth(np.array([i]), allowed)[0])))  # the lowest version id among equals
     while len(pairs) < wanted:
-        options = [(best[0], i, best[1]) for i in range(n) if free(pool[i]) and (best := best_for(i))]
-        if not options:
+        allowed = legal()
+        if not allowed.any():
             break
-        _, i, j = min(options)
-        play(i, j)
+        values = worth(np.arange(n), allowed)
+        i, j = np.unravel_index(int(np.argmin(values)), values.shape)  # among equals, the lowest ids
+        play(int(i), int(j))
     return pairs
