@@ -34,9 +34,11 @@ import importlib.util
 import sys
 import time
 from collections import Counter
+from itertools import combinations
 from pathlib import Path
 
 import numpy as np
+from scipy import optimize
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -122,6 +124,45 @@ def games_to_target(kind: str, rule: str, seed: int, refit_every: int, parallel:
     return None
 
 
+def design_bound(true: np.ndarray, owners: list[int]) -> tuple[float, float]:
+    """What the best pairing could do at all, as a share of round-robin's games: the fixed shares of games
+    per pair (a continuous design) that minimise the largest rating variance, the true strengths known,
+    against equal shares. Fisher information of Davidson's model per pair, ratings relative to the pool
+    average; the largest variance is convex in the shares, so SLSQP on a soft maximum finds the optimum.
+    Returns (that design's share, a lower bound on the optimum's): games scale as 1 / variance."""
+    n = len(true)
+    pairs = [(a, b) for a, b in combinations(range(n), 2) if owners[a] != owners[b]]
+    signs = np.zeros((len(pairs), n))
+    for k, (a, b) in enumerate(pairs):
+        signs[k, a], signs[k, b] = 1.0, -1.0
+    d = np.array([true[a] - true[b] for a, b in pairs]) / fitting.ELO_PER_UNIT / 2
+    z = np.exp(d) + np.exp(-d) + league.NU
+    win, loss = np.exp(d) / z, np.exp(-d) / z
+    per_game = (win + loss - (win - loss) ** 2) / 4  # as in ratings.fit's Hessian
+    centre = np.eye(n) - 1.0 / n
+
+    def variances(shares):
+        # + ones: the sum of the ratings is free (as in the fit); the tiny ridge keeps a cut pool invertible
+        inverse = np.linalg.inv((signs.T * (np.clip(shares, 0, None) * per_game)) @ signs + 1.0 + 1e-9 * np.eye(n))
+        return np.diag(centre @ inverse @ centre), centre @ inverse @ signs.T
+
+    equal = np.full(len(pairs), 1.0 / len(pairs))
+    reference, sharpness = variances(equal)[0].max(), 200.0
+
+    def soft_max(shares):
+        v, g = variances(shares)
+        x = sharpness * v / reference
+        weights = np.exp(x - x.max())
+        gradient = -(weights / weights.sum()) @ g ** 2 * per_game / reference
+        return (x.max() + np.log(weights.sum())) / sharpness, gradient
+
+    result = optimize.minimize(soft_max, equal, jac=True, method="SLSQP", bounds=[(0.0, 1.0)] * len(pairs),
+                               constraints=[{"type": "eq", "fun": lambda shares: shares.sum() - 1.0}],
+                               options={"maxiter": 500, "ftol": 1e-10})
+    shares = np.clip(result.x, 0, None) / np.clip(result.x, 0, None).sum()
+    return variances(shares)[0].max() / reference, result.fun - np.log(n) / sharpness
+
+
 def figure(games: list[int | None], q: float) -> float:
     """A quantile of the games to target; a league not there within --max-games counts as longer than any."""
     return float(np.quantile([np.inf if g is None else g for g in games], q, method="inverted_cdf"))
@@ -140,6 +181,8 @@ def main() -> None:
     parser.add_argument("--parallel", type=int, default=1, help="ladder matches chosen at once")
     parser.add_argument("--arrival", type=int, default=400, help="games before the new version arrives")
     parser.add_argument("--max-games", type=int, default=12000)
+    parser.add_argument("--bound", action="store_true",
+                        help="also print the best any pairing could do (spread6 and random10 only; slower)")
     args = parser.parse_args()
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     if not kinds or any(k not in KINDS for k in kinds):
