@@ -206,6 +206,14 @@ def main() -> None:
             print(f"{kind:<9} {rule:<12} {shown(medians[rule], args.max_games):>7} "
                   f"{shown(figure(games, 0.9), args.max_games):>7} {sum(g is None for g in games):>7}"
                   f"{ratios} {seconds[rule]:>6.1f}", flush=True)
+        info, cycle, rand = (medians[rule] for rule in ("information", "cycle", "random"))
+        print(f"{kind:<9} information / cycle = {info / cycle:.2f} (target <= 0.8), "
+              f"information / random = {info / rand:.2f} (target < 1)", flush=True)
+        if args.bound and kind in ("spread6", "random10"):
+            bounds = np.array([design_bound(*make_league(kind, args.seed + k)[:2]) for k in range(args.leagues)])
+            print(f"{kind:<9} best possible / cycle (optimal fixed shares, true strengths known): median "
+                  f"{np.median(bounds[:, 0]):.3f} (optimum >= {np.median(bounds[:, 1]):.3f})", flush=True)
+
 
 if __name__ == "__main__":
     main()
