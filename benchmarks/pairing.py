@@ -36,8 +36,7 @@ The 0.8 target cannot be met on spread6 by any pairing: six bots evenly spread a
 suits best, and ``--bound`` shows that the best fixed shares of games per pair, with the true strengths
 known, need 0.87 of round-robin's games there (0.60 on random10, median of 6 leagues); the information
 rule is at that bound on spread6 and below it on random10 (it adapts as the results come in). Six
-leagues give noisy medians (a rerun after a change of float rounding moved random10's from 1580 to
-1360): read the ratios, and use more leagues for a decision.
+leagues give noisy medians (see the p90s): use more leagues for a decision.
 """
 
 from __future__ import annotations
