@@ -7,7 +7,7 @@ as ``ratings.fit`` reports them) from who has played whom: every game between ``
 Fisher information ``p(1 − p) / s²`` along ``e_a − e_b`` (Bradley–Terry, ``p`` from the entrants' ratings,
 ``s`` the Elo per natural-log unit); with a prior of ``PRIOR_MARGIN`` per version, inverted and centred
 on the pool average. That is the fit's own covariance up to the draws and the colour advantage (which
-widen every interval alike), and it counts the games played since the last fit. Games are counted per
+widen every interval by much the same factor), and it counts the games played since the last fit. Games are counted per
 *version* (``met_key``): a new version's interval starts wide whatever its bot did before.
 
 One more match between ``a`` and ``b`` adds information ``w = games · p(1 − p) / s²`` along ``u = e_a − e_b``,
@@ -45,8 +45,9 @@ from .fit import ELO_PER_UNIT, Z95
 PRIOR_MARGIN = 350.0  # 95% half-width, Elo, of a version that has played nobody: about a league's whole spread
 GAMES_PER_MATCH = 2  # a ladder match: one colour-swapped pair of games
 RULES = ("information", "cycle", "random")
-# The power of the soft maximum: of 4, 16, 32 and the hard maximum, 16 did best on benchmarks/pairing.py's
-# leagues (by a little); 1 would be total information, which lets the widest bot wait.
+# The power of the soft maximum. Of 4, 16, 32 and the hard maximum, 16 did best on spread6 (700 games against
+# 750-770, 8 leagues) and as well as the others on random10 and version, measured with an earlier variant
+# of this covariance (rescaled to the fit's margins); 1 would be total information, letting the widest wait.
 SOFTMAX_POWER = 16
 
 
