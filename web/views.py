@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse, JsonResponse
@@ -14,6 +15,7 @@ from django.views.decorators.http import require_GET
 
 from api import public
 from api import services as api_services
+from api import throttles as api_throttles
 from api.serializers import VersionTestSerializer
 from engines import GAME_IDS, get_game
 from ratings import selectors as ratings_selectors
@@ -73,7 +75,8 @@ def bot(request, bot_id: int):
             messages.error(request, refused)
         else:
             form = forms.UploadForm(request.POST, request.FILES)
-            if form.is_valid() and forms.run_service(form, lambda: _upload(found, form.cleaned_data["file"])):
+            if not forms.throttled(request, form, "uploads") and form.is_valid() and forms.run_service(
+                    form, lambda: _upload(found, form.cleaned_data["file"])):
                 messages.success(request, "Uploaded: the smoke test runs now; this page shows its verdict.")
                 form = None
         if form is None or sprt_form is None:
@@ -92,12 +95,21 @@ def bot(request, bot_id: int):
                   for test in ratings_selectors.version_tests_of(found.pk).select_related("candidate", "baseline")],
         "sprt_form": sprt_form,
         "game_name": selectors.GAME_NAMES[found.game]},
-        status=400 if form.errors or sprt_form.errors or refused else 200)
+        status=_refused_status(form, sprt_form, refused=refused) if form.errors or sprt_form.errors or refused
+        else 200)
+
+
+def _refused_status(*forms_shown, refused: str | None = None) -> int:
+    """429 when a throttle refused the submission (its error, beside the form, says so), else 400."""
+    errors = [refused or ""] + [error for form in forms_shown for error in form.non_field_errors()]
+    return 429 if any(error.startswith(api_throttles.REFUSED) for error in errors) else 400
 
 
 def _request_sprt(request, bot, ready):
     """The owner's SPRT request: the form with its errors, or None when the test started."""
     form = forms.SprtForm(request.POST, choices=ready)
+    if forms.throttled(request, form, "sprt"):
+        return form
     if form.is_valid() and forms.run_service(form, lambda: app_services.request_version_test(
             bot, version_id=form.cleaned_data["version"], elo0=form.cleaned_data["elo0"],
             elo1=form.cleaned_data["elo1"], gate=form.cleaned_data["gate"])):
@@ -108,6 +120,9 @@ def _request_sprt(request, bot, ready):
 
 def _stop_sprt(request, bot) -> str | None:
     """The owner stops a running SPRT of this bot: None when done, else why not."""
+    refused = api_throttles.refusal(request, "writes")
+    if refused is not None:
+        return str(refused.detail)
     test = ratings_selectors.version_test_of(bot.pk, request.POST.get("test", ""))
     if test is None:
         return "this bot has no such SPRT"
@@ -128,13 +143,13 @@ def _upload(bot, file):
 @login_required
 def bot_create(request):
     form = forms.BotForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST" and not forms.throttled(request, form, "writes") and form.is_valid():
         created = forms.run_service(form, lambda: app_services.create_bot(request.user, **form.cleaned_data))
         if created is not None:
             messages.success(request, f"{created.name} is yours: upload its first version below.")
             return redirect("web:bot", bot_id=created.pk)
     return render(request, "web/form.html", {"form": form, "title": "New bot", "button": "Create the bot"},
-                  status=400 if form.errors else 200)
+                  status=_refused_status(form) if form.errors else 200)
 
 
 @for_visitors(public.RECORD_SECONDS)  # a game never changes; its bots' names start a new generation
@@ -219,12 +234,15 @@ def tournament(request, tournament_id: int):
         "standings": [(standing, _shown(standing.entrant, request.user)) for standing in table.standings],
         "is_organiser": organiser, "progress": selectors.tournament_progress(request.user, found),
         "matches": selectors.tournament_matches(request.user, found),
-        "form": form, "game_name": selectors.GAME_NAMES[found.game]}, status=400 if form.errors else 200)
+        "form": form, "game_name": selectors.GAME_NAMES[found.game]},
+        status=_refused_status(form) if form.errors else 200)
 
 
 def _tournament_action(request, found: Tournament, choices):
     """The organiser's add-entrant or start; the form with its errors, or None when it was done."""
     form = forms.EntrantForm(request.POST, choices=choices)
+    if forms.throttled(request, form, "writes"):
+        return form
     if request.POST.get("action") == "start":
         if forms.run_service(form, lambda: app_services.start_tournament(found)) is not None:
             messages.success(request, "Started: the matches are queued.")
@@ -253,14 +271,14 @@ def _shown(entrant, user) -> bool:
 @login_required
 def tournament_create(request):
     form = forms.TournamentForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST" and not forms.throttled(request, form, "tournaments") and form.is_valid():
         created = forms.run_service(form, lambda: app_services.create_tournament(request.user, **form.cleaned_data))
         if created is not None:
             messages.success(request, "Created: add the entrants, then start it.")
             return redirect("web:tournament", tournament_id=created.pk)
     return render(request, "web/form.html", {"form": form, "title": "New tournament",
                                              "button": "Create the tournament"},
-                  status=400 if form.errors else 200)
+                  status=_refused_status(form) if form.errors else 200)
 
 
 def player(request, username: str):
@@ -274,14 +292,14 @@ def player(request, username: str):
 
 def register(request):
     form = forms.RegisterForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST" and not forms.throttled(request, form, "registration") and form.is_valid():
         user = forms.run_service(form, lambda: api_services.register_player(**form.cleaned_data))
         if user is not None:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             messages.success(request, f"Welcome, {user.username}. Create your first bot.")
             return redirect("web:bot-create")
     return render(request, "web/form.html", {"form": form, "title": "Register", "button": "Register"},
-                  status=400 if form.errors else 200)
+                  status=_refused_status(form) if form.errors else 200)
 
 
 # --- taking part ------------------------------------------------------------------------------------
@@ -301,3 +319,32 @@ def starter_kit(request, name: str):
         return not_found(request, what="starter kit")
     return HttpResponse(archive, content_type="application/zip",
                         headers={"Content-Disposition": f'attachment; filename="{name}.zip"'})
+
+
+# --- logging in ---------------------------------------------------------------------------------------
+
+class LoginView(auth_views.LoginView):
+    """The site's login: the API's login throttle, and django-axes' lockout (AuthenticationForm calls
+    authenticate() with the request, so axes counts each failure per (account, address) and per address)."""
+
+    template_name = "web/login.html"
+
+    def post(self, request, *args, **kwargs):
+        form = self.get_form()
+        if forms.throttled(request, form, "login"):
+            return self.render_to_response(self.get_context_data(form=form), status=429)
+        response = super().post(request, *args, **kwargs)
+        if getattr(request, "axes_locked_out", False):  # even the right password: the form again, not logged in
+            form = response.context_data["form"]
+            form.errors.clear()  # "enter a correct password" would be untrue; the refusal says why instead
+            form.add_error(None, api_throttles.lockout_message())
+            response.status_code = 429
+        return response
+
+
+def login_locked_out(request, original_response=None, credentials=None):
+    """django-axes' answer to a locked-out login (AXES_LOCKOUT_CALLABLE): the site's form keeps its own 429 page
+    (LoginView), the admin's gets the same words as the site and the API."""
+    if original_response is not None and original_response.status_code == 429:
+        return original_response
+    return HttpResponse(api_throttles.lockout_message(), status=429, content_type="text/plain; charset=utf-8")
