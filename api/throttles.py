@@ -78,12 +78,12 @@ class ArenaScopedThrottle(ScopedRateThrottle):
         return True
 
     def explain(self) -> str:
-        """The refusal's text, after a refused ``allow_request``: the limit, the use, when to try again."""
+        """The refusal's text, after a refused ``allow_request``: the limit and the use."""
         who = "this account" if _signed_in(self._request) else "this address"
         period = PERIODS.get(self.duration, f"{self.duration} seconds")
-        wait = self.wait() or 0
+        # DRF's Throttled adds when to try again ("Expected available in N seconds.").
         return (f"{REFUSED}{self.scope} requests: the limit is {self.num_requests} per {period} "
-                f"and {who} has made {len(self.history)}; try again in {int(wait) + 1} seconds")
+                f"and {who} has made {len(self.history)}.")
 
 
 def _signed_in(request) -> bool:
