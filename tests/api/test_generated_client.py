@@ -65,7 +65,7 @@ def test_a_new_player_s_whole_journey_through_the_generated_client(arena_client,
     from tests.playing import play
     from tournaments.services import create_player, smoke_test_version
 
-    settings.ARENA_THROTTLE_RATES = {"uploads": "1000/hour", "writes": "10000/hour", "registration": "1000/hour", "token": "1000/hour"}
+    settings.ARENA_THROTTLE_RATES = {"uploads": "1000/hour", "writes": "10000/hour", "auth": "1000/hour"}
     opponent = ready_version(make_bot(create_player(username="grace", password="hopper-1906"), "beta"))
     anonymous = arena_client.Client(base_url=live_server.url, raise_on_unexpected_status=True)
 
