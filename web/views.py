@@ -190,24 +190,44 @@ def match_live(request, match_id: int):
 
 
 def match_live_json(request, match_id: int, number: int):
-    """What the live viewer polls: ``web.boards.replay`` of game ``number`` so far, the plies after ``?since=``."""
-    found = selectors.match(request.user, match_id)
-    if found is None:
-        return JsonResponse({"detail": "no such match"}, status=404)
-    record = live.game(found.pk, number)
-    if record is None:
-        stored = next((g for g in found.games.all() if g.number == number), None)
-        if stored is None:
-            return JsonResponse({"detail": f"game {number} of match {found.pk} is not being played"}, status=404)
-        record = Game.objects.only("record").get(pk=stored.pk).record
+    """What the live viewer polls: ``web.boards.replay`` of game ``number`` so far, the plies after ``?since=``.
+
+    Polls are throttled (scope ``live``): each one of a game in progress replays it through the referee. A
+    finished game is replayed once from its stored record and kept (``live.kept_replay``)."""
+    refused = api_throttles.refusal(request, "live")
+    if refused is not None:
+        return JsonResponse({"detail": str(refused.detail)}, status=429,
+                            headers={"Retry-After": str(int(refused.wait or 1))})
     since = request.GET.get("since")
     if since is not None and not (since.isdigit() and len(since) < 7):
         return JsonResponse({"detail": "since must be a ply number (0 or more)"}, status=400)
+    since = None if since is None else int(since)
+    found = selectors.match(request.user, match_id)
+    if found is None:
+        return JsonResponse({"detail": "no such match"}, status=404)
+    stored = next((g for g in found.games.all() if g.number == number), None)
     try:
-        body = boards.replay(record, None if since is None else int(since))
+        if stored is not None:
+            body = _finished_replay(stored.pk)
+            if since is not None:
+                body = {**body, "first": since + 1, "plies": body["plies"][since + 1:]}
+        else:
+            record = live.game(found.pk, number)
+            if record is None:
+                return JsonResponse({"detail": f"game {number} of match {found.pk} is not being played"},
+                                    status=404)
+            body = boards.replay(record, since)
     except ValueError as error:
         return JsonResponse({"detail": str(error)}, status=400)
     return JsonResponse(body, headers={"Cache-Control": "no-store"})
+
+
+def _finished_replay(game_id: int) -> dict:
+    body = live.kept_replay(game_id)
+    if body is None:
+        body = boards.replay(Game.objects.only("record").get(pk=game_id).record)
+        live.keep_replay(game_id, body)
+    return body
 
 
 def tournament_list(request):
