@@ -344,12 +344,20 @@ REQUEST_MAX_BYTES = env_int("REQUEST_MAX_BYTES", ARENA["UPLOAD_MAX_BYTES"] + 64 
 CONTENT_SECURITY_POLICY = os.environ.get("CONTENT_SECURITY_POLICY", "; ".join([
     "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "font-src 'self'",
     "connect-src 'self'", "object-src 'none'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'"]))
-# The API's Swagger UI and ReDoc pages (drf-spectacular's templates) start themselves with an inline script and
-# style: there, and only there, inline code is allowed; still nothing from another site.
-CONTENT_SECURITY_POLICY_API_DOCS = "; ".join([
-    "default-src 'self'", "script-src 'self' 'unsafe-inline'", "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:", "worker-src 'self' blob:", "object-src 'none'", "base-uri 'self'",
-    "frame-ancestors 'none'"])
+# Pages of libraries that need inline code, by address prefix (the first that matches): the API's Swagger UI and
+# ReDoc (drf-spectacular's templates start themselves with an inline script and style), and the rest of the
+# browsable API (DRF's templates and their Bootstrap set inline styles, never inline scripts). Still nothing
+# from another site.
+_LIBRARY_PAGES = ["default-src 'self'", "img-src 'self' data:", "object-src 'none'", "base-uri 'self'",
+                  "frame-ancestors 'none'"]
+CONTENT_SECURITY_POLICY_BY_PATH = {
+    "/api/docs/": "; ".join([*_LIBRARY_PAGES, "script-src 'self' 'unsafe-inline'",
+                             "style-src 'self' 'unsafe-inline'", "worker-src 'self' blob:"]),
+    "/api/redoc/": "; ".join([*_LIBRARY_PAGES, "script-src 'self' 'unsafe-inline'",
+                              "style-src 'self' 'unsafe-inline'", "worker-src 'self' blob:"]),
+    "/api/": "; ".join([*_LIBRARY_PAGES, "script-src 'self'", "style-src 'self' 'unsafe-inline'",
+                        "form-action 'self'"]),
+}
 
 # --- Celery ---------------------------------------------------------------------------------
 BROKER_DIR = VAR_DIR / "broker"
