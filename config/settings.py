@@ -339,6 +339,9 @@ ARENA = {
 # The largest request body accepted anywhere, checked from its Content-Length before anything reads it
 # (config.middleware.BodyLimitMiddleware, 413): the largest upload, with room for the multipart form around it.
 REQUEST_MAX_BYTES = env_int("REQUEST_MAX_BYTES", ARENA["UPLOAD_MAX_BYTES"] + 64 * 1024)
+# A body within that bound is parsed in memory, never spooled to disk: the CSRF check parses an anonymous
+# multipart POST (to look for its token) before refusing it, and a stranger's refused body must not touch the disk.
+FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_MAX_BYTES
 # Every response's policy: scripts, styles, images and fonts from the site itself, nothing inline, no frames
 # (config.middleware.ContentSecurityPolicyMiddleware). Empty turns it off.
 CONTENT_SECURITY_POLICY = os.environ.get("CONTENT_SECURITY_POLICY", "; ".join([

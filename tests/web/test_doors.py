@@ -83,3 +83,16 @@ def test_library_pages_may_have_the_inline_code_they_need_and_nothing_from_elsew
     assert "script-src 'self' 'unsafe-inline'" in docs and "http" not in docs
     browsable = Client().get("/api/", HTTP_ACCEPT="text/html").headers["Content-Security-Policy"]
     assert "script-src 'self';" in browsable and "style-src 'self' 'unsafe-inline'" in browsable
+
+
+def test_the_csrf_check_never_spools_an_anonymous_body_to_disk(db, settings, tmp_path):
+    """A body within the bound, with a CSRF cookie but no token: the CSRF check parses it to look for the token.
+    It does so in memory: the spool directory does not exist, so writing a temporary file there would fail."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    settings.FILE_UPLOAD_TEMP_DIR = str(tmp_path / "no-such-directory")
+    browser = Client(enforce_csrf_checks=True)
+    browser.cookies["csrftoken"] = "x" * 32
+    big = SimpleUploadedFile("bot.py", b"#" * (settings.REQUEST_MAX_BYTES - 10 * 1024))
+    response = browser.post("/account/register/", {"username": "lin", "file": big})
+    assert response.status_code == 403  # refused by the CSRF check, having parsed it in memory
