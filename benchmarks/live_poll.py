@@ -1,7 +1,7 @@
 """What one poll of the live viewer costs (``web.views.match_live_json``), in a throwaway SQLite arena.
 
-    python3 benchmarks/live_poll.py              # a 200-ply tafl9 game
-    python3 benchmarks/live_poll.py --plies 60
+    python3 benchmarks/live_poll.py                  # a random shatra game of up to 300 plies
+    python3 benchmarks/live_poll.py --game tafl9 --plies 60
 
 Times, through the full Django stack, polls of a game in progress (replayed through the referee each time, from
 the live cache) and of a finished game (replayed once from its stored record, then kept), against
@@ -35,7 +35,8 @@ def timed(call, repeat: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--plies", type=int, default=200)
+    parser.add_argument("--game", default="shatra")
+    parser.add_argument("--plies", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=30)
     args = parser.parse_args()
     var = tempfile.mkdtemp(prefix="arena-live-bench-")
@@ -58,14 +59,14 @@ def main() -> None:
     from web import boards
 
     rng = random.Random(18)
-    position, actions = get_game("tafl9").initial(), []
+    position, actions = get_game(args.game).initial(), []
     while len(actions) < args.plies and position.outcome() is None:
         action = rng.choice(position.legal_moves())
         actions.append(action)
         position = position.play(action)
-    record = record_of_play(get_game("tafl9").initial(), actions)
-    a = ready_version(make_bot(create_player("ada", "lovelace-1815"), "a"))
-    b = ready_version(make_bot(create_player("grace", "hopper-1906"), "b"))
+    record = record_of_play(get_game(args.game).initial(), actions)
+    a = ready_version(make_bot(create_player("ada", "lovelace-1815"), "a", game=args.game))
+    b = ready_version(make_bot(create_player("grace", "hopper-1906"), "b", game=args.game))
     match = create_match(a, b, games=2, rated=False, time_control="move:200")
     claim_match(match.pk, "bench")
     in_progress = {key: value for key, value in record.items() if key not in ("winner", "reason")}
@@ -79,7 +80,7 @@ def main() -> None:
         response = client.get(url)
         assert response.status_code == 200, response.content
 
-    print(f"tafl9 game of {len(actions)} plies, median of {args.repeat} (ms)")
+    print(f"{args.game} game of {len(actions)} plies, median of {args.repeat} (ms)")
     print(f"  web.boards.replay directly          {timed(lambda: boards.replay(record), args.repeat):8.2f}")
     print(f"  poll, game in progress (whole)      {timed(lambda: poll(2), args.repeat):8.2f}")
     print(f"  poll, game in progress (?since=N-1) {timed(lambda: poll(2, len(actions) - 1), args.repeat):8.2f}")

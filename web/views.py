@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from api import public
+from api import selectors as api_selectors
 from api import services as api_services
 from api import throttles as api_throttles
 from api.serializers import VersionTestSerializer
@@ -202,19 +203,21 @@ def match_live_json(request, match_id: int, number: int):
     if since is not None and not (since.isdigit() and len(since) < 7):
         return JsonResponse({"detail": "since must be a ply number (0 or more)"}, status=400)
     since = None if since is None else int(since)
-    found = selectors.match(request.user, match_id)
+    # Only what the poll needs: may the user see the match, and is the game stored (over) yet. Two small queries,
+    # not the match page's (its prefetched games were most of a kept replay's poll).
+    found = api_selectors.matches_visible_to(request.user).filter(pk=match_id).values_list("pk", flat=True).first()
     if found is None:
         return JsonResponse({"detail": "no such match"}, status=404)
-    stored = next((g for g in found.games.all() if g.number == number), None)
+    stored = Game.objects.filter(match_id=found, number=number).values_list("pk", flat=True).first()
     try:
         if stored is not None:
-            body = _finished_replay(stored.pk)
+            body = _finished_replay(stored)
             if since is not None:
                 body = {**body, "first": since + 1, "plies": body["plies"][since + 1:]}
         else:
-            record = live.game(found.pk, number)
+            record = live.game(found, number)
             if record is None:
-                return JsonResponse({"detail": f"game {number} of match {found.pk} is not being played"},
+                return JsonResponse({"detail": f"game {number} of match {found} is not being played"},
                                     status=404)
             body = boards.replay(record, since)
     except ValueError as error:
