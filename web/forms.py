@@ -7,7 +7,9 @@ from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.forms.utils import ErrorDict
 
+from api.throttles import refusal
 from engines import GAME_IDS
 from tournaments.models import BOT_NAME_RULE
 
@@ -27,6 +29,20 @@ def run_service(form: forms.Form, call):
         for field, texts in messages.items():
             form.add_error(field if field in form.fields else None, texts)
         return None
+
+
+def throttled(request, form: forms.Form, scope: str) -> bool:
+    """Counts this submission in the API's throttle ``scope`` (api.throttles: one lock for every door); when
+    it is over the limit, puts the refusal (the limit and the use) on the form and returns True: the view
+    then does nothing and answers 429."""
+    refused = refusal(request, scope)
+    if refused is None:
+        return False
+    # The refusal is the form's only error and the form is not checked (checking the login form would be a login
+    # attempt): is_valid() is False from here on.
+    form._errors, form.cleaned_data = ErrorDict(), {}
+    form.add_error(None, str(refused.detail))
+    return True
 
 
 class RegisterForm(forms.Form):

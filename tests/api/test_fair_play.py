@@ -55,6 +55,65 @@ def test_names_of_the_documented_characters_are_taken(ada, player):
         assert response.json()["name"] == name
 
 
+# Issue 18, 3: a name is refused when it is an existing one once case, punctuation and look-alike characters
+# (the Unicode confusable skeleton, UTS #39) are set aside.
+LOOK_ALIKES = ["\u0430dmin", "ADMIN", "admin.", "Admin_", "ad-min", "adrnin", "\uff41\uff44\uff4d\uff49\uff4e"]
+
+
+@pytest.mark.parametrize("name", LOOK_ALIKES)
+def test_a_user_name_like_an_existing_one_is_refused_through_the_api_and_the_site(anon, admin_user, name, db):
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from tournaments.services import create_player
+
+    create_player(username="admin", password="operator-pass-2")
+    users = list(get_user_model().objects.values())
+    answer = anon.post("/api/auth/register/", {"username": name, "password": "a-long-pass-42"}, format="json")
+    refused(answer, "username", "too like 'admin'")
+    page = Client().post("/account/register/", {"username": name, "password": "a-long-pass-42"})
+    assert page.status_code == 400 and "too like" in page.content.decode()
+    assert list(get_user_model().objects.values()) == users
+
+
+def test_distinct_names_are_still_taken(anon, player, db):
+    for name in ("adam", "admiral", "ada2", "lin"):
+        answer = anon.post("/api/auth/register/", {"username": name, "password": "a-long-pass-42"}, format="json")
+        assert answer.status_code == 201, (name, answer.content)
+
+
+@pytest.mark.parametrize("name", ["RAGNAR", "ragnar.", "rag-nar", "rag_nar", "ragnar_"])
+def test_a_bot_name_like_one_of_the_owners_bots_is_refused(ada, player, name):
+    make_bot(player, "ragnar")
+    other = make_bot(player, "sigurd")
+    before = snapshot()
+    refused(ada.post("/api/bots/", {"name": name, "game": "tafl9"}, format="json"), "name", "too like 'ragnar'")
+    refused(ada.patch(f"/api/bots/{other.pk}/", {"name": name}, format="json"), "name", "too like 'ragnar'")
+    assert snapshot() == before
+    # Another game's bots, and the bot's own name, are not in the way.
+    assert ada.post("/api/bots/", {"name": name, "game": "shatra"}, format="json").status_code == 201
+    bot = Bot.objects.get(name="ragnar")
+    assert ada.patch(f"/api/bots/{bot.pk}/", {"name": "Ragnar"}, format="json").status_code == 200
+
+
+def test_a_player_has_a_cap_on_draft_tournaments_through_the_api_and_the_site(ada, root, player, settings):
+    from django.test import Client
+
+    settings.ARENA = {**settings.ARENA, "MAX_DRAFT_TOURNAMENTS_PER_PLAYER": 2}
+    drafts = [_tournament(ada), _tournament(ada)]
+    before = snapshot()
+    refused(ada.post("/api/tournaments/", {"name": "third", "game": "tafl9"}, format="json"), "detail",
+            "you have 2 draft tournaments and the limit is 2")
+    site = Client()
+    site.force_login(player)
+    page = site.post("/tournaments/new/", {"name": "third", "game": "tafl9", "games_per_pairing": 2})
+    assert page.status_code == 400 and "the limit is 2" in page.content.decode()
+    assert snapshot() == before
+    assert root.post("/api/tournaments/", {"name": "staff", "game": "tafl9"}, format="json").status_code == 201
+    ada.post(f"/api/tournaments/{drafts[0]}/cancel/")
+    assert _tournament(ada)
+
+
 # --- 7. ratings come only from fair games ---------------------------------------------------------
 
 def test_a_rated_challenge_is_refused(ada, versions):

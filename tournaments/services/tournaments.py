@@ -24,6 +24,12 @@ def create_tournament(organiser, *, name: str, game: str, time_control: str | No
     check_game(game)
     time_control = check_time_control(time_control or settings.ARENA["DEFAULT_TIME_CONTROL"])
     check_games_per_match(games_per_pairing, "games_per_pairing")
+    # Drafts cost nothing to make and fill the home page: a player (not staff) keeps only so many at once.
+    cap, drafts = settings.ARENA["MAX_DRAFT_TOURNAMENTS_PER_PLAYER"], Tournament.objects.filter(
+        organiser=organiser, status=Tournament.Status.DRAFT).count()
+    if not organiser.is_staff and drafts >= cap:
+        raise ValidationError({"detail": [f"you have {drafts} draft tournaments and the limit is {cap}: start or "
+                                          "cancel one first"]})
     return Tournament.objects.create(name=name.strip(), game=game, organiser=organiser, time_control=time_control,
                                      games_per_pairing=games_per_pairing, double_round=double_round, rated=rated)
 
