@@ -11,8 +11,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from runner.bundle import Entry, unpack
+from runner.bundle import Entry
 from tournaments.models import BotVersion
+from tournaments.referee import stored_entries
 from tournaments.services import upload_version
 
 from .conftest import BOTS, zip_bytes
@@ -60,12 +61,11 @@ def test_single_python_file(make_bot, settings):
     version = upload_version(make_bot("alpha"), SimpleUploadedFile("random_bot.py", content))
     assert (version.number, version.kind, version.status, version.size) == (1, "py", "pending", len(content))
     assert version.sha256 == hashlib.sha256(content).hexdigest()
-    with version.file.open("rb") as stored:  # stored as the checked list of its one file
-        assert unpack(stored.read()) == [Entry("random_bot.py", content)]
+    assert stored_entries(version) == [Entry("random_bot.py", content)]  # what the worker writes
     second = upload_version(version.bot, SimpleUploadedFile("random_bot.py", content))
-    # each version: the checked bundle the worker reads, and the upload as sent, for its owner to download
-    assert second.number == 2 and sorted(p.name for p in stored_files(settings)) == [
-        "files.bundle", "files.bundle", "original.py", "original.py"]
+    # each version: the upload as sent, stored once; the owner downloads it and the worker reads it
+    assert second.number == 2 and sorted(p.name for p in stored_files(settings)) == ["original.py", "original.py"]
+    assert not second.file
     with second.original.open("rb") as original:
         assert original.read() == content
 
