@@ -15,7 +15,6 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from runner.bundle import Entry
 from tournaments.models import BotVersion
-from tournaments.referee import stored_entries
 from tournaments.services import upload_version
 
 from .conftest import BOTS, zip_bytes
@@ -59,6 +58,8 @@ def stored_files(settings) -> list:
 
 
 def test_single_python_file(make_bot, settings):
+    from tournaments.referee import stored_entries
+
     content = (BOTS / "random_bot.py").read_bytes()
     version = upload_version(make_bot("alpha"), SimpleUploadedFile("random_bot.py", content))
     assert (version.number, version.kind, version.status, version.size) == (1, "py", "pending", len(content))
