@@ -1,7 +1,7 @@
 """Where an upload's bytes go on disk, and whether the worker's copies stay within their bound.
 
     python3 benchmarks/disk.py                # 100 versions of a starter kit, smoke-tested, then the bots deleted
-    python3 benchmarks/disk.py --versions 20 --kit tafl9-search
+    python3 benchmarks/disk.py --versions 20 --kit tafl9-search --book 200000   # a compressible file in each
 
 Runs in a scratch directory (a fresh SQLite database, media root and bot cache, all removed after), uploads
 ``--versions`` versions of a starter kit through ``upload_version`` (each differs by one comment, as new
@@ -38,6 +38,7 @@ def main(argv=None) -> None:
     parser.add_argument("--versions", type=int, default=100)
     parser.add_argument("--kit", default="tafl9-search")
     parser.add_argument("--cache-bytes", type=int, default=None, help="ARENA_BOT_CACHE_BYTES for the run")
+    parser.add_argument("--book", type=int, default=0, help="add an opening book of this many (compressible) bytes")
     args = parser.parse_args(argv)
 
     scratch = Path(tempfile.mkdtemp(prefix="arena-disk-"))
@@ -80,6 +81,8 @@ def run(args, scratch: Path) -> None:
         buffer = io.BytesIO(base)
         with zipfile.ZipFile(buffer, "a", zipfile.ZIP_DEFLATED) as archive:
             archive.writestr("version.txt", f"version {number}\n")
+            if args.book:  # text compresses well: this is where a zip's bytes multiply once unpacked
+                archive.writestr("book.txt", (b"e4 e5 Nf3 Nc6 Bb5 a6\n" * (args.book // 21 + 1))[:args.book])
         content = buffer.getvalue()
         uploaded += len(content)
         version = upload_version(bots[number % len(bots)], SimpleUploadedFile("bot.zip", content))

@@ -265,3 +265,27 @@ def test_an_upload_over_the_players_quota_is_refused_naming_it_and_keeps_nothing
     player.save()
     upload_version(make_bot("gamma"), SimpleUploadedFile("bot.zip", second))
     assert BotVersion.objects.count() == 2
+
+
+def test_a_versions_build_goes_with_its_tree(make_bot, settings, django_capture_on_commit_callbacks):
+    """The build result kept under builds/ is part of its tree: deleted with its bot, evicted with it."""
+    from tournaments.referee import bot_cache, limits, loaded_versions, open_sandbox
+    from tournaments.services import delete_bot
+
+    manifest = ("bot.toml", b'run = "python3 main.py"\nbuild = "sh build.sh"\n')
+    bots = [make_bot(name) for name in ("alpha", "beta")]
+    for number, bot in enumerate(bots):
+        content = zip_bytes([manifest, MAIN, ("build.sh", f"echo {number} > built.txt\n".encode())])
+        version = upload_version(bot, SimpleUploadedFile("bot.zip", content))
+        with loaded_versions(version) as (runner_bot,):
+            open_sandbox().prepare(runner_bot, limits()).remove()
+    builds = settings.ARENA["BOT_CACHE_DIR"] / "builds"
+    assert len(list(builds.glob("*.bundle"))) == 2
+
+    with django_capture_on_commit_callbacks(execute=True):
+        delete_bot(bots[0])
+    assert len(list(builds.glob("*.bundle"))) == 1 and len(cache_trees(settings)) == 2  # beta's, and builds/
+
+    settings.ARENA = {**settings.ARENA, "BOT_CACHE_BYTES": 0}
+    assert bot_cache().trim() == 0  # evicted: beta's tree and its build
+    assert list(builds.iterdir()) == [] and cache_trees(settings) == ["builds"]
