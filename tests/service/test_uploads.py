@@ -289,3 +289,29 @@ def test_a_versions_build_goes_with_its_tree(make_bot, settings, django_capture_
     settings.ARENA = {**settings.ARENA, "BOT_CACHE_BYTES": 0}
     assert bot_cache().trim() == 0  # evicted: beta's tree and its build
     assert list(builds.iterdir()) == [] and cache_trees(settings) == ["builds"]
+
+
+def test_drop_bundles_frees_the_second_copy_of_older_versions(make_bot, settings,
+                                                              django_capture_on_commit_callbacks):
+    """A version from before issue 18 kept a bundle beside its upload: the command drops it, and the worker
+    then reads the upload; one whose upload does not match its checksum keeps its bundle."""
+    from django.core.files.base import ContentFile
+    from django.core.management import call_command
+
+    from runner.bundle import pack, read_zip
+    from tournaments.referee import stored_entries
+
+    old, damaged = (upload_version(make_bot(name), SimpleUploadedFile("bot.zip", kit(n)))
+                    for n, name in enumerate(["alpha", "beta"]))
+    for version in (old, damaged):  # as uploads stored them before
+        version.file.save("files.bundle", ContentFile(pack(read_zip(kit(0 if version is old else 1)))))
+    (settings.MEDIA_ROOT / damaged.original.name).write_bytes(b"not the upload")
+    output = io.StringIO()
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("drop_bundles", stdout=output)
+    assert "dropped 1 bundles" in output.getvalue() and "kept 1" in output.getvalue()
+    old.refresh_from_db()
+    damaged.refresh_from_db()
+    assert not old.file and damaged.file
+    assert sorted(p.name for p in stored_files(settings)) == ["files.bundle", "original.zip", "original.zip"]
+    assert [entry.name for entry in stored_entries(old)] == ["bot.toml", "main.py", "version.txt"]
