@@ -8,6 +8,7 @@ requeue, never score).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -90,13 +91,21 @@ def _keys_still_stored(keys: list[str]) -> set[str]:
 def _build_of(builds: Path):
     """A tree's build result under ``builds`` (``runner.build.BuildStore``), which goes with it."""
     def companions(key: str, tree: Path) -> list[Path]:
-        from runner.build import build_key  # lazy: as runner.sandbox above
-
-        single = [path for path in tree.iterdir()] if key.split("-")[1] == "py" else []
-        bot = load_bot(single[0] if len(single) == 1 else tree)
-        return [builds / f"{build_key(bot)}.bundle"] if bot.build else []
+        name = _build_name(key, tree)
+        return [builds / name] if name else []
 
     return companions
+
+
+@functools.lru_cache(maxsize=4096)
+def _build_name(key: str, tree: Path) -> str | None:
+    """The file name of the tree's build result, or None: no build. A key's files never change, so this is
+    worked out (reading every file, for its digest) once per process, not at every trim."""
+    from runner.build import build_key  # lazy: as runner.sandbox above
+
+    single = list(tree.iterdir()) if key.split("-")[1] == "py" else []
+    bot = load_bot(single[0] if len(single) == 1 else tree)
+    return f"{build_key(bot)}.bundle" if bot.build else None
 
 
 def stored_entries(version) -> list[Entry]:
