@@ -101,14 +101,28 @@ class PlayerSerializer(serializers.ModelSerializer):
 
 class MeSerializer(serializers.ModelSerializer):
     email = serializers.CharField(read_only=True, help_text="The account's e-mail address; empty when none was given.")
+    storage_used = serializers.SerializerMethodField(
+        help_text="Bytes the player's bot versions take in storage (each uploaded file, stored once).")
+    storage_quota = serializers.SerializerMethodField(
+        help_text="Bytes they may take (ARENA_PLAYER_STORAGE_BYTES); null: no limit (staff).")
 
     class Meta:
         model = User
-        fields = ["id", "username", "email", "date_joined", "is_staff"]
+        fields = ["id", "username", "email", "date_joined", "is_staff", "storage_used", "storage_quota"]
         read_only_fields = fields
         extra_kwargs = {"id": {"help_text": ID_HELP}, "username": {"help_text": PLAYER_NAME_HELP},
                         "date_joined": {"help_text": "When the account was created."},
                         "is_staff": {"help_text": "Whether this player is an operator (admin rights everywhere)."}}
+
+    def get_storage_used(self, user) -> int:
+        from tournaments.services import storage_used  # lazy: the services import the API's neighbours
+
+        return storage_used(user)
+
+    def get_storage_quota(self, user) -> int | None:
+        from tournaments.services import storage_quota  # lazy: as above
+
+        return storage_quota(user)
 
 
 class RegisterSerializer(StrictInput):

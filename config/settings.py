@@ -337,8 +337,12 @@ ARENA = {
     # The bare-subprocess sandbox runs bots unconfined: only for trusted bots on a developer machine.
     "SANDBOX_TRUSTED": env_bool("ARENA_SANDBOX_TRUSTED", False),
     "BOT_MEMORY_BYTES": env_int("ARENA_BOT_MEMORY_BYTES", 1 << 30),
-    # Where unpacked bots are kept for the sandbox, and (under builds/) each version's build result.
+    # Where unpacked bots are kept for the sandbox, and (under builds/) each version's build result: a cache
+    # of at most BOT_CACHE_BYTES on disk, least recently used out first (a tree in play is never taken).
     "BOT_CACHE_DIR": Path(os.environ.get("ARENA_BOT_CACHE_DIR", VAR_DIR / "bots")),
+    "BOT_CACHE_BYTES": env_int("ARENA_BOT_CACHE_BYTES", 2 << 30),
+    # What one player's (not staff) uploads may take in storage, all their versions' files added up.
+    "PLAYER_STORAGE_BYTES": env_int("ARENA_PLAYER_STORAGE_BYTES", 50 << 20),
 }
 
 # --- Requests -------------------------------------------------------------------------------------

@@ -88,7 +88,9 @@ class BotVersion(models.Model):
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
-    file = models.FileField(upload_to=version_upload_path, max_length=255)
+    # Before issue 18 the checked list of files was stored here too (a bundle); new versions store only
+    # ``original``, and this stays empty.
+    file = models.FileField(upload_to=version_upload_path, max_length=255, blank=True, default="")
     filename = models.CharField(max_length=255)
     kind = models.CharField(max_length=8, choices=Kind.choices)
     sha256 = models.CharField(max_length=64)
@@ -106,8 +108,8 @@ class BotVersion(models.Model):
                   "entries); matches already scheduled in a tournament still play.")
     original = models.FileField(
         upload_to=original_upload_path, max_length=255, blank=True, default="", db_default="",
-        help_text="The file exactly as uploaded, for its owner to download; never read by the worker. Empty for "
-                  "versions uploaded before the arena kept it.")
+        help_text="The file exactly as uploaded, stored once: its owner downloads it and the worker reads it (after "
+                  "checking its checksum). Empty for versions uploaded before the arena kept it.")
 
     class Meta:
         ordering = ["bot_id", "-number"]

@@ -98,6 +98,7 @@ def bot(request, bot_id: int):
         "tests": [(VersionTestSerializer(test).data, test)
                   for test in ratings_selectors.version_tests_of(found.pk).select_related("candidate", "baseline")],
         "sprt_form": sprt_form, "sprt_forecast": forecast,
+        "storage": (app_services.storage_used(found.owner), app_services.storage_quota(found.owner)) if owner else None,
         "game_name": selectors.GAME_NAMES[found.game]},
         status=_refused_status(form, sprt_form, refused=refused) if form.errors or sprt_form.errors or refused
         else 200)
@@ -325,9 +326,11 @@ def player(request, username: str):
     found = selectors.player(username)
     if found is None:
         return not_found(request, what="player")
+    own = request.user.is_authenticated and request.user.pk == found.pk  # storage use: the player's own business
     return render(request, "web/player.html", {
         "player": found, "bots": selectors.player_bots(request.user, found), "game_names": selectors.GAME_NAMES,
-        "tournaments": list(app_selectors.tournament_list().filter(organiser=found)[:20])})
+        "tournaments": list(app_selectors.tournament_list().filter(organiser=found)[:20]),
+        "storage": (app_services.storage_used(found), app_services.storage_quota(found)) if own else None})
 
 
 def register(request):
