@@ -20,6 +20,8 @@ from .players import api_token, create_bot, create_player, update_bot
 from .tournaments import (
     add_entrant,
     cancel_tournament,
+    change_tournament,
+    check_tiebreaks,
     create_tournament,
     remove_entrant,
     resume_tournament,
@@ -38,4 +40,5 @@ __all__ = [
     "set_version_disabled", "smoke_test_version", "start_tournament", "update_bot", "upload_version",
     "validate_upload",
 ]
+__all__ += ["change_tournament", "check_tiebreaks"]
 __all__ += ["previous_version", "request_version_test", "stop_version_test"]
