@@ -54,7 +54,9 @@ def refit_changed() -> list[RatingFit]:
 
 # --- a refit soon after a rated match, rather than at the next beat -----------------------------------
 
-REFIT_TASK = "ratings.refit"  # workers.tasks.refit_game, sent by its name (the domain does not import workers)
+# workers.tasks.refit_game, looked up by its name (the domain does not import workers; WorkersConfig.ready
+# registers the tasks in every process).
+REFIT_TASK = "ratings.refit"
 
 
 def refit_pending_key(game_id: str) -> str:
@@ -75,7 +77,7 @@ def schedule_refit(game_id: str) -> bool:
     if not cache.add(refit_pending_key(game_id), True, timeout=max(delay - 1.0, 0.5)):
         return False
     try:
-        current_app.send_task(REFIT_TASK, args=[game_id], countdown=delay)
+        current_app.tasks[REFIT_TASK].apply_async(args=[game_id], countdown=delay)
     except Exception:  # noqa: BLE001 - the match is stored; the beat's refit is the safety net
         log.exception("could not send a refit of %s; the next beat refits it", game_id)
         cache.delete(refit_pending_key(game_id))
