@@ -243,6 +243,7 @@ SPECTACULAR_SETTINGS = {
         "BotVersionStatusEnum": "tournaments.models.BotVersion.Status",
         "MatchStatusEnum": "tournaments.models.Match.Status",
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        "TiebreakEnum": "tournaments.models.TIEBREAKS",
     },
 }
 

@@ -60,7 +60,7 @@ def change_tournament(tournament: Tournament, by, *, official: bool | None = Non
     Only a draft changes: once started, its matches were made rated or not, and its table is being read."""
     tournament = _locked_draft(tournament, "change it")
     fields = []
-    if official is not None:
+    if official is not None and official != tournament.official:  # saying what it already is needs no rights
         _check_staff(by)
         tournament.official = official
         fields.append("official")
