@@ -239,3 +239,17 @@ def test_the_admin_cannot_make_a_rated_match_between_two_bots_of_one_owner(clien
     c = ready_version(make_bot(other_player, "beta"))
     response = client.post("/admin/tournaments/match/add/", {**data, "version_b": c.pk})
     assert response.status_code == 302 and Match.objects.get().rated
+
+
+def test_staff_mark_draft_tournaments_official_in_the_admin(client, admin_user, ada, player, other_player):
+    client.force_login(admin_user)
+    draft, running = _tournament(ada, double_round=False), _tournament(ada, double_round=False)
+    for owner, name in ((player, "alpha"), (other_player, "beta")):
+        assert _enter(ada, running, ready_version(make_bot(owner, name))).status_code == 201
+    assert ada.post(f"/api/tournaments/{running}/start/").status_code == 200
+    response = client.post("/admin/tournaments/tournament/", {"action": "mark_official",
+                                                              "_selected_action": [draft, running]}, follow=True)
+    assert response.status_code == 200
+    assert "Marked official 1 of 2" in response.content.decode() and "not draft" in response.content.decode()
+    assert dict(Tournament.objects.values_list("pk", "official")) == {draft: True, running: False}
+    assert not Match.objects.get(tournament_id=running).rated  # no tournament is half rated
