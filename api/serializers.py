@@ -548,7 +548,7 @@ class MatchRequestSerializer(StrictInput):
         min_value=1, max_value=MAX_ID, help_text="Id of a ready version of the same game.")
     rated = serializers.BooleanField(
         default=False, help_text="Always false: a challenge is unrated (true is refused with a 400); rated games "
-                                 "come from the ranked ladder and rated tournaments.")
+                                 "come from the ranked ladder and official tournaments (marked by staff).")
     games_per_match = serializers.IntegerField(
         min_value=1, max_value=10_000, required=False,
         help_text=f"How many games to play, colours alternating: at most the server's bound "
