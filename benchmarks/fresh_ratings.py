@@ -4,8 +4,8 @@
 
 Starts a private cluster on loopback (tests/workers/cluster.py: its own redis-server and PostgreSQL database,
 two real Celery workers sharing a Redis cache, no beat; the beat's refit period is an hour anyway, so only the
-refit sent after each rated match can count), trickles rated matches between instant trusted bots and prints p50 / max of
-finished → fitted (target: within 10 s) and how many fits were stored for how many matches (the coalescing).
+refit sent after each rated match can count), trickles rated matches between instant trusted bots and prints p50 / max
+of finished → fitted (target: within 10 s) and how many fits were stored for how many matches (the coalescing).
 """
 
 from __future__ import annotations
