@@ -59,7 +59,7 @@ def _version_for(user, version_id: int, field: str, *, must_own: bool) -> BotVer
 
 
 UNRATED_CHALLENGE = ("a match asked for here is always unrated: rated games come only from the ranked ladder and "
-                     "from rated tournaments whose entrants' owners agreed")
+                     "from official tournaments, which staff mark")
 
 
 @transaction.atomic

@@ -529,6 +529,10 @@ class GameRecordTextView(GenericAPIView):
         201: serializers.TournamentSerializer,
         400: refused_when("the time control or the number of games is outside the server's bounds.")}),
     retrieve=extend_schema(responses={200: serializers.TournamentDetailSerializer}),
+    partial_update=extend_schema(request=serializers.TournamentChangeSerializer, responses={
+        200: serializers.TournamentDetailSerializer,
+        400: refused_when("the tournament is not a draft, a player (not staff) set official, or a tie-break name "
+                          "is unknown or repeated.")}),
 )
 class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     """Round-robin tournaments. The organiser (or an admin) adds and removes entrants while it is a
@@ -557,6 +561,14 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
         data.is_valid(raise_exception=True)
         tournament = app_services.create_tournament(request.user, **data.validated_data)
         return Response(serializers.TournamentSerializer(tournament).data, status=status.HTTP_201_CREATED)
+
+    def partial_update(self, request, pk=None):
+        """Change a draft: its tie-break order (organiser or staff), or whether it is official (staff only)."""
+        tournament = self._tournament_for_change()
+        data = serializers.TournamentChangeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        app_services.change_tournament(tournament, request.user, **data.validated_data)
+        return self._detail(tournament)
 
     def _tournament_for_change(self) -> Tournament:
         tournament = self.get_object()  # checks the organiser (or admin) through the object permission
@@ -627,8 +639,9 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
     @extend_schema(responses={200: serializers.StandingSerializer(many=True)})
     @action(detail=True, filter_backends=[], pagination_class=None)
     def standings(self, request, pk=None):
-        """The standings: score, then Sonneborn-Berger, then head-to-head, best first (every entrant listed, with
-        zeros, before any game)."""
+        """The standings, best first: score, then the tournament's tie-breaks in its order (its `tiebreaks`; FIDE's
+        direct encounter, wins, Sonneborn-Berger, Koya by default), each line listing them with its values
+        (every entrant listed, with zeros, before any game)."""
         tournament = self.get_object()
         return Response(serializers.StandingSerializer(app_selectors.standings(tournament), many=True,
                                                        context={"request": request}).data)

@@ -252,6 +252,7 @@ SPECTACULAR_SETTINGS = {
         "BotVersionStatusEnum": "tournaments.models.BotVersion.Status",
         "MatchStatusEnum": "tournaments.models.Match.Status",
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        "TiebreakEnum": "tournaments.models.TIEBREAKS",
     },
 }
 
@@ -280,6 +281,9 @@ ARENA = {
     "RATING_PROVISIONAL_MARGIN": env_int("ARENA_RATING_PROVISIONAL_MARGIN", 100),
     # Beat refits every this many seconds the games whose rated results changed (ratings.fit skips the rest).
     "RATING_FIT_SECONDS": env_int("ARENA_RATING_FIT_SECONDS", 300),
+    # A rated match's game id is refitted this many seconds after it finished (ratings.refit): the matches that
+    # finish meanwhile share that refit. The beat above stays as the safety net.
+    "RATING_REFIT_DELAY_SECONDS": env_number("ARENA_RATING_REFIT_DELAY_SECONDS", 3),
     # SPRT of a new version against the previous one: its matches queued or running at once, and the
     # colour-swapped pairs after which a test without a verdict ends inconclusive (the default and the most
     # a request may ask for). 12,000 keeps the power at H1 of the default bounds [0, 10] at 94% or more with
@@ -418,7 +422,7 @@ CELERY_TASK_QUEUES = (Queue("celery", Exchange("celery"), routing_key="celery"),
                       Queue("arena.control", Exchange("arena.control"), routing_key="arena.control"))
 CELERY_TASK_ROUTES = {name: {"queue": "arena.control"} for name in (
     "workers.dispatch", "workers.scavenge", "workers.schedule_ladder", "workers.smoke_test", "ratings.fit",
-    "workers.smoke_next")}
+    "workers.smoke_next", "ratings.refit")}
 CELERY_BEAT_SCHEDULE = {
     "scavenge-expired-leases": {"task": "workers.scavenge", "schedule": ARENA["SCAVENGE_SECONDS"]},
     "dispatch-queued-matches": {"task": "workers.dispatch", "schedule": ARENA["DISPATCH_SECONDS"]},

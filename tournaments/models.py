@@ -136,6 +136,12 @@ class BotVersion(models.Model):
         return self.bot.game
 
 
+# The tie-breaks a round robin may order its standings by (tournaments.selectors.crosstable computes them).
+# The default is FIDE's recommended order for a round robin (FIDE Tie-Break Regulations, C.07).
+TIEBREAKS = ("direct_encounter", "wins", "sonneborn_berger", "koya")
+DEFAULT_TIEBREAKS = ",".join(TIEBREAKS)
+
+
 class Tournament(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft"
@@ -149,7 +155,14 @@ class Tournament(models.Model):
     time_control = models.CharField(max_length=40)
     games_per_pairing = models.PositiveIntegerField(default=2)
     double_round = models.BooleanField(default=True, help_text="Every pairing twice, colours swapped.")
-    rated = models.BooleanField(default=False, help_text="Whether the tournament's games change ratings.")
+    # Only the arena decides which games move the public leaderboard: staff mark a tournament official (the admin,
+    # or the API as staff); a player's own tournament keeps its standings but is unrated, so puppet accounts
+    # losing on purpose to one bot cannot pump its rating.
+    official = models.BooleanField(default=False, help_text="Set by staff only: whether the tournament's games "
+                                                            "are rated (change the leaderboard).")
+    tiebreaks = models.CharField(max_length=100, default=DEFAULT_TIEBREAKS,
+                                 help_text="The tie-breaks after score, in order, comma-separated, from: "
+                                           + ", ".join(TIEBREAKS) + ".")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -171,6 +184,10 @@ class Tournament(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def tiebreak_order(self) -> list[str]:
+        return [name for name in self.tiebreaks.split(",") if name]
 
 
 class TournamentEntrant(models.Model):

@@ -273,10 +273,16 @@ def tournament(request, tournament_id: int):
     return render(request, "web/tournament.html", {
         "tournament": found, "rows": _crosstable_rows(table, request.user),
         "standings": [(standing, _shown(standing.entrant, request.user)) for standing in table.standings],
+        "tiebreaks": [TIEBREAK_LABELS[name] for name in table.tiebreaks],
         "is_organiser": organiser, "progress": selectors.tournament_progress(request.user, found),
         "matches": selectors.tournament_matches(request.user, found),
         "form": form, "game_name": selectors.GAME_NAMES[found.game]},
         status=_refused_status(form) if form.errors else 200)
+
+
+# (short, long) label of each tie-break, as the standings table heads its columns.
+TIEBREAK_LABELS = {"direct_encounter": ("DE", "Direct encounter"), "wins": ("Wins", "Games won"),
+                   "sonneborn_berger": ("SB", "Sonneborn–Berger"), "koya": ("Koya", "Koya")}
 
 
 def _tournament_action(request, found: Tournament, choices):
@@ -311,7 +317,7 @@ def _shown(entrant, user) -> bool:
 
 @login_required
 def tournament_create(request):
-    form = forms.TournamentForm(request.POST or None)
+    form = forms.TournamentForm(request.POST or None, user=request.user)
     if request.method == "POST" and not forms.throttled(request, form, "tournaments") and form.is_valid():
         created = forms.run_service(form, lambda: app_services.create_tournament(request.user, **form.cleaned_data))
         if created is not None:

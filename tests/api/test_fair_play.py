@@ -213,11 +213,10 @@ def test_a_tournament_has_a_cap_on_entrants(ada, player, settings):
 
 def test_entering_another_players_bot_needs_its_owners_consent(ada, grace, player, other_player):
     theirs = ready_version(make_bot(other_player, "beta", open_to_tournaments=False))
-    for rated in (False, True):
-        tournament_id = _tournament(ada, rated=rated)
-        before = snapshot()
-        refused(_enter(ada, tournament_id, theirs), "version", "consent is needed to enter it in any tournament")
-        assert snapshot() == before
+    tournament_id = _tournament(ada)
+    before = snapshot()
+    refused(_enter(ada, tournament_id, theirs), "version", "consent is needed to enter it in any tournament")
+    assert snapshot() == before
     # The owner agrees (their own switch, through the API); then the bot may be entered.
     assert ada.patch(f"/api/bots/{theirs.bot_id}/", {"open_to_tournaments": True}, format="json").status_code == 403
     response = grace.patch(f"/api/bots/{theirs.bot_id}/", {"open_to_tournaments": True}, format="json")
@@ -238,16 +237,51 @@ def test_consent_is_off_by_default_and_shown(ada, player):
     assert ada.get(f"/api/bots/{body['id']}/").json()["open_to_tournaments"] is False
 
 
-def test_a_rated_tournament_plays_two_bots_of_one_owner_unrated(ada, player, other_player):
+def test_an_official_tournament_plays_two_bots_of_one_owner_unrated(root, player, other_player):
     mine = [ready_version(make_bot(player, name)) for name in ("alpha", "gamma")]
     theirs = ready_version(make_bot(other_player, "beta"))
-    tournament_id = _tournament(ada, rated=True, double_round=False)
+    tournament_id = _tournament(root, official=True, double_round=False)
     for version in (*mine, theirs):
-        assert _enter(ada, tournament_id, version).status_code == 201
-    assert ada.post(f"/api/tournaments/{tournament_id}/start/").status_code == 200
+        assert _enter(root, tournament_id, version).status_code == 201
+    assert root.post(f"/api/tournaments/{tournament_id}/start/").status_code == 200
     rated = {frozenset((m.version_a_id, m.version_b_id)): m.rated for m in Match.objects.all()}
     assert rated == {frozenset(v.pk for v in mine): False, frozenset((mine[0].pk, theirs.pk)): True,
                      frozenset((mine[1].pk, theirs.pk)): True}
+
+
+# --- issue 17, item 8: the arena, not the players, decides which games move the leaderboard ------------
+
+def test_a_player_cannot_make_a_tournament_rated(ada, grace, player, other_player):
+    before = snapshot()
+    refused(_post_tournament(ada, rated=True), "rated", "only staff mark a tournament official")
+    refused(_post_tournament(ada, official=True), "official", "only staff mark a tournament official")
+    assert snapshot() == before
+    tournament_id = _tournament(ada)
+    assert ada.get(f"/api/tournaments/{tournament_id}/").json()["official"] is False
+    before = snapshot()
+    refused(ada.patch(f"/api/tournaments/{tournament_id}/", {"official": True}, format="json"), "official",
+            "only staff")
+    assert grace.patch(f"/api/tournaments/{tournament_id}/", {"official": True}, format="json").status_code == 403
+    assert snapshot() == before
+
+
+def test_staff_mark_a_players_draft_official_and_only_a_draft(ada, root, player, other_player):
+    tournament_id = _tournament(ada, double_round=False)
+    response = root.patch(f"/api/tournaments/{tournament_id}/", {"official": True}, format="json")
+    assert response.status_code == 200 and response.json()["official"] is True
+    assert [row["id"] for row in root.get("/api/tournaments/?official=true").json()["results"]] == [tournament_id]
+    for owner, name in ((player, "alpha"), (other_player, "beta")):
+        assert _enter(ada, tournament_id, ready_version(make_bot(owner, name))).status_code == 201
+    assert ada.post(f"/api/tournaments/{tournament_id}/start/").status_code == 200
+    assert Match.objects.get(tournament_id=tournament_id).rated
+    before = snapshot()
+    refused(root.patch(f"/api/tournaments/{tournament_id}/", {"official": False}, format="json"), "status",
+            "not draft")
+    assert snapshot() == before
+
+
+def _post_tournament(client, **extra):
+    return client.post("/api/tournaments/", {"name": "Cup", "game": "tafl9", **extra}, format="json")
 
 
 def test_the_admin_cannot_make_a_rated_match_between_two_bots_of_one_owner(client, admin_user, player,
@@ -264,3 +298,17 @@ def test_the_admin_cannot_make_a_rated_match_between_two_bots_of_one_owner(clien
     c = ready_version(make_bot(other_player, "beta"))
     response = client.post("/admin/tournaments/match/add/", {**data, "version_b": c.pk})
     assert response.status_code == 302 and Match.objects.get().rated
+
+
+def test_staff_mark_draft_tournaments_official_in_the_admin(client, admin_user, ada, player, other_player):
+    client.force_login(admin_user)
+    draft, running = _tournament(ada, double_round=False), _tournament(ada, double_round=False)
+    for owner, name in ((player, "alpha"), (other_player, "beta")):
+        assert _enter(ada, running, ready_version(make_bot(owner, name))).status_code == 201
+    assert ada.post(f"/api/tournaments/{running}/start/").status_code == 200
+    response = client.post("/admin/tournaments/tournament/", {"action": "mark_official",
+                                                              "_selected_action": [draft, running]}, follow=True)
+    assert response.status_code == 200
+    assert "Marked official 1 of 2" in response.content.decode() and "not draft" in response.content.decode()
+    assert dict(Tournament.objects.values_list("pk", "official")) == {draft: True, running: False}
+    assert not Match.objects.get(tournament_id=running).rated  # no tournament is half rated

@@ -20,6 +20,8 @@ from .players import api_token, create_bot, create_player, update_bot
 from .tournaments import (
     add_entrant,
     cancel_tournament,
+    change_tournament,
+    check_tiebreaks,
     create_tournament,
     remove_entrant,
     resume_tournament,
@@ -48,3 +50,4 @@ __all__ = [
     "validate_upload",
 ]
 __all__ += ["forecast_version_test", "previous_version", "request_version_test", "stop_version_test"]
+__all__ += ["change_tournament", "check_tiebreaks"]
