@@ -197,8 +197,8 @@ class TournamentFilter(StrictFilterSet):
     game = filters.ChoiceFilter(choices=GAME_CHOICES, label="Only tournaments of this game.")
     status = filters.ChoiceFilter(choices=Tournament.Status.choices, label="Only tournaments in this status.")
     organiser = IdFilter(field_name="organiser_id", label="Only tournaments organised by the player with this id.")
-    rated = BooleanFilter(label="Only rated tournaments (true) or only unrated ones (false).")
+    official = BooleanFilter(label="Only official (rated) tournaments (true) or only players' unrated ones (false).")
 
     class Meta:
         model = Tournament
-        fields = ["game", "status", "organiser", "rated"]
+        fields = ["game", "status", "organiser", "official"]

@@ -13,7 +13,17 @@ from engines import GAME_IDS
 from ratings import selectors as ratings_selectors
 from ratings import sprt
 from ratings.models import FittedRating, Rating, RatingChange, VersionTest
-from tournaments.models import BOT_NAME, BOT_NAME_RULE, Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
+from tournaments.models import (
+    BOT_NAME,
+    BOT_NAME_RULE,
+    TIEBREAKS,
+    Bot,
+    BotVersion,
+    Game,
+    Match,
+    Tournament,
+    TournamentEntrant,
+)
 from tournaments.selectors import games_per_two_entrants, is_insider, may_see_bot, record_seen_by
 
 from .filters import MAX_ID
@@ -101,14 +111,28 @@ class PlayerSerializer(serializers.ModelSerializer):
 
 class MeSerializer(serializers.ModelSerializer):
     email = serializers.CharField(read_only=True, help_text="The account's e-mail address; empty when none was given.")
+    storage_used = serializers.SerializerMethodField(
+        help_text="Bytes the player's bot versions take in storage (each uploaded file, stored once).")
+    storage_quota = serializers.SerializerMethodField(
+        help_text="Bytes they may take (ARENA_PLAYER_STORAGE_BYTES); null: no limit (staff).")
 
     class Meta:
         model = User
-        fields = ["id", "username", "email", "date_joined", "is_staff"]
+        fields = ["id", "username", "email", "date_joined", "is_staff", "storage_used", "storage_quota"]
         read_only_fields = fields
         extra_kwargs = {"id": {"help_text": ID_HELP}, "username": {"help_text": PLAYER_NAME_HELP},
                         "date_joined": {"help_text": "When the account was created."},
                         "is_staff": {"help_text": "Whether this player is an operator (admin rights everywhere)."}}
+
+    def get_storage_used(self, user) -> int:
+        from tournaments.services import storage_used  # lazy: the services import the API's neighbours
+
+        return storage_used(user)
+
+    def get_storage_quota(self, user) -> int | None:
+        from tournaments.services import storage_quota  # lazy: as above
+
+        return storage_quota(user)
 
 
 class RegisterSerializer(StrictInput):
@@ -669,7 +693,7 @@ class MatchRequestSerializer(StrictInput):
         min_value=1, max_value=MAX_ID, help_text="Id of a ready version of the same game.")
     rated = serializers.BooleanField(
         default=False, help_text="Always false: a challenge is unrated (true is refused with a 400); rated games "
-                                 "come from the ranked ladder and rated tournaments.")
+                                 "come from the ranked ladder and official tournaments (marked by staff).")
     games_per_match = serializers.IntegerField(
         min_value=1, max_value=10_000, required=False,
         help_text=f"How many games to play, colours alternating: at most the server's bound "
@@ -721,6 +745,14 @@ GAMES_PER_PAIRING_HELP = "Games each pairing plays per round, colours alternatin
 GAMES_PER_PAIRING_HELP = ("Games each time two entrants meet (one match, colours alternating game by game). "
                           "With double_round they meet twice, so they play twice as many: see games_per_two_entrants.")
 DOUBLE_ROUND_HELP = "Whether every two entrants meet twice (two matches, the second with colours swapped)."
+OFFICIAL_HELP = ("Whether the tournament's games are rated (move the leaderboard). Only staff mark a tournament "
+                 "official; a player's tournament keeps its standings and crosstable but is unrated.")
+TIEBREAKS_HELP = ("The tie-breaks that order entrants level on score, in order: `direct_encounter` (points in the "
+                  "games among the tied entrants, if all have met; re-applied to a smaller group still level), "
+                  "`wins` (games won), `sonneborn_berger` (each point scored against an opponent times that "
+                  "opponent's score), `koya` (points scored against entrants with at least half the points they "
+                  "played for). Default: FIDE's recommended order for a round robin, "
+                  + ", ".join(TIEBREAKS) + ".")
 
 
 class TournamentSerializer(serializers.ModelSerializer):
@@ -733,12 +765,14 @@ class TournamentSerializer(serializers.ModelSerializer):
     games_total = serializers.SerializerMethodField(
         help_text="Games the whole tournament plays with its entrants as they are now: games_per_two_entrants "
                   "for every two entrants.")
+    tiebreaks = serializers.ListField(child=serializers.ChoiceField(choices=TIEBREAKS), source="tiebreak_order",
+                                      read_only=True, help_text=TIEBREAKS_HELP)
 
     class Meta:
         model = Tournament
         fields = ["id", "name", "game", "organiser", "organiser_id", "time_control", "games_per_pairing",
-                  "double_round", "games_per_two_entrants", "games_total", "rated", "status", "created_at",
-                  "started_at", "finished_at"]
+                  "double_round", "games_per_two_entrants", "games_total", "official", "tiebreaks", "status",
+                  "created_at", "started_at", "finished_at"]
         read_only_fields = fields
         extra_kwargs = {
             "id": {"help_text": ID_HELP}, "name": {"help_text": "The tournament's name."},
@@ -746,7 +780,7 @@ class TournamentSerializer(serializers.ModelSerializer):
             "time_control": {"help_text": "`move:MS` per action, or `clock:BASE_MS+INC_MS`."},
             "games_per_pairing": {"help_text": GAMES_PER_PAIRING_HELP},
             "double_round": {"help_text": DOUBLE_ROUND_HELP},
-            "rated": {"help_text": "Whether the tournament's games change ratings."},
+            "official": {"help_text": OFFICIAL_HELP},
             "status": {"help_text": "`draft` (entrants may change), `running`, `finished` or `cancelled`."},
             "created_at": {"help_text": "When the tournament was created."},
             "started_at": {"help_text": "When it was started; null while a draft."},
@@ -782,9 +816,23 @@ class TournamentCreateSerializer(StrictInput):
                                            f"otherwise); the server's default when left out.")
     double_round = serializers.BooleanField(required=False, default=True,
                                             help_text=DOUBLE_ROUND_HELP + " Default true.")
-    rated = serializers.BooleanField(
-        required=False, default=False,
-        help_text="Whether the games change ratings; every entrant must then be yours or open to tournaments.")
+    official = serializers.BooleanField(
+        required=False, default=False, help_text=OFFICIAL_HELP + " Staff only (a player's true is refused).")
+    tiebreaks = serializers.ListField(child=serializers.ChoiceField(choices=TIEBREAKS), required=False,
+                                      max_length=len(TIEBREAKS), help_text=TIEBREAKS_HELP)
+
+    def to_internal_value(self, data):
+        # The organiser's "rated" is gone: say why rather than just "unknown field".
+        if isinstance(data, dict) and "rated" in data:
+            raise serializers.ValidationError({"rated": [
+                "players' tournaments are unrated: only staff mark a tournament official (rated)"]})
+        return super().to_internal_value(data)
+
+
+class TournamentChangeSerializer(StrictInput):
+    official = serializers.BooleanField(required=False, help_text=OFFICIAL_HELP + " Staff only; a draft only.")
+    tiebreaks = serializers.ListField(child=serializers.ChoiceField(choices=TIEBREAKS), required=False,
+                                      max_length=len(TIEBREAKS), help_text=TIEBREAKS_HELP + " A draft only.")
 
 
 @extend_schema_serializer(component_name="NewEntrant")  # "NewEntrantRequest" in the schema
@@ -794,6 +842,16 @@ class EntrantRequestSerializer(StrictInput):
 
 
 UNPLAYED = "Null while the entrant has played no counted game (an empty table ranks nobody)."
+
+
+class TiebreakValueSerializer(serializers.Serializer):
+    name = serializers.ChoiceField(choices=TIEBREAKS, help_text="The tie-break.")
+    value = serializers.FloatField(allow_null=True, help_text="The entrant's value of it (null: see the field of "
+                                                              "that name).")
+
+    def to_representation(self, pair):
+        name, value = pair
+        return {"name": name, "value": value}
 
 
 class StandingSerializer(serializers.Serializer):
@@ -809,10 +867,16 @@ class StandingSerializer(serializers.Serializer):
     sonneborn_berger = serializers.FloatField(
         allow_null=True,
         help_text="Tie-break: each point scored against an opponent, weighted by that opponent's score. " + UNPLAYED)
-    head_to_head = serializers.FloatField(
+    direct_encounter = serializers.FloatField(
         allow_null=True,
-        help_text="Tie-break: points scored in the games among the entrants level on score and Sonneborn-Berger. "
+        help_text="Tie-break: points scored in the games among the entrants it was level with when direct "
+                  "encounter was applied; null when it was level with nobody then, or not all of them had met. "
                   + UNPLAYED)
+    koya = serializers.FloatField(
+        allow_null=True, help_text="Tie-break: points scored against entrants with at least half the points they "
+                                   "played for. " + UNPLAYED)
+    tiebreaks = TiebreakValueSerializer(many=True, help_text="The tie-breaks the rank was decided by after score, "
+                                                             "in the tournament's order, with this entrant's values.")
 
 
 class CrosstableCellSerializer(serializers.Serializer):

@@ -19,6 +19,8 @@ from tournaments.services.players import api_token, create_player
 from tournaments.services.uploads import set_version_disabled
 from workers.dispatching import send_smoke_test
 
+from .throttles import lockout_message
+
 log = logging.getLogger(__name__)
 
 
@@ -35,15 +37,13 @@ def register_player(username: str, password: str, email: str = ""):
 def obtain_token(request, username: str, password: str) -> tuple[str, object]:
     """The player's API token for the right user name and password.
 
-    ``request`` lets the login lockout (django-axes) count this attempt per account and per client
-    address; once either is locked, even the right password is refused with a 429 until the lockout ends.
+    ``request`` lets the login lockout (django-axes) count this attempt per (account, client address) and per
+    address; once either is locked, even the right password is refused from that address with a 429 until the
+    lockout ends.
     """
     user = authenticate(request, username=username, password=password)
     if getattr(request, "axes_locked_out", False):
-        minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
-        raise Throttled(wait=settings.AXES_COOLOFF_TIME.total_seconds(),
-                        detail=f"too many failed logins for this account or from this address; "
-                               f"logins are refused for {minutes} minutes after the last failure")
+        raise Throttled(wait=settings.AXES_COOLOFF_TIME.total_seconds(), detail=lockout_message())
     if user is None or not user.is_active:
         raise ValidationError({"password": ["no active player has this user name and password"]})
     return api_token(user), user
@@ -59,7 +59,7 @@ def _version_for(user, version_id: int, field: str, *, must_own: bool) -> BotVer
 
 
 UNRATED_CHALLENGE = ("a match asked for here is always unrated: rated games come only from the ranked ladder and "
-                     "from rated tournaments whose entrants' owners agreed")
+                     "from official tournaments, which staff mark")
 
 
 @transaction.atomic

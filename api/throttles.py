@@ -1,14 +1,18 @@
-"""Scoped throttles for uploads, writes and the auth endpoints. Reads are never throttled.
+"""Scoped throttles, one set for every door: the API's views and the site's forms count in the same buckets
+(``refusal`` is the site's way in). Reads are never throttled.
 
-Rates: REST_FRAMEWORK's DEFAULT_THROTTLE_RATES (``THROTTLE_UPLOADS`` / ``THROTTLE_WRITES`` /
-``THROTTLE_AUTH`` in the environment, docs/settings.md).
-Anonymous requests count per client address (``client_address``); failed logins are also limited per
-account by django-axes (config/settings.py, AXES_*), which takes its address from the same function.
+Scopes (REST_FRAMEWORK's DEFAULT_THROTTLE_RATES, ``THROTTLE_*`` in the environment, docs/settings.md): uploads,
+registration, login (the site's and the admin's form), token, tournaments (creating one), challenges, sprt,
+writes (every other write of the API), live (the live viewer's polls, a read but a costly one).
+A signed-in player counts by account, anyone else by client address (``client_address``); failed logins are
+also limited per (account, address) and per address by django-axes (config/settings.py, AXES_*), which takes
+its address from the same function.
 """
 
 import ipaddress
 import logging
 
+from rest_framework.exceptions import Throttled
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
 
@@ -32,9 +36,29 @@ def client_address(request) -> str | None:
         return request.META.get("REMOTE_ADDR")
 
 
+def lockout_message() -> str:
+    """What a login refused by django-axes is told, on the site, the API and the admin (AXES_* settings)."""
+    from django.conf import settings
+
+    minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
+    return (f"too many failed logins ({settings.AXES_FAILURE_LIMIT} allowed) for this account from this address, "
+            f"or from this address: logins from here are refused for {minutes} minutes after the last failure "
+            "(from any other address they are not)")
+
+
+REFUSED = "too many "  # how every throttle's refusal begins (the site answers 429 for it)
+PERIODS = {1: "second", 60: "minute", 3600: "hour", 86400: "day"}
+
+
 class ArenaScopedThrottle(ScopedRateThrottle):
+    """A refusal says which limit was reached and how much of it is used (a 429 with Retry-After)."""
+
     def get_ident(self, request):
         return client_address(request)
+
+    def get_cache_key(self, request, view):
+        self._request = request  # for explain(): whose count it was
+        return super().get_cache_key(request, view)
 
     def get_rate(self):
         # DRF binds THROTTLE_RATES when the class is defined; the settings as they are now (reloaded when a
@@ -45,7 +69,54 @@ class ArenaScopedThrottle(ScopedRateThrottle):
         if request.method in ("GET", "HEAD", "OPTIONS"):
             return True
         try:
-            return super().allow_request(request, view)
+            allowed = super().allow_request(request, view)
         except CACHE_DOWN as error:  # the counts live in the cache: without it, writes go on uncounted
             log.warning("throttle %s: the cache does not answer (%s); request allowed", self.scope, error)
             return True
+        if not allowed:
+            raise Throttled(wait=self.wait(), detail=self.explain())
+        return True
+
+    def explain(self) -> str:
+        """The refusal's text, after a refused ``allow_request``: the limit and the use."""
+        who = "this account" if _signed_in(self._request) else "this address"
+        period = PERIODS.get(self.duration, f"{self.duration} seconds")
+        # DRF's Throttled adds when to try again ("Expected available in N seconds.").
+        return (f"{REFUSED}{self.scope} requests: the limit is {self.num_requests} per {period} "
+                f"and {who} has made {len(self.history)}.")
+
+
+def _signed_in(request) -> bool:
+    user = getattr(request, "user", None)
+    return bool(user and user.is_authenticated)
+
+
+class _Door:
+    """A stand-in for a DRF view: the one thing a scoped throttle asks of it."""
+
+    def __init__(self, scope: str):
+        self.throttle_scope = scope
+
+
+def refusal(request, scope: str) -> Throttled | None:
+    """The site's forms use the API's throttles: counts this request against ``scope`` (a write, whatever its
+    method) and returns the refusal (its ``detail`` to show beside the form, its ``wait`` for Retry-After), or
+    None when allowed."""
+    throttle = ArenaScopedThrottle()
+    try:
+        throttle.allow_request(_Counted(request), _Door(scope))
+    except Throttled as refused:
+        return refused
+    return None
+
+
+class _Counted:
+    """The request as the throttle sees it: a write, so that it is counted (the live view's GET polls too)."""
+
+    method = "POST"
+
+    def __init__(self, request):
+        self._request = request
+
+    def __getattr__(self, name):
+        return getattr(self._request, name)

@@ -74,7 +74,12 @@ class FileRenderer(BaseRenderer):
 class ArenaViewMixin(NoListFiltersOnDetail):
     throttle_classes = [ArenaScopedThrottle]
     throttle_scope = "writes"
+    action_scopes: dict[str, str] = {}  # the actions counted in a scope of their own, shared with the site's forms
     lookup_value_regex = ID_REGEX
+
+    def get_throttles(self):
+        self.throttle_scope = self.action_scopes.get(getattr(self, "action", None), type(self).throttle_scope)
+        return super().get_throttles()
 
 
 # --- the root ---------------------------------------------------------------------------------------
@@ -118,7 +123,7 @@ class TokenView(ArenaViewMixin, APIView):
 
     permission_classes = [AllowAny]
     authentication_classes = []
-    throttle_scope = "auth"
+    throttle_scope = "token"
 
     @extend_schema(request=serializers.TokenRequestSerializer,
                    responses={200: serializers.TokenSerializer,
@@ -137,7 +142,7 @@ class RegisterView(ArenaViewMixin, APIView):
 
     permission_classes = [AllowAny]
     authentication_classes = []
-    throttle_scope = "auth"
+    throttle_scope = "registration"
 
     @extend_schema(request=serializers.RegisterSerializer,
                    responses={201: serializers.TokenSerializer,
@@ -195,6 +200,7 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
     """Bots: anyone reads public ones, the owner also their private ones; the owner (or an admin) edits,
     retires or deletes."""
 
+    action_scopes = {"versions": "uploads", "sprt": "sprt"}
     permission_classes = [IsOwnerOrAdminOrReadOnly]
     pagination_class = SmallPages
     filterset_class = BotFilter
@@ -271,11 +277,6 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
         api_services.after_upload(version)
         return Response(serializers.BotVersionSerializer(version, context={"request": request}).data,
                         status=status.HTTP_201_CREATED)
-
-    def get_throttles(self):
-        if self.action == "versions":
-            self.throttle_scope = "uploads"
-        return super().get_throttles()
 
     @extend_schema(responses={200: serializers.RatingChangeSerializer(many=True)})
     @action(detail=True, url_path="rating-history", pagination_class=NewestChangeFirstCursor, filter_backends=[])
@@ -421,6 +422,7 @@ class MatchViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
     """Matches, newest first (cursor pages). POST asks for a casual or ranked match: your own ready
     version A against any public ready version B of the same game."""
 
+    action_scopes = {"create": "challenges"}
     pagination_class = NewestFirstCursor
     filterset_class = MatchFilter
     filter_backends = [DjangoFilterBackend, StrictOrdering]
@@ -527,11 +529,16 @@ class GameRecordTextView(GenericAPIView):
         201: serializers.TournamentSerializer,
         400: refused_when("the time control or the number of games is outside the server's bounds.")}),
     retrieve=extend_schema(responses={200: serializers.TournamentDetailSerializer}),
+    partial_update=extend_schema(request=serializers.TournamentChangeSerializer, responses={
+        200: serializers.TournamentDetailSerializer,
+        400: refused_when("the tournament is not a draft, a player (not staff) set official, or a tie-break name "
+                          "is unknown or repeated.")}),
 )
 class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     """Round-robin tournaments. The organiser (or an admin) adds and removes entrants while it is a
     draft, starts it, cancels it, resumes it."""
 
+    action_scopes = {"create": "tournaments"}
     permission_classes = [IsOwnerOrAdminOrReadOnly]
     pagination_class = SmallPages
     filterset_class = TournamentFilter
@@ -554,6 +561,14 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
         data.is_valid(raise_exception=True)
         tournament = app_services.create_tournament(request.user, **data.validated_data)
         return Response(serializers.TournamentSerializer(tournament).data, status=status.HTTP_201_CREATED)
+
+    def partial_update(self, request, pk=None):
+        """Change a draft: its tie-break order (organiser or staff), or whether it is official (staff only)."""
+        tournament = self._tournament_for_change()
+        data = serializers.TournamentChangeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        app_services.change_tournament(tournament, request.user, **data.validated_data)
+        return self._detail(tournament)
 
     def _tournament_for_change(self) -> Tournament:
         tournament = self.get_object()  # checks the organiser (or admin) through the object permission
@@ -624,8 +639,9 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
     @extend_schema(responses={200: serializers.StandingSerializer(many=True)})
     @action(detail=True, filter_backends=[], pagination_class=None)
     def standings(self, request, pk=None):
-        """The standings: score, then Sonneborn-Berger, then head-to-head, best first (every entrant listed, with
-        zeros, before any game)."""
+        """The standings, best first: score, then the tournament's tie-breaks in its order (its `tiebreaks`; FIDE's
+        direct encounter, wins, Sonneborn-Berger, Koya by default), each line listing them with its values
+        (every entrant listed, with zeros, before any game)."""
         tournament = self.get_object()
         return Response(serializers.StandingSerializer(app_selectors.standings(tournament), many=True,
                                                        context={"request": request}).data)

@@ -1,22 +1,42 @@
-"""Games the ladder needs until every bot's 95% interval is within ±50 Elo: pairing by information
-(``ratings.pairing``, the ladder's rule) against the earlier closest-live-Elo rule, on the same leagues.
+"""Games the ladder needs until every bot's 95% interval is within ±50 Elo: the ladder's pairing
+(``ratings.pairing``, rule "information") against plain round-robin cycling and random pairing, on the
+same simulated leagues.
 
-    python3 benchmarks/pairing.py                  # 100 leagues
-    python3 benchmarks/pairing.py --leagues 20 --refit-every 40
+    python3 benchmarks/pairing.py                  # 6 leagues of each kind (a couple of minutes)
+    python3 benchmarks/pairing.py --leagues 40 --kinds spread6,random10
 
-Each league is ``benchmarks/ratings.py``'s: 6 bots of distinct owners spread evenly over 450 Elo, a
-first-player advantage of 60 Elo, Davidson draws. The ladder is simulated as ``workers.ladder`` runs it:
-``--parallel`` matches in flight (each a colour-swapped pair of games, placement first, no version in two
-matches), the live Elo updated game by game, and ``ratings.fit`` refitted every ``--refit-every`` games.
-The information rule sees the latest fit (its margins narrowed for the games since, as the ladder does)
-and the live Elo with ``PRIOR_MARGIN`` before a bot is fitted; the closest rule sees the live Elo and
-games. A league is done at the first refit where every bot is rated with a margin of at most 50 Elo.
-Both rules play a league from the same random seed. Target: information / closest ≤ 0.6.
+League kinds (first-player advantage 60 Elo and Davidson draws as in ``benchmarks/ratings.py``; every
+bot its own owner unless said):
 
-Measured (100 leagues, one match in flight): information median 960 games; closest not there within 4,000
-games in 96 of 100 leagues (ratio < 0.24). With 6 bots the closest rule keeps replaying the same
-neighbouring pairs: their differences get pinned, the pool's positions hardly at all. Three matches in
-flight (20 leagues): 830 games against none of 20 within 4,000.
+* ``spread6``: ``benchmarks/ratings.py``'s 6 bots spread evenly over 450 Elo;
+* ``random10``, ``random20``: 10 or 20 bots of random strength (normal, sd 200 Elo);
+* ``version``: 8 bots of random strength; after ``--arrival`` games a new version of one of them joins,
+  300 Elo stronger, rated on its own (the fit rates versions), of the same owner as its predecessor, which
+  plays on: the two are never paired. Done when all 9 are within the target.
+
+The ladder is simulated as ``workers.ladder`` runs it: ``--parallel`` matches chosen at once (each a
+colour-swapped pair of games, placement first for the information rule, no version in two matches,
+never one owner's two bots), the live Elo updated game by game, and ``ratings.fit`` refitted every
+``--refit-every`` games. The information rule sees, as in the ladder, the latest fitted rating (the live
+Elo before a version is fitted) and the games each two versions have played. A league is done at the
+first refit where every bot is rated with a margin of at most 50 Elo. Every rule plays league ``k`` from
+the same seed (same strengths, same random stream). Printed per kind and rule: the median and 90th
+percentile of the games to target, and the medians' ratios to round-robin and to random. Targets:
+information <= 0.8 x cycle, and < random.
+
+Measured (defaults: 6 leagues per kind, one match at a time; median games, ratio to cycle / to random):
+
+    spread6   information   680  (0.83 / 0.85)   cycle   820   random   800
+    random10  information  1360  (0.56 / 0.54)   cycle  2420   random  2540
+    random20  information  3000  (0.54 / 0.60)   cycle  5520   random  4980
+    version   information  1400  (0.60 / 0.64)   cycle  2340   random  2200
+
+and on spread6 over 20 leagues (``--kinds spread6 --leagues 20``) 720 against 840 and 860 (0.86 / 0.84).
+The 0.8 target cannot be met on spread6 by any pairing: six bots evenly spread are what round-robin
+suits best, and ``--bound`` shows that the best fixed shares of games per pair, with the true strengths
+known, need 0.87 of round-robin's games there (0.60 on random10, median of 6 leagues); the information
+rule is at that bound on spread6 and below it on random10 (it adapts as the results come in). Six
+leagues give noisy medians (see the p90s): use more leagues for a decision.
 """
 
 from __future__ import annotations
@@ -26,15 +46,17 @@ import importlib.util
 import sys
 import time
 from collections import Counter
+from itertools import combinations
 from pathlib import Path
 
 import numpy as np
+from scipy import optimize
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ratings import fit as fitting  # noqa: E402  (after the path)
 from ratings.elo import EloRules, updated  # noqa: E402
-from ratings.pairing import PRIOR_MARGIN, RULES, Entrant, choose_pairings, met_key, narrowed  # noqa: E402
+from ratings.pairing import RULES, Entrant, choose_pairings, met_key  # noqa: E402
 
 # benchmarks/ratings.py's league and simulator (loaded by path: its name is the ratings package's)
 _spec = importlib.util.spec_from_file_location("ratings_bench", Path(__file__).with_name("ratings.py"))
@@ -43,29 +65,54 @@ _spec.loader.exec_module(league)
 
 TARGET_MARGIN = 50.0
 PLACEMENT_MATCHES = 3  # workers.conf.placement_games()' default
+KINDS = ("spread6", "random10", "random20", "version")
+VERSION_GAIN = 300.0  # the new version's strength over its predecessor's, Elo
 
 
-def games_to_target(rule: str, seed: int, refit_every: int, parallel: int, max_games: int) -> int | None:
+def make_league(kind: str, seed: int) -> tuple[np.ndarray, list[int], int | None]:
+    """True strengths, owners, and the index of the version that arrives later (None: all from the start)."""
+    rng = np.random.default_rng([seed, 1])  # apart from the games' stream
+    if kind == "spread6":
+        return league.TRUE.copy(), list(range(6)), None
+    if kind in ("random10", "random20"):
+        n = int(kind[6:])
+        return rng.normal(0.0, 200.0, n), list(range(n)), None
+    if kind == "version":
+        true = rng.normal(0.0, 200.0, 8)
+        old = int(rng.integers(8))
+        return np.append(true, true[old] + VERSION_GAIN), list(range(8)) + [old], 8
+    raise ValueError(kind)
+
+
+def games_to_target(kind: str, rule: str, seed: int, refit_every: int, parallel: int, max_games: int,
+                    arrival: int) -> int | None:
     """Games played when every bot's margin first fits ±50 Elo at a refit, or None within ``max_games``."""
+    true, owners, late = make_league(kind, seed)
     rng = np.random.default_rng(seed)
-    true, n, rules = league.TRUE, len(league.TRUE), EloRules()
+    pair_rng = np.random.default_rng([seed, 2])  # the random rule's own stream: the games' stays the same
+    n, rules = len(true), EloRules()
     elo, played, placements = [rules.start] * n, [0] * n, [0] * n
-    white, black, score = [], [], []
+    # results per ordered pair (white, black): white's wins, draws, losses; a refit reads these, not every game
+    results = np.zeros((3, n, n), dtype=np.int64)
+    played_games = 0
     fitted: fitting.Fit | None = None
-    fitted_games = [0] * n
     met = Counter()
-    while len(white) < max_games:
+    while played_games < max_games:
+        present = [i for i in range(n) if i != late or played_games >= arrival]
+        if late is not None and played_games >= arrival and played[late] == 0:
+            elo[late] = elo[owners[late]]  # a new version starts from its bot's live Elo
         pool = []
-        for i in range(n):
-            rating, margin = elo[i], PRIOR_MARGIN
+        for i in present:
             player = fitted.players[i] if fitted else None
-            if player is not None and player.status == fitting.RATED:
-                rating, margin = player.elo, narrowed(player.margin, played[i] - fitted_games[i])
-            pool.append(Entrant(version_id=i, bot_id=i, owner_id=i, elo=rating, games=played[i],
-                                placements=placements[i], margin=margin))
+            rating = player.elo if player is not None and player.status == fitting.RATED else elo[i]
+            pool.append(Entrant(version_id=i, bot_id=owners[i], owner_id=owners[i], elo=rating, games=played[i],
+                                placements=placements[i]))
         pairs = choose_pairings(pool, parallel, set(), Counter(), owner_cap=n, placement_matches=PLACEMENT_MATCHES,
-                                rule=rule, met=met)
+                                rule=rule, met=met, rng=pair_rng)
+        if not pairs:
+            raise RuntimeError(f"{rule} paired nobody")
         for a, b in pairs:
+            assert a.owner_id != b.owner_id
             met[met_key(a, b)] += 2
             placements[a.version_id] += 1
             placements[b.version_id] += 1
@@ -77,46 +124,108 @@ def games_to_target(rule: str, seed: int, refit_every: int, parallel: int, max_g
                 elo[bl] = updated(before_b, before_w, 1.0 - s, rules.k_for(played[bl]))
                 played[w] += 1
                 played[bl] += 1
-                white.append(w)
-                black.append(bl)
-                score.append(s)
-                if len(white) % refit_every == 0:
-                    fitted = fitting.fit_games(white, black, score, n)
-                    fitted_games = list(played)
-                    if all(p.status == fitting.RATED and p.margin <= TARGET_MARGIN for p in fitted.players):
-                        return len(white)
+                results[{1.0: 0, 0.5: 1, 0.0: 2}[s], w, bl] += 1
+                played_games += 1
+                if played_games % refit_every == 0:
+                    rows = np.flatnonzero(results.sum(axis=0))
+                    cells = fitting.Cells(rows // n, rows % n, *(r.ravel()[rows] for r in results))
+                    fitted = fitting.fit(cells, n)
+                    if all(fitted.players[i].status == fitting.RATED and fitted.players[i].margin <= TARGET_MARGIN
+                           for i in present):
+                        return played_games
     return None
+
+
+def design_bound(true: np.ndarray, owners: list[int]) -> tuple[float, float]:
+    """What the best pairing could do at all, as a share of round-robin's games: the fixed shares of games
+    per pair (a continuous design) that minimise the largest rating variance, the true strengths known,
+    against equal shares. Fisher information of Davidson's model per pair, ratings relative to the pool
+    average; the largest variance is convex in the shares, so SLSQP on a soft maximum finds the optimum.
+    Returns (that design's share, a lower bound on the optimum's): games scale as 1 / variance."""
+    n = len(true)
+    pairs = [(a, b) for a, b in combinations(range(n), 2) if owners[a] != owners[b]]
+    signs = np.zeros((len(pairs), n))
+    for k, (a, b) in enumerate(pairs):
+        signs[k, a], signs[k, b] = 1.0, -1.0
+    d = np.array([true[a] - true[b] for a, b in pairs]) / fitting.ELO_PER_UNIT / 2
+    z = np.exp(d) + np.exp(-d) + league.NU
+    win, loss = np.exp(d) / z, np.exp(-d) / z
+    per_game = (win + loss - (win - loss) ** 2) / 4  # as in ratings.fit's Hessian
+    centre = np.eye(n) - 1.0 / n
+
+    def variances(shares):
+        # + ones: the sum of the ratings is free (as in the fit); the tiny ridge keeps a cut pool invertible
+        inverse = np.linalg.inv((signs.T * (np.clip(shares, 0, None) * per_game)) @ signs + 1.0 + 1e-9 * np.eye(n))
+        return np.diag(centre @ inverse @ centre), centre @ inverse @ signs.T
+
+    equal = np.full(len(pairs), 1.0 / len(pairs))
+    reference, sharpness = variances(equal)[0].max(), 200.0
+
+    def soft_max(shares):
+        v, g = variances(shares)
+        x = sharpness * v / reference
+        weights = np.exp(x - x.max())
+        gradient = -(weights / weights.sum()) @ g ** 2 * per_game / reference
+        return (x.max() + np.log(weights.sum())) / sharpness, gradient
+
+    result = optimize.minimize(soft_max, equal, jac=True, method="SLSQP", bounds=[(0.0, 1.0)] * len(pairs),
+                               constraints=[{"type": "eq", "fun": lambda shares: shares.sum() - 1.0}],
+                               options={"maxiter": 500, "ftol": 1e-10})
+    shares = np.clip(result.x, 0, None) / np.clip(result.x, 0, None).sum()
+    return variances(shares)[0].max() / reference, result.fun - np.log(n) / sharpness
+
+
+def figure(games: list[int | None], q: float) -> float:
+    """A quantile of the games to target; a league not there within --max-games counts as longer than any."""
+    return float(np.quantile([np.inf if g is None else g for g in games], q, method="inverted_cdf"))
+
+
+def shown(value: float, max_games: int) -> str:
+    return f"{value:.0f}" if np.isfinite(value) else f">{max_games}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--leagues", type=int, default=100)
+    parser.add_argument("--leagues", type=int, default=6, help="leagues of each kind")
+    parser.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated, of {', '.join(KINDS)}")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--refit-every", type=int, default=20, help="games between two fits")
-    parser.add_argument("--parallel", type=int, default=1, help="ladder matches in flight at once")
-    parser.add_argument("--max-games", type=int, default=4000)
+    parser.add_argument("--parallel", type=int, default=1, help="ladder matches chosen at once")
+    parser.add_argument("--arrival", type=int, default=400, help="games before the new version arrives")
+    parser.add_argument("--max-games", type=int, default=12000)
+    parser.add_argument("--bound", action="store_true",
+                        help="also print the best any pairing could do (spread6 and random10 only; slower)")
     args = parser.parse_args()
+    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+    if not kinds or any(k not in KINDS for k in kinds):
+        parser.error(f"--kinds: choose from {', '.join(KINDS)}")
     if args.leagues < 1 or args.refit_every < 1 or args.parallel < 1:
         parser.error("need --leagues, --refit-every and --parallel >= 1")
-    t0 = time.perf_counter()
-    results = {rule: [games_to_target(rule, args.seed + k, args.refit_every, args.parallel, args.max_games)
-                      for k in range(args.leagues)] for rule in RULES}
-    seconds = time.perf_counter() - t0
-    print(f"{args.leagues} leagues of {len(league.TRUE)} bots over {np.ptp(league.TRUE):.0f} Elo, advantage "
-          f"{league.ADVANTAGE:.0f}, colour-swapped pairs, {args.parallel} match(es) in flight, refit every "
-          f"{args.refit_every} games ({seconds:.1f} s)")
-    medians = {}
-    for rule, games in results.items():
-        # a league not there within --max-games counts as longer than any that is
-        medians[rule] = float(np.median([np.inf if g is None else g for g in games]))
-        missed = sum(g is None for g in games)
-        shown = f"{medians[rule]:.0f}" if np.isfinite(medians[rule]) else f"> {args.max_games}"
-        print(f"  {rule:>11}: median {shown} games until every 95% margin <= ±{TARGET_MARGIN:.0f} Elo "
-              f"({missed} of {len(games)} leagues not there within {args.max_games})")
-    if np.isfinite(medians["closest"]):
-        print(f"  information / closest = {medians['information'] / medians['closest']:.2f} (target <= 0.6)")
-    else:
-        print(f"  information / closest < {medians['information'] / args.max_games:.2f} (target <= 0.6)")
+    print(f"{args.leagues} leagues per kind, advantage {league.ADVANTAGE:.0f}, colour-swapped pairs, "
+          f"{args.parallel} match(es) chosen at once, refit every {args.refit_every} games; games until every "
+          f"95% margin <= ±{TARGET_MARGIN:.0f} Elo")
+    print(f"{'kind':<9} {'rule':<12} {'median':>7} {'p90':>7} {'missed':>7} {'/ cycle':>8} {'/ random':>8} {'s':>6}")
+    for kind in kinds:
+        results, seconds = {}, {}
+        for rule in RULES:
+            t0 = time.perf_counter()
+            results[rule] = [games_to_target(kind, rule, args.seed + k, args.refit_every, args.parallel,
+                                             args.max_games, args.arrival) for k in range(args.leagues)]
+            seconds[rule] = time.perf_counter() - t0
+        medians = {rule: figure(games, 0.5) for rule, games in results.items()}
+        for rule, games in results.items():
+            ratios = "".join(f"{medians[rule] / medians[base]:>9.2f}" for base in ("cycle", "random"))
+            print(f"{kind:<9} {rule:<12} {shown(medians[rule], args.max_games):>7} "
+                  f"{shown(figure(games, 0.9), args.max_games):>7} {sum(g is None for g in games):>7}"
+                  f"{ratios} {seconds[rule]:>6.1f}", flush=True)
+        info, cycle, rand = (medians[rule] for rule in ("information", "cycle", "random"))
+        print(f"{kind:<9} information / cycle = {info / cycle:.2f} (target <= 0.8), "
+              f"information / random = {info / rand:.2f} (target < 1)", flush=True)
+        if args.bound and kind in ("spread6", "random10"):
+            bounds = np.array([design_bound(*make_league(kind, args.seed + k)[:2]) for k in range(args.leagues)])
+            print(f"{kind:<9} best possible / cycle (optimal fixed shares, true strengths known): median "
+                  f"{np.median(bounds[:, 0]):.3f} (optimum >= {np.median(bounds[:, 1]):.3f})", flush=True)
+
 
 if __name__ == "__main__":
     main()

@@ -109,6 +109,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.middleware.BodyLimitMiddleware",  # first: a body over REQUEST_MAX_BYTES is refused unread (413)
+    "config.middleware.ContentSecurityPolicyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files from the app server itself (gunicorn too)
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -218,10 +220,17 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "api.schema.ArenaAutoSchema",
     "DEFAULT_THROTTLE_CLASSES": ["rest_framework.throttling.ScopedRateThrottle"],
+    # One set for the API and the site's forms (api.throttles): per account when signed in, else per address.
     "DEFAULT_THROTTLE_RATES": {
         "uploads": os.environ.get("THROTTLE_UPLOADS", "30/hour"),
         "writes": os.environ.get("THROTTLE_WRITES", "600/hour"),
-        "auth": os.environ.get("THROTTLE_AUTH", "60/hour"),
+        "registration": os.environ.get("THROTTLE_REGISTRATION", "10/hour"),
+        "login": os.environ.get("THROTTLE_LOGIN", os.environ.get("THROTTLE_AUTH", "60/hour")),
+        "token": os.environ.get("THROTTLE_TOKEN", os.environ.get("THROTTLE_AUTH", "60/hour")),
+        "tournaments": os.environ.get("THROTTLE_TOURNAMENTS", "20/hour"),
+        "challenges": os.environ.get("THROTTLE_CHALLENGES", "120/hour"),
+        "sprt": os.environ.get("THROTTLE_SPRT", "30/hour"),
+        "live": os.environ.get("THROTTLE_LIVE", "120/minute"),  # the live viewer polls every second or two
     },
     "EXCEPTION_HANDLER": "tournaments.exceptions.json_exception_handler",
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,  # None (DRF's default) would count by the whole X-Forwarded-For
@@ -243,6 +252,7 @@ SPECTACULAR_SETTINGS = {
         "BotVersionStatusEnum": "tournaments.models.BotVersion.Status",
         "MatchStatusEnum": "tournaments.models.Match.Status",
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        "TiebreakEnum": "tournaments.models.TIEBREAKS",
     },
 }
 
@@ -271,6 +281,9 @@ ARENA = {
     "LEADERBOARD_RANKED_MARGIN": env_int("ARENA_LEADERBOARD_RANKED_MARGIN", 100),
     # Beat refits every this many seconds the games whose rated results changed (ratings.fit skips the rest).
     "RATING_FIT_SECONDS": env_int("ARENA_RATING_FIT_SECONDS", 300),
+    # A rated match's game id is refitted this many seconds after it finished (ratings.refit): the matches that
+    # finish meanwhile share that refit. The beat above stays as the safety net.
+    "RATING_REFIT_DELAY_SECONDS": env_number("ARENA_RATING_REFIT_DELAY_SECONDS", 3),
     # SPRT of a new version against the previous one: its matches queued or running at once, and the
     # colour-swapped pairs after which a test without a verdict ends inconclusive (the default and the most
     # a request may ask for). 12,000 keeps the power at H1 of the default bounds [0, 10] at 94% or more with
@@ -299,6 +312,7 @@ ARENA = {
     # What one player (not staff) may have going at once; and the largest round robin anyone may start.
     "MAX_QUEUED_MATCHES_PER_PLAYER": env_int("ARENA_MAX_QUEUED_MATCHES_PER_PLAYER", 10),
     "MAX_RUNNING_TOURNAMENTS_PER_PLAYER": env_int("ARENA_MAX_RUNNING_TOURNAMENTS_PER_PLAYER", 2),
+    "MAX_DRAFT_TOURNAMENTS_PER_PLAYER": env_int("ARENA_MAX_DRAFT_TOURNAMENTS_PER_PLAYER", 5),
     "MAX_TOURNAMENT_ENTRANTS": env_int("ARENA_MAX_TOURNAMENT_ENTRANTS", 32),
     # A claimed match's lease, extended every HEARTBEAT_SECONDS (a few beats per lease, so one late beat is
     # harmless) while it is played; the claims before a match that keeps losing its worker fails.
@@ -327,8 +341,39 @@ ARENA = {
     # The bare-subprocess sandbox runs bots unconfined: only for trusted bots on a developer machine.
     "SANDBOX_TRUSTED": env_bool("ARENA_SANDBOX_TRUSTED", False),
     "BOT_MEMORY_BYTES": env_int("ARENA_BOT_MEMORY_BYTES", 1 << 30),
-    # Where unpacked bots are kept for the sandbox, and (under builds/) each version's build result.
+    # Where unpacked bots are kept for the sandbox, and (under builds/) each version's build result: a cache
+    # of at most BOT_CACHE_BYTES on disk, least recently used out first (a tree in play is never taken).
     "BOT_CACHE_DIR": Path(os.environ.get("ARENA_BOT_CACHE_DIR", VAR_DIR / "bots")),
+    "BOT_CACHE_BYTES": env_int("ARENA_BOT_CACHE_BYTES", 2 << 30),
+    # What one player's (not staff) uploads may take in storage, all their versions' files added up.
+    "PLAYER_STORAGE_BYTES": env_int("ARENA_PLAYER_STORAGE_BYTES", 50 << 20),
+}
+
+# --- Requests -------------------------------------------------------------------------------------
+# The largest request body accepted anywhere, checked from its Content-Length before anything reads it
+# (config.middleware.BodyLimitMiddleware, 413): the largest upload, with room for the multipart form around it.
+REQUEST_MAX_BYTES = env_int("REQUEST_MAX_BYTES", ARENA["UPLOAD_MAX_BYTES"] + 64 * 1024)
+# A body within that bound is parsed in memory, never spooled to disk: the CSRF check parses an anonymous
+# multipart POST (to look for its token) before refusing it, and a stranger's refused body must not touch the disk.
+FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_MAX_BYTES
+# Every response's policy: scripts, styles, images and fonts from the site itself, nothing inline, no frames
+# (config.middleware.ContentSecurityPolicyMiddleware). Empty turns it off.
+CONTENT_SECURITY_POLICY = os.environ.get("CONTENT_SECURITY_POLICY", "; ".join([
+    "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "font-src 'self'",
+    "connect-src 'self'", "object-src 'none'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'"]))
+# Pages of libraries that need inline code, by address prefix (the first that matches): the API's Swagger UI and
+# ReDoc (drf-spectacular's templates start themselves with an inline script and style), and the rest of the
+# browsable API (DRF's templates and their Bootstrap set inline styles, never inline scripts). Still nothing
+# from another site.
+_LIBRARY_PAGES = ["default-src 'self'", "img-src 'self' data:", "object-src 'none'", "base-uri 'self'",
+                  "frame-ancestors 'none'"]
+CONTENT_SECURITY_POLICY_BY_PATH = {
+    "/api/docs/": "; ".join([*_LIBRARY_PAGES, "script-src 'self' 'unsafe-inline'",
+                             "style-src 'self' 'unsafe-inline'", "worker-src 'self' blob:"]),
+    "/api/redoc/": "; ".join([*_LIBRARY_PAGES, "script-src 'self' 'unsafe-inline'",
+                              "style-src 'self' 'unsafe-inline'", "worker-src 'self' blob:"]),
+    "/api/": "; ".join([*_LIBRARY_PAGES, "script-src 'self'", "style-src 'self' 'unsafe-inline'",
+                        "form-action 'self'"]),
 }
 
 # --- Celery ---------------------------------------------------------------------------------
@@ -377,7 +422,7 @@ CELERY_TASK_QUEUES = (Queue("celery", Exchange("celery"), routing_key="celery"),
                       Queue("arena.control", Exchange("arena.control"), routing_key="arena.control"))
 CELERY_TASK_ROUTES = {name: {"queue": "arena.control"} for name in (
     "workers.dispatch", "workers.scavenge", "workers.schedule_ladder", "workers.smoke_test", "ratings.fit",
-    "workers.smoke_next")}
+    "workers.smoke_next", "ratings.refit")}
 CELERY_BEAT_SCHEDULE = {
     "scavenge-expired-leases": {"task": "workers.scavenge", "schedule": ARENA["SCAVENGE_SECONDS"]},
     "dispatch-queued-matches": {"task": "workers.dispatch", "schedule": ARENA["DISPATCH_SECONDS"]},
@@ -386,17 +431,22 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # --- Failed logins (django-axes) ----------------------------------------------------------------
-# LOGIN_FAILURE_LIMIT failed logins lock an account, and separately a client address, for LOGIN_LOCKOUT_MINUTES
-# (a failure during the lockout starts it again); the right password is refused meanwhile.
-# `manage.py axes_reset_username NAME` lifts an account's lockout early.
+# LOGIN_FAILURE_LIMIT failed logins lock an account for the address they came from, and LOGIN_FAILURE_LIMIT
+# failures of any accounts lock the address, for LOGIN_LOCKOUT_MINUTES (a failure during the lockout starts it
+# again); the right password from the locked address is refused meanwhile, from any other it is accepted.
+# `manage.py axes_reset_ip ADDRESS` lifts an address's lockout early.
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the limit locks
+# Counted per (account, address) and per address, never per account alone: failures from elsewhere must not
+# lock the owner out from their own address (which an account count would let anyone do to anyone, the
+# admin included). An address that guesses at many accounts is locked by the second count.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 AXES_CLIENT_IP_CALLABLE = "api.throttles.client_address"  # the throttles' address, one rule
 # A success must not wipe the counts: it would clear every count of its address, the victim's included.
 AXES_RESET_ON_SUCCESS = False
 AXES_DISABLE_ACCESS_LOG = True  # keep failures only, not a row per successful login
 AXES_HTTP_RESPONSE_CODE = 429
+AXES_LOCKOUT_CALLABLE = "web.views.login_locked_out"  # the same words on the site, the API and the admin
 
 def _check_match_bounds() -> None:
     from tournaments.bounds import settings_problems  # lazy: Django-free, read only once ARENA is built

@@ -115,7 +115,7 @@ def seed_tournament(game_id: str, versions, organiser, report: SeedReport) -> No
         return
     with transaction.atomic():
         tournament = create_tournament(organiser, name=name, game=game_id, time_control="move:1000",
-                                       games_per_pairing=2, double_round=True, rated=True)
+                                       games_per_pairing=2, double_round=True, official=True)
         for version in versions:
             add_entrant(tournament, version)
         matches = start_tournament(tournament)

@@ -227,9 +227,13 @@ class EntrantInline(admin.TabularInline):
 
 @admin.register(Tournament)
 class TournamentAdmin(admin.ModelAdmin):
-    list_display = ["id", "name", "game", "organiser", "status", "rated", "games_per_pairing", "double_round",
+    list_display = ["id", "name", "game", "organiser", "status", "official", "games_per_pairing", "double_round",
                     "entrant_count", "created_at", "started_at", "finished_at"]
-    list_filter = ["status", "game", "rated"]
+    list_filter = ["status", "game", "official"]
+    # Official (rated) is changed by the actions, through the service: a draft only, so that no running
+    # tournament has some matches rated and some not.
+    readonly_fields = ["official"]
+    actions = ["mark_official", "mark_unofficial"]
     search_fields = ["name", "organiser__username"]
     list_select_related = ["organiser"]
     raw_id_fields = ["organiser"]
@@ -244,6 +248,16 @@ class TournamentAdmin(admin.ModelAdmin):
     @admin.display(description="entrants", ordering="_entrants")
     def entrant_count(self, tournament):
         return tournament._entrants
+
+    @admin.action(description="Mark the selected draft tournaments official (their games are rated)")
+    def mark_official(self, request, queryset):
+        _run_for_each(self, request, list(queryset),
+                      lambda t: app_services.change_tournament(t, request.user, official=True), "Marked official")
+
+    @admin.action(description="Mark the selected draft tournaments unofficial (unrated)")
+    def mark_unofficial(self, request, queryset):
+        _run_for_each(self, request, list(queryset),
+                      lambda t: app_services.change_tournament(t, request.user, official=False), "Marked unofficial")
 
 
 @admin.register(TournamentEntrant)

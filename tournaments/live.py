@@ -47,3 +47,19 @@ def _read(key: str):
     except CACHE_DOWN as error:
         log.warning("live games: %s not read (%s)", key, error)
         return None
+
+
+# A finished game's replay for the live viewer (web.boards.replay of its stored record): computed once, kept like
+# any game record (it never changes), so a watcher polling a finished game costs a cache read, not a replay.
+REPLAY_SECONDS = 24 * 3600
+
+
+def kept_replay(game_id: int) -> dict | None:
+    return _read(f"live:replay:{game_id}")
+
+
+def keep_replay(game_id: int, body: dict) -> None:
+    try:
+        cache.set(f"live:replay:{game_id}", body, REPLAY_SECONDS)
+    except CACHE_DOWN as error:
+        log.warning("live games: the replay of game %s not kept (%s)", game_id, error)

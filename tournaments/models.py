@@ -88,7 +88,9 @@ class BotVersion(models.Model):
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
-    file = models.FileField(upload_to=version_upload_path, max_length=255)
+    # Before issue 18 the checked list of files was stored here too (a bundle); new versions store only
+    # ``original``, and this stays empty.
+    file = models.FileField(upload_to=version_upload_path, max_length=255, blank=True, default="")
     filename = models.CharField(max_length=255)
     kind = models.CharField(max_length=8, choices=Kind.choices)
     sha256 = models.CharField(max_length=64)
@@ -106,8 +108,8 @@ class BotVersion(models.Model):
                   "entries); matches already scheduled in a tournament still play.")
     original = models.FileField(
         upload_to=original_upload_path, max_length=255, blank=True, default="", db_default="",
-        help_text="The file exactly as uploaded, for its owner to download; never read by the worker. Empty for "
-                  "versions uploaded before the arena kept it.")
+        help_text="The file exactly as uploaded, stored once: its owner downloads it and the worker reads it (after "
+                  "checking its checksum). Empty for versions uploaded before the arena kept it.")
 
     class Meta:
         ordering = ["bot_id", "-number"]
@@ -134,6 +136,12 @@ class BotVersion(models.Model):
         return self.bot.game
 
 
+# The tie-breaks a round robin may order its standings by (tournaments.selectors.crosstable computes them).
+# The default is FIDE's recommended order for a round robin (FIDE Tie-Break Regulations, C.07).
+TIEBREAKS = ("direct_encounter", "wins", "sonneborn_berger", "koya")
+DEFAULT_TIEBREAKS = ",".join(TIEBREAKS)
+
+
 class Tournament(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft"
@@ -147,7 +155,14 @@ class Tournament(models.Model):
     time_control = models.CharField(max_length=40)
     games_per_pairing = models.PositiveIntegerField(default=2)
     double_round = models.BooleanField(default=True, help_text="Every pairing twice, colours swapped.")
-    rated = models.BooleanField(default=False, help_text="Whether the tournament's games change ratings.")
+    # Only the arena decides which games move the public leaderboard: staff mark a tournament official (the admin,
+    # or the API as staff); a player's own tournament keeps its standings but is unrated, so puppet accounts
+    # losing on purpose to one bot cannot pump its rating.
+    official = models.BooleanField(default=False, help_text="Set by staff only: whether the tournament's games "
+                                                            "are rated (change the leaderboard).")
+    tiebreaks = models.CharField(max_length=100, default=DEFAULT_TIEBREAKS,
+                                 help_text="The tie-breaks after score, in order, comma-separated, from: "
+                                           + ", ".join(TIEBREAKS) + ".")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -169,6 +184,10 @@ class Tournament(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def tiebreak_order(self) -> list[str]:
+        return [name for name in self.tiebreaks.split(",") if name]
 
 
 class TournamentEntrant(models.Model):

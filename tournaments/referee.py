@@ -8,16 +8,18 @@ requeue, never score).
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
+import functools
+import hashlib
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from django.conf import settings
 
 from engines import get_game
 from runner.bots import BadBot, Bot, load_bot, sanitise_name
-from runner.bundle import BadFiles, FileLimits, unpack, write_tree
+from runner.bundle import BadFiles, Entry, FileLimits, read_tar_gz, read_zip, unpack, write_tree
+from runner.cache import TreeCache
 
 from . import live
 
@@ -60,49 +62,124 @@ def limits():
     return _sandbox_module().Limits(memory_bytes=settings.ARENA["BOT_MEMORY_BYTES"])
 
 
-def bot_directory(version) -> Path:
-    """The version's files written under BOT_CACHE_DIR, keyed by checksum (written once).
+def bot_cache() -> TreeCache:
+    """The worker's unpacked versions under BOT_CACHE_DIR, at most BOT_CACHE_BYTES with their builds
+    (``runner.cache``: least recently used out first, never a tree in use)."""
+    root = Path(settings.ARENA["BOT_CACHE_DIR"])
+    return TreeCache(root, settings.ARENA["BOT_CACHE_BYTES"], companions=_build_of(root / "builds"),
+                     wanted=_keys_still_stored)
 
-    What is written is exactly the list checked at upload and stored as a bundle (``uploads``),
-    by ``runner.bundle.write_tree``: regular files and directories, never a link followed, never
-    a file outside the directory, whatever the stored file holds. A stored file that is not such a
-    list is refused (``BadBot``) and nothing is written.
-    """
-    # "-w": written from a bundle; a directory that extractall made before issue 9 is never reused.
+
+def cache_key(version) -> str:
+    """The name of a version's tree in the cache: its checksum, so two versions of one file share a tree."""
+    # "-w": written from a checked list; a directory that extractall made before issue 9 is never reused.
     key = f"{version.sha256}-{version.kind.replace('.', '')}-w"
     if version.kind == "py":  # the file name is part of a one-file bot (its run command names it)
         key += f"-{version.filename}"
-    cache = Path(settings.ARENA["BOT_CACHE_DIR"]) / key
-    if cache.is_dir():
-        return cache
-    with version.file.open("rb") as stored:
-        blob = stored.read()
+    return key
+
+
+def _keys_still_stored(keys: list[str]) -> set[str]:
+    """Of these cache keys, those of versions that still exist (one query)."""
+    from .models import BotVersion  # lazy: the referee is imported while the apps load
+
+    digests = {key.split("-", 1)[0] for key in keys}
+    rows = BotVersion.objects.filter(sha256__in=digests).only("sha256", "kind", "filename")
+    return {cache_key(version) for version in rows}
+
+
+def _build_of(builds: Path):
+    """A tree's build result under ``builds`` (``runner.build.BuildStore``), which goes with it."""
+    def companions(key: str, tree: Path) -> list[Path]:
+        name = _build_name(key, tree)
+        return [builds / name] if name else []
+
+    return companions
+
+
+@functools.lru_cache(maxsize=4096)
+def _build_name(key: str, tree: Path) -> str | None:
+    """The file name of the tree's build result, or None: no build. A key's files never change, so this is
+    worked out (reading every file, for its digest) once per process, not at every trim."""
+    from runner.build import build_key  # lazy: as runner.sandbox above
+
+    single = list(tree.iterdir()) if key.split("-")[1] == "py" else []
+    bot = load_bot(single[0] if len(single) == 1 else tree)
+    return f"{build_key(bot)}.bundle" if bot.build else None
+
+
+def stored_entries(version) -> list[Entry]:
+    """The version's files as the checked list the upload made of them.
+
+    The one stored form is the player's file (``BotVersion.original``): its checksum is checked against
+    the one taken at upload, then it is read by the same checked reader (``runner.bundle``); a version
+    uploaded before the arena kept one file has the list itself (``BotVersion.file``, a bundle). Anything
+    refused is a ``BadBot`` and nothing is written.
+    """
+    if version.original.name:
+        with version.original.open("rb") as stored:
+            content = stored.read()
+        if hashlib.sha256(content).hexdigest() != version.sha256:
+            raise BadBot(f"the stored files of {version} are refused: the file does not match its checksum")
+        if version.kind == "py":
+            return [Entry(version.filename, content)]
+        reader = read_zip if version.kind == "zip" else read_tar_gz
+    else:
+        with version.file.open("rb") as stored:
+            content = stored.read()
+        reader = unpack
     try:
-        entries = unpack(blob, file_limits())
+        return reader(content, file_limits())
     except BadFiles as error:
         raise BadBot(f"the stored files of {version} are refused: {error}") from None
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix="unpack-", dir=cache.parent))
-    try:
-        write_tree(entries, staging)
-        try:
-            os.rename(staging, cache)
-        except OSError:
-            if not cache.is_dir():  # another worker did not win the race: a real error
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return cache
+
+
+@contextmanager
+def version_files(version) -> Iterator[Path]:
+    """The version's files on this machine's disk, kept there (not evicted) until the block ends.
+
+    What is written is exactly the checked list (``stored_entries``), by ``runner.bundle.write_tree``:
+    regular files and directories, never a link followed, never a file outside the directory.
+    """
+    with bot_cache().use(cache_key(version), lambda directory: write_tree(stored_entries(version), directory)) \
+            as tree:
+        yield tree
+
+
+def bot_directory(version) -> Path:
+    """The version's tree, made if need be but not held: eviction may take it once others need the room."""
+    with version_files(version) as tree:
+        return tree
 
 
 def load_version(version) -> Bot:
-    directory = bot_directory(version)
+    """The version as a runner bot (its tree made if need be); hold it with ``version_files`` or
+    ``loaded_versions`` while it plays."""
+    return _as_bot(version, bot_directory(version))
+
+
+def _as_bot(version, directory: Path) -> Bot:
     path = directory / version.filename if version.kind == "py" else directory
     bot = load_bot(path)
     # The sandbox names the bot's work directory after it: never a player's raw name (an old row may predate
     # the name rule), always the protocol's safe characters.
     return Bot(name=sanitise_name(f"{version.bot.name}-v{version.number}"), directory=bot.directory, run=bot.run,
                build=bot.build, single_file=bot.single_file)
+
+
+@contextmanager
+def loaded_versions(*versions) -> Iterator[list[Bot]]:
+    """Runner bots of ``versions``, their trees held in the cache until the block ends (a match's games)."""
+    with ExitStack() as stack:
+        yield [_as_bot(version, stack.enter_context(version_files(version))) for version in versions]
+
+
+def forget_versions(keys) -> None:
+    """Remove these cache keys' trees (and builds) now, those no version stores any more; one in use stays
+    for eviction later. Called after a deletion commits."""
+    cache = bot_cache()
+    for key in set(keys) - _keys_still_stored(list(keys)):
+        cache.remove(key)
 
 
 def smoke_test(version, trusted: bool = False) -> None:
@@ -112,18 +189,19 @@ def smoke_test(version, trusted: bool = False) -> None:
     """
     import runner.match  # lazy: start-up time, as runner.sandbox above
 
-    try:
-        bot = load_version(version)
-    except BadBot as error:
-        raise BotFailure(str(error)) from None
-    try:
-        failure = runner.match.smoke_test(
-            version.bot.game, bot, sandbox=open_sandbox(trusted), limits=limits(),
-            startup_ms=settings.ARENA["SMOKE_TEST_STARTUP_SECONDS"] * 1000,
-            move_ms=settings.ARENA["SMOKE_TEST_MOVE_SECONDS"] * 1000,
-        )
-    except _sandbox_module().SandboxError as error:
-        raise InfrastructureError(f"sandbox failed during the smoke test: {error}") from error
+    with ExitStack() as stack:
+        try:
+            bot = _as_bot(version, stack.enter_context(version_files(version)))
+        except BadBot as error:
+            raise BotFailure(str(error)) from None
+        try:
+            failure = runner.match.smoke_test(
+                version.bot.game, bot, sandbox=open_sandbox(trusted), limits=limits(),
+                startup_ms=settings.ARENA["SMOKE_TEST_STARTUP_SECONDS"] * 1000,
+                move_ms=settings.ARENA["SMOKE_TEST_MOVE_SECONDS"] * 1000,
+            )
+        except _sandbox_module().SandboxError as error:
+            raise InfrastructureError(f"sandbox failed during the smoke test: {error}") from error
     if failure:
         raise BotFailure(failure)
 

@@ -66,31 +66,40 @@ def _scored_games(tournament: Tournament):
 
 @dataclass
 class Standing:
-    """An entrant's line. Before its first counted game it has no place in the table: rank, score,
-    Sonneborn–Berger and head-to-head are None (an empty table is not a tie of everyone for first)."""
+    """An entrant's line. Before its first counted game it has no place in the table: rank, score and the
+    tie-breaks are None (an empty table is not a tie of everyone for first).
+
+    ``direct_encounter`` is the points scored in the games among the entrants it was level with when that
+    tie-break was applied (first pass); None when it was not level with anyone then, or when not all of them
+    had met. ``tiebreaks`` is (name, value) of each tie-break in the tournament's order."""
 
     rank: int | None
     entrant: TournamentEntrant
     games: int = 0
-    score: float = 0.0
-    sonneborn_berger: float = 0.0
-    head_to_head: float = 0.0
+    score: float | None = 0.0
+    sonneborn_berger: float | None = 0.0
+    direct_encounter: float | None = None
+    koya: float | None = 0.0
     wins: int = 0
     draws: int = 0
     losses: int = 0
+    tiebreaks: list[tuple[str, float | None]] = field(default_factory=list)
 
 
 @dataclass
 class Crosstable:
-    """``cells[row][col]`` is (points, games) of entrant ``row`` against ``col`` (version ids)."""
+    """``cells[row][col]`` is (points, games) of entrant ``row`` against ``col`` (version ids); ``tiebreaks``
+    the tie-break order the standings were ranked by, after score."""
 
     entrants: list[TournamentEntrant]
     cells: dict[int, dict[int, tuple[float, int]]] = field(default_factory=dict)
     standings: list[Standing] = field(default_factory=list)
+    tiebreaks: list[str] = field(default_factory=list)
 
 
 def crosstable(tournament: Tournament) -> Crosstable:
-    """The live crosstable and standings: score, then Sonneborn–Berger, then head-to-head. Two queries."""
+    """The live crosstable and standings: score, then the tournament's tie-breaks in its order (FIDE's
+    recommended direct encounter, wins, Sonneborn–Berger, Koya by default). Two queries."""
     entrants = entrants_of(tournament)
     ids = [entrant.version_id for entrant in entrants]
     points = {row: {col: 0.0 for col in ids if col != row} for row in ids}
@@ -112,46 +121,60 @@ def crosstable(tournament: Tournament) -> Crosstable:
     for me, standing in rows.items():
         # Sonneborn–Berger: each point scored against an opponent, weighted by that opponent's score.
         standing.sonneborn_berger = sum(points[me][opponent] * rows[opponent].score for opponent in points[me])
-    head_to_head = _head_to_head(rows, points)
-    for me, standing in rows.items():
-        standing.head_to_head = head_to_head[me][0] if head_to_head[me] else 0.0
-
-    def ranking(standing):  # best first; entrants equal on all of it share the rank (the seed only orders them)
-        passes = head_to_head[standing.entrant.version_id]
-        return -standing.score, -standing.sonneborn_berger, tuple(-points for points in passes)
-
-    ordered = sorted(rows.values(), key=lambda s: (s.games == 0, ranking(s), s.entrant.seed))
-    previous = None
-    for place, standing in enumerate(ordered, start=1):
-        if standing.games == 0:
-            standing.rank = standing.score = standing.sonneborn_berger = standing.head_to_head = None
-            continue
-        key = ranking(standing)
-        standing.rank = previous[1] if previous and previous[0] == key else place
-        previous = (key, standing.rank)
+        # Koya: the points scored against the opponents with at least half the points they could have had. The
+        # live table counts the games played so far; at the end that is the maximum of a round robin.
+        standing.koya = sum(points[me][opponent] for opponent in points[me]
+                            if rows[opponent].games and 2 * rows[opponent].score >= rows[opponent].games)
+    order = tournament.tiebreak_order
+    played = [vid for vid in ids if rows[vid].games]
+    groups = _tied_groups(played, lambda vid: rows[vid].score)
+    for name in order:
+        if name == "direct_encounter":
+            groups = [part for group in groups for part in _direct_encounter(group, rows, points, games)]
+        else:
+            values = {vid: getattr(standing, name) for vid, standing in rows.items()}  # wins, SB or Koya
+            groups = [part for group in groups for part in _tied_groups(group, values.get)]
+    ordered, place = [], 1
+    for group in groups:  # entrants level on all of it share the rank (the seed only orders them)
+        for vid in sorted(group, key=lambda vid: rows[vid].entrant.seed):
+            rows[vid].rank = place
+            rows[vid].tiebreaks = [(name, getattr(rows[vid], name)) for name in order]
+            ordered.append(rows[vid])
+        place += len(group)
+    for vid in ids:
+        if not rows[vid].games:
+            standing = rows[vid]
+            standing.rank = standing.score = standing.sonneborn_berger = standing.koya = None
+            standing.tiebreaks = [(name, None) for name in order]
+            ordered.append(standing)
     cells = {row: {col: (points[row][col], games[row][col]) for col in points[row]} for row in ids}
-    return Crosstable(entrants=entrants, cells=cells, standings=ordered)
+    return Crosstable(entrants=entrants, cells=cells, standings=ordered, tiebreaks=order)
 
 
-def _head_to_head(rows: dict[int, Standing], points) -> dict[int, tuple[float, ...]]:
-    """Head-to-head among entrants level on score and Sonneborn–Berger: points scored in the games between
-    them. A smaller subgroup still level after that is compared again on the games among its own members
-    alone, and so on while the subgroups shrink (FIDE's direct encounter re-applied to the remaining tie).
-    Each entrant gets its scores from every pass, first pass first."""
-    passes: dict[int, tuple[float, ...]] = {vid: () for vid in rows}
+def _tied_groups(members: list[int], value) -> list[list[int]]:
+    """``members`` split by ``value`` (higher first): the groups still level, best first."""
     groups = defaultdict(list)
-    for vid, standing in rows.items():
-        groups[(standing.score, standing.sonneborn_berger)].append(vid)
-    pending = [members for members in groups.values() if len(members) > 1]
-    while pending:
-        members = pending.pop()
-        subgroups = defaultdict(list)
-        for me in members:
-            mine = sum(points[me][other] for other in members if other != me)
-            passes[me] += (mine,)
-            subgroups[mine].append(me)
-        pending += [subgroup for subgroup in subgroups.values() if 1 < len(subgroup) < len(members)]
-    return passes
+    for vid in members:
+        groups[value(vid)].append(vid)
+    return [groups[key] for key in sorted(groups, reverse=True)]
+
+
+def _direct_encounter(members: list[int], rows: dict[int, Standing], points, games) -> list[list[int]]:
+    """FIDE's direct encounter: entrants level so far are ordered by the points scored in the games among
+    them, if all of them have met (else the tie stands, for the next tie-break). A smaller group still level
+    after that is compared again on the games among its own members alone, and so on while groups shrink."""
+    if len(members) < 2:
+        return [members]
+    if any(not games[me][other] for me in members for other in members if other != me):
+        return [members]
+    among = {me: sum(points[me][other] for other in members if other != me) for me in members}
+    for me in members:
+        if rows[me].direct_encounter is None:  # the first pass is the figure shown
+            rows[me].direct_encounter = among[me]
+    parts = _tied_groups(members, among.get)
+    if len(parts) == 1:
+        return parts
+    return [final for part in parts for final in _direct_encounter(part, rows, points, games)]
 
 
 def standings(tournament: Tournament) -> list[Standing]:

@@ -7,9 +7,11 @@ from django import forms
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.forms.utils import ErrorDict
 
+from api.throttles import refusal
 from engines import GAME_IDS
-from tournaments.models import BOT_NAME_RULE
+from tournaments.models import BOT_NAME_RULE, DEFAULT_TIEBREAKS, TIEBREAKS
 
 from .selectors import GAME_NAMES
 
@@ -27,6 +29,20 @@ def run_service(form: forms.Form, call):
         for field, texts in messages.items():
             form.add_error(field if field in form.fields else None, texts)
         return None
+
+
+def throttled(request, form: forms.Form, scope: str) -> bool:
+    """Counts this submission in the API's throttle ``scope`` (api.throttles: one lock for every door); when
+    it is over the limit, puts the refusal (the limit and the use) on the form and returns True: the view
+    then does nothing and answers 429."""
+    refused = refusal(request, scope)
+    if refused is None:
+        return False
+    # The refusal is the form's only error and the form is not checked (checking the login form would be a login
+    # attempt): is_valid() is False from here on.
+    form._errors, form.cleaned_data = ErrorDict(), {}
+    form.add_error(None, str(refused.detail))
+    return True
 
 
 class RegisterForm(forms.Form):
@@ -56,11 +72,21 @@ class TournamentForm(forms.Form):
                                    help_text="move:<ms> or clock:<base ms>+<increment ms>; empty for the default")
     games_per_pairing = forms.IntegerField(initial=2, label="Games per pairing")
     double_round = forms.BooleanField(required=False, initial=True, label="Double round (colours swapped)")
-    rated = forms.BooleanField(required=False, label="Rated")
+    tiebreaks = forms.CharField(
+        max_length=100, required=False, initial=DEFAULT_TIEBREAKS.replace(",", ", "), label="Tie-breaks",
+        help_text="After score, in order, from: " + ", ".join(TIEBREAKS) + " (FIDE's recommended order by default)")
+    official = forms.BooleanField(required=False, label="Official (rated: its games move the leaderboard)")
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["time_control"].widget.attrs["placeholder"] = settings.ARENA["DEFAULT_TIME_CONTROL"]
+        if not (user is not None and user.is_staff):
+            del self.fields["official"]  # only staff make a tournament official; a player's is unrated
+
+    def clean_tiebreaks(self):
+        text = self.cleaned_data["tiebreaks"].strip()
+        # Empty: the default order. The service checks the names (and says which one it does not know).
+        return [name.strip() for name in text.split(",")] if text else None
 
 
 class EntrantForm(forms.Form):

@@ -38,7 +38,7 @@ urlpatterns = [
     path("take-part/protocol/", views.protocol, name="protocol"),
     path("take-part/<slug:name>.zip", views.starter_kit, name="starter-kit"),
     path("account/register/", views.register, name="register"),
-    path("account/login/", auth_views.LoginView.as_view(template_name="web/login.html"), name="login"),
+    path("account/login/", views.LoginView.as_view(), name="login"),
     path("account/logout/", auth_views.LogoutView.as_view(), name="logout"),
 ]
 

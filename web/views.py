@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse, JsonResponse
@@ -13,7 +14,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from api import public
+from api import selectors as api_selectors
 from api import services as api_services
+from api import throttles as api_throttles
 from api.serializers import VersionTestSerializer
 from engines import GAME_IDS, get_game
 from ratings import selectors as ratings_selectors
@@ -76,7 +79,8 @@ def bot(request, bot_id: int):
             messages.error(request, refused)
         else:
             form = forms.UploadForm(request.POST, request.FILES)
-            if form.is_valid() and forms.run_service(form, lambda: _upload(found, form.cleaned_data["file"])):
+            if not forms.throttled(request, form, "uploads") and form.is_valid() and forms.run_service(
+                    form, lambda: _upload(found, form.cleaned_data["file"])):
                 messages.success(request, "Uploaded: the smoke test runs now; this page shows its verdict.")
                 form = None
         if form is None or sprt_form is None:
@@ -95,8 +99,16 @@ def bot(request, bot_id: int):
         "tests": [(VersionTestSerializer(test).data, test)
                   for test in ratings_selectors.version_tests_of(found.pk).select_related("candidate", "baseline")],
         "sprt_form": sprt_form, "sprt_forecast": forecast,
+        "storage": (app_services.storage_used(found.owner), app_services.storage_quota(found.owner)) if owner else None,
         "game_name": selectors.GAME_NAMES[found.game]},
-        status=400 if form.errors or sprt_form.errors or refused else 200)
+        status=_refused_status(form, sprt_form, refused=refused) if form.errors or sprt_form.errors or refused
+        else 200)
+
+
+def _refused_status(*forms_shown, refused: str | None = None) -> int:
+    """429 when a throttle refused the submission (its error, beside the form, says so), else 400."""
+    errors = [refused or ""] + [error for form in forms_shown for error in form.non_field_errors()]
+    return 429 if any(error.startswith(api_throttles.REFUSED) for error in errors) else 400
 
 
 def _sprt_arguments(form) -> dict:
@@ -108,6 +120,8 @@ def _sprt_arguments(form) -> dict:
 def _request_sprt(request, bot, ready):
     """The owner's SPRT request: the form with its errors, or None when the test started."""
     form = forms.SprtForm(request.POST, choices=ready)
+    if forms.throttled(request, form, "sprt"):
+        return form
     if form.is_valid() and forms.run_service(form, lambda: app_services.request_version_test(
             bot, **_sprt_arguments(form), gate=form.cleaned_data["gate"])):
         messages.success(request, "SPRT started: its matches are queued.")
@@ -126,6 +140,9 @@ def _preview_sprt(request, bot, ready):
 
 def _stop_sprt(request, bot) -> str | None:
     """The owner stops a running SPRT of this bot: None when done, else why not."""
+    refused = api_throttles.refusal(request, "writes")
+    if refused is not None:
+        return str(refused.detail)
     test = ratings_selectors.version_test_of(bot.pk, request.POST.get("test", ""))
     if test is None:
         return "this bot has no such SPRT"
@@ -146,13 +163,13 @@ def _upload(bot, file):
 @login_required
 def bot_create(request):
     form = forms.BotForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST" and not forms.throttled(request, form, "writes") and form.is_valid():
         created = forms.run_service(form, lambda: app_services.create_bot(request.user, **form.cleaned_data))
         if created is not None:
             messages.success(request, f"{created.name} is yours: upload its first version below.")
             return redirect("web:bot", bot_id=created.pk)
     return render(request, "web/form.html", {"form": form, "title": "New bot", "button": "Create the bot"},
-                  status=400 if form.errors else 200)
+                  status=_refused_status(form) if form.errors else 200)
 
 
 @for_visitors(public.RECORD_SECONDS)  # a game never changes; its bots' names start a new generation
@@ -193,24 +210,46 @@ def match_live(request, match_id: int):
 
 
 def match_live_json(request, match_id: int, number: int):
-    """What the live viewer polls: ``web.boards.replay`` of game ``number`` so far, the plies after ``?since=``."""
-    found = selectors.match(request.user, match_id)
-    if found is None:
-        return JsonResponse({"detail": "no such match"}, status=404)
-    record = live.game(found.pk, number)
-    if record is None:
-        stored = next((g for g in found.games.all() if g.number == number), None)
-        if stored is None:
-            return JsonResponse({"detail": f"game {number} of match {found.pk} is not being played"}, status=404)
-        record = Game.objects.only("record").get(pk=stored.pk).record
+    """What the live viewer polls: ``web.boards.replay`` of game ``number`` so far, the plies after ``?since=``.
+
+    Polls are throttled (scope ``live``): each one of a game in progress replays it through the referee. A
+    finished game is replayed once from its stored record and kept (``live.kept_replay``)."""
+    refused = api_throttles.refusal(request, "live")
+    if refused is not None:
+        return JsonResponse({"detail": str(refused.detail)}, status=429,
+                            headers={"Retry-After": str(int(refused.wait or 1))})
     since = request.GET.get("since")
     if since is not None and not (since.isdigit() and len(since) < 7):
         return JsonResponse({"detail": "since must be a ply number (0 or more)"}, status=400)
+    since = None if since is None else int(since)
+    # Only what the poll needs: may the user see the match, and is the game stored (over) yet. Two small queries,
+    # not the match page's (its prefetched games were most of a kept replay's poll).
+    found = api_selectors.matches_visible_to(request.user).filter(pk=match_id).values_list("pk", flat=True).first()
+    if found is None:
+        return JsonResponse({"detail": "no such match"}, status=404)
+    stored = Game.objects.filter(match_id=found, number=number).values_list("pk", flat=True).first()
     try:
-        body = boards.replay(record, None if since is None else int(since))
+        if stored is not None:
+            body = _finished_replay(stored)
+            if since is not None:
+                body = {**body, "first": since + 1, "plies": body["plies"][since + 1:]}
+        else:
+            record = live.game(found, number)
+            if record is None:
+                return JsonResponse({"detail": f"game {number} of match {found} is not being played"},
+                                    status=404)
+            body = boards.replay(record, since)
     except ValueError as error:
         return JsonResponse({"detail": str(error)}, status=400)
     return JsonResponse(body, headers={"Cache-Control": "no-store"})
+
+
+def _finished_replay(game_id: int) -> dict:
+    body = live.kept_replay(game_id)
+    if body is None:
+        body = boards.replay(Game.objects.only("record").get(pk=game_id).record)
+        live.keep_replay(game_id, body)
+    return body
 
 
 def tournament_list(request):
@@ -235,14 +274,23 @@ def tournament(request, tournament_id: int):
     return render(request, "web/tournament.html", {
         "tournament": found, "rows": _crosstable_rows(table, request.user),
         "standings": [(standing, _shown(standing.entrant, request.user)) for standing in table.standings],
+        "tiebreaks": [TIEBREAK_LABELS[name] for name in table.tiebreaks],
         "is_organiser": organiser, "progress": selectors.tournament_progress(request.user, found),
         "matches": selectors.tournament_matches(request.user, found),
-        "form": form, "game_name": selectors.GAME_NAMES[found.game]}, status=400 if form.errors else 200)
+        "form": form, "game_name": selectors.GAME_NAMES[found.game]},
+        status=_refused_status(form) if form.errors else 200)
+
+
+# (short, long) label of each tie-break, as the standings table heads its columns.
+TIEBREAK_LABELS = {"direct_encounter": ("DE", "Direct encounter"), "wins": ("Wins", "Games won"),
+                   "sonneborn_berger": ("SB", "Sonneborn–Berger"), "koya": ("Koya", "Koya")}
 
 
 def _tournament_action(request, found: Tournament, choices):
     """The organiser's add-entrant or start; the form with its errors, or None when it was done."""
     form = forms.EntrantForm(request.POST, choices=choices)
+    if forms.throttled(request, form, "writes"):
+        return form
     if request.POST.get("action") == "start":
         if forms.run_service(form, lambda: app_services.start_tournament(found)) is not None:
             messages.success(request, "Started: the matches are queued.")
@@ -270,36 +318,38 @@ def _shown(entrant, user) -> bool:
 
 @login_required
 def tournament_create(request):
-    form = forms.TournamentForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    form = forms.TournamentForm(request.POST or None, user=request.user)
+    if request.method == "POST" and not forms.throttled(request, form, "tournaments") and form.is_valid():
         created = forms.run_service(form, lambda: app_services.create_tournament(request.user, **form.cleaned_data))
         if created is not None:
             messages.success(request, "Created: add the entrants, then start it.")
             return redirect("web:tournament", tournament_id=created.pk)
     return render(request, "web/form.html", {"form": form, "title": "New tournament",
                                              "button": "Create the tournament"},
-                  status=400 if form.errors else 200)
+                  status=_refused_status(form) if form.errors else 200)
 
 
 def player(request, username: str):
     found = selectors.player(username)
     if found is None:
         return not_found(request, what="player")
+    own = request.user.is_authenticated and request.user.pk == found.pk  # storage use: the player's own business
     return render(request, "web/player.html", {
         "player": found, "bots": selectors.player_bots(request.user, found), "game_names": selectors.GAME_NAMES,
-        "tournaments": list(app_selectors.tournament_list().filter(organiser=found)[:20])})
+        "tournaments": list(app_selectors.tournament_list().filter(organiser=found)[:20]),
+        "storage": (app_services.storage_used(found), app_services.storage_quota(found)) if own else None})
 
 
 def register(request):
     form = forms.RegisterForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST" and not forms.throttled(request, form, "registration") and form.is_valid():
         user = forms.run_service(form, lambda: api_services.register_player(**form.cleaned_data))
         if user is not None:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             messages.success(request, f"Welcome, {user.username}. Create your first bot.")
             return redirect("web:bot-create")
     return render(request, "web/form.html", {"form": form, "title": "Register", "button": "Register"},
-                  status=400 if form.errors else 200)
+                  status=_refused_status(form) if form.errors else 200)
 
 
 # --- taking part ------------------------------------------------------------------------------------
@@ -319,3 +369,32 @@ def starter_kit(request, name: str):
         return not_found(request, what="starter kit")
     return HttpResponse(archive, content_type="application/zip",
                         headers={"Content-Disposition": f'attachment; filename="{name}.zip"'})
+
+
+# --- logging in ---------------------------------------------------------------------------------------
+
+class LoginView(auth_views.LoginView):
+    """The site's login: the API's login throttle, and django-axes' lockout (AuthenticationForm calls
+    authenticate() with the request, so axes counts each failure per (account, address) and per address)."""
+
+    template_name = "web/login.html"
+
+    def post(self, request, *args, **kwargs):
+        form = self.get_form()
+        if forms.throttled(request, form, "login"):
+            return self.render_to_response(self.get_context_data(form=form), status=429)
+        response = super().post(request, *args, **kwargs)
+        if getattr(request, "axes_locked_out", False):  # even the right password: the form again, not logged in
+            form = response.context_data["form"]
+            form.errors.clear()  # "enter a correct password" would be untrue; the refusal says why instead
+            form.add_error(None, api_throttles.lockout_message())
+            response.status_code = 429
+        return response
+
+
+def login_locked_out(request, original_response=None, credentials=None):
+    """django-axes' answer to a locked-out login (AXES_LOCKOUT_CALLABLE): the site's form keeps its own 429 page
+    (LoginView), the admin's gets the same words as the site and the API."""
+    if original_response is not None and original_response.status_code == 429:
+        return original_response
+    return HttpResponse(api_throttles.lockout_message(), status=429, content_type="text/plain; charset=utf-8")

@@ -2,10 +2,10 @@
 
 Each bot plays one version: the one its owner pinned, else its newest playable one; retired bots sit out.
 Versions still in placement (fewer than a few ranked matches) are paired first; then the pairings that
-teach the ratings most: an even game between bots whose fitted intervals are still wide and who have
-rarely met (``ratings.pairing``, which explains the measure). Never two bots of one owner; no version in
-two open ladder matches; and one owner's bots take at most a fair share of a game's open ladder
-matches, so a prolific author cannot flood the queue. Every match is a colour-swapped pair of games
+narrow the widest rating interval most, as predicted from who has played whom (``ratings.pairing``,
+which explains the measure). Never two bots of one owner; no version in two open ladder matches; and
+one owner's bots take at most a fair share of a game's open ladder matches, so a prolific author cannot
+flood the queue. Every match is a colour-swapped pair of games
 (A white in game 1, B in game 2).
 """
 
@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter
-from dataclasses import replace
 from datetime import timedelta
 
 from django.conf import settings
@@ -23,7 +22,7 @@ from django.utils import timezone
 
 from engines import GAME_IDS
 from ratings.models import FittedRating, Rating
-from ratings.pairing import Entrant, choose_pairings, narrowed
+from ratings.pairing import Entrant, choose_pairings
 from tournaments.models import BotVersion, Match
 from tournaments.selectors import ladder_versions
 from tournaments.services import create_match
@@ -39,8 +38,7 @@ WORKERS_WINDOW = timedelta(minutes=10)  # a worker that held a match this recent
 def ladder_pool(game_id: str) -> list[Entrant]:
     """For every public bot of the game that is not retired: its pinned version, or else its newest ready,
     enabled and active one (a bot whose pinned version cannot play sits out); with its bot's rating: the
-    fitted one and its margin (narrowed for the games since that fit) where the fit rates the bot, else
-    the live Elo and ``ratings.pairing.PRIOR_MARGIN``.
+    fitted one where the fit rates the bot, else the live Elo.
 
     A version its owner put behind an SPRT gate plays only once that test has passed; until then the
     version before it keeps the bot's place.
@@ -62,27 +60,24 @@ def ladder_pool(game_id: str) -> list[Entrant]:
     pool = []
     for v in newest.values():
         live = ratings.get(v.bot_id)
-        entrant = Entrant(version_id=v.pk, bot_id=v.bot_id, owner_id=v.bot.owner_id,
-                          elo=live.elo if live else float(start), games=live.games if live else 0,
-                          placements=as_a.get(v.pk, 0) + as_b.get(v.pk, 0))
-        if v.bot_id in fitted:
-            fit = fitted[v.bot_id]
-            entrant = replace(entrant, elo=fit.elo, margin=narrowed(fit.margin, entrant.games - fit.games))
-        pool.append(entrant)
+        elo = fitted[v.bot_id].elo if v.bot_id in fitted else live.elo if live else float(start)
+        pool.append(Entrant(version_id=v.pk, bot_id=v.bot_id, owner_id=v.bot.owner_id, elo=elo,
+                            games=live.games if live else 0, placements=as_a.get(v.pk, 0) + as_b.get(v.pk, 0)))
     return pool
 
 
 def ladder_meetings(game_id: str, pool: list[Entrant]) -> Counter:
-    """Rated games already played between two bots of ``pool`` (key ``ratings.pairing.met_key``), counted
-    from finished matches (a finished match played all its games): one grouped read of the match table."""
-    bots = [e.bot_id for e in pool]
+    """Rated games already played between two versions of ``pool`` (key ``ratings.pairing.met_key``),
+    counted from finished matches (a finished match played all its games): one grouped read of the match
+    table. Per version, not per bot: a new version's strength is still unknown, whatever its bot's games."""
+    versions = [e.version_id for e in pool]
     rows = (Match.objects.filter(game=game_id, rated=True, status=Match.Status.FINISHED,
-                                 version_a__bot_id__in=bots, version_b__bot_id__in=bots)
-            .values_list("version_a__bot_id", "version_b__bot_id").annotate(games=Sum("games_per_match"))
+                                 version_a_id__in=versions, version_b_id__in=versions)
+            .values_list("version_a_id", "version_b_id").annotate(games=Sum("games_per_match"))
             .order_by())
     met: Counter = Counter()
-    for bot_a, bot_b, games in rows:
-        met[min(bot_a, bot_b), max(bot_a, bot_b)] += games
+    for version_a, version_b, games in rows:
+        met[min(version_a, version_b), max(version_a, version_b)] += games
     return met
 
 

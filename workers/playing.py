@@ -38,7 +38,7 @@ from django.core.exceptions import ValidationError
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
 from tournaments.models import BotVersion, Match
-from tournaments.referee import InfrastructureError, load_version, open_sandbox, play_game
+from tournaments.referee import InfrastructureError, loaded_versions, open_sandbox, play_game
 from tournaments.services import matches as match_services
 from tournaments.services import uploads as upload_services
 
@@ -194,14 +194,16 @@ def play_games(match_id: int, lease_token) -> list[dict]:
     match = Match.objects.select_related("version_a__bot", "version_b__bot").get(pk=match_id)
     if match.status != Match.Status.RUNNING or str(match.lease_token) != str(lease_token):
         raise LeaseLost(f"match {match_id} is not running under this lease")
-    bots = {match.version_a_id: load_version(match.version_a), match.version_b_id: load_version(match.version_b)}
-    sandbox = open_sandbox()
-    records = []
-    for number in range(1, match.games_per_match + 1):
-        if not match_services.heartbeat(match_id, lease_token):
-            raise LeaseLost(f"match {match_id} lost its lease before game {number}")
-        white, black = match_services.colours(match, number)
-        records.append(play_game(match, number, bots[white.pk], bots[black.pk], sandbox))
+    # both trees are held in the bot cache for the whole match: no other worker's eviction takes them
+    with loaded_versions(match.version_a, match.version_b) as (bot_a, bot_b):
+        bots = {match.version_a_id: bot_a, match.version_b_id: bot_b}
+        sandbox = open_sandbox()
+        records = []
+        for number in range(1, match.games_per_match + 1):
+            if not match_services.heartbeat(match_id, lease_token):
+                raise LeaseLost(f"match {match_id} lost its lease before game {number}")
+            white, black = match_services.colours(match, number)
+            records.append(play_game(match, number, bots[white.pk], bots[black.pk], sandbox))
     return records
 
 

@@ -14,6 +14,7 @@ import socket
 
 from celery import shared_task
 
+from engines import GAME_IDS
 from tournaments.models import BotVersion
 from tournaments.services import ratings
 
@@ -126,3 +127,15 @@ def fit_ratings(*extra, **unexpected) -> int:
     """Refit the games whose rated results changed (beat runs it every ARENA["RATING_FIT_SECONDS"]); the games
     read. The fit reads only the database, so any arguments a message carries are ignored."""
     return sum(row.games for row in ratings.refit_changed())
+
+
+@shared_task(name="ratings.refit", ignore_result=True)
+def refit_game(game_id=None, *extra, **unexpected) -> int:
+    """Refit one game id soon after a rated match of it finished (``schedule_refit`` sends it, coalesced);
+    the games read. A message naming no known game id, or carrying more, changes nothing and is logged."""
+    if extra or unexpected or not isinstance(game_id, str) or game_id not in GAME_IDS:
+        log.warning("rejected task message: ratings.refit takes one game id, got %r %r %r", game_id, extra,
+                    unexpected)
+        return 0
+    fit = ratings.refit_game(game_id)
+    return fit.games if fit is not None else 0

@@ -12,6 +12,12 @@ from rest_framework.test import APIClient
 RANDOM_BOT = (Path(__file__).resolve().parents[1] / "bots" / "random_bot.py").read_bytes()  # shared test bot
 
 
+# Every scope of api.throttles, far above what a test does (a throttle's own tests set theirs lower).
+GENEROUS = {"uploads": "1000/hour", "writes": "10000/hour", "registration": "1000/hour", "login": "1000/hour",
+            "token": "1000/hour", "tournaments": "1000/hour", "challenges": "1000/hour", "sprt": "1000/hour",
+            "live": "10000/hour"}
+
+
 def throttle_rates(settings, **rates: str) -> None:
     """Throttle rates for one test, over the current ones (the THROTTLE_* settings)."""
     current = settings.REST_FRAMEWORK
@@ -21,7 +27,7 @@ def throttle_rates(settings, **rates: str) -> None:
 @pytest.fixture(autouse=True)
 def _no_throttling_leftovers(settings):
     """Throttle counters live in the cache: start every test from zero, with generous rates."""
-    throttle_rates(settings, uploads="1000/hour", writes="10000/hour", auth="1000/hour")
+    throttle_rates(settings, **GENEROUS)
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast, tests only
     cache.clear()
     yield

@@ -55,6 +55,65 @@ def test_names_of_the_documented_characters_are_taken(ada, player):
         assert response.json()["name"] == name
 
 
+# Issue 18, 3: a name is refused when it is an existing one once case, punctuation and look-alike characters
+# (the Unicode confusable skeleton, UTS #39) are set aside.
+LOOK_ALIKES = ["\u0430dmin", "ADMIN", "admin.", "Admin_", "ad-min", "adrnin", "\uff41\uff44\uff4d\uff49\uff4e"]
+
+
+@pytest.mark.parametrize("name", LOOK_ALIKES)
+def test_a_user_name_like_an_existing_one_is_refused_through_the_api_and_the_site(anon, admin_user, name, db):
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from tournaments.services import create_player
+
+    create_player(username="admin", password="operator-pass-2")
+    users = list(get_user_model().objects.values())
+    answer = anon.post("/api/auth/register/", {"username": name, "password": "a-long-pass-42"}, format="json")
+    refused(answer, "username", "too like 'admin'")
+    page = Client().post("/account/register/", {"username": name, "password": "a-long-pass-42"})
+    assert page.status_code == 400 and "too like" in page.content.decode()
+    assert list(get_user_model().objects.values()) == users
+
+
+def test_distinct_names_are_still_taken(anon, player, db):
+    for name in ("adam", "admiral", "ada2", "lin"):
+        answer = anon.post("/api/auth/register/", {"username": name, "password": "a-long-pass-42"}, format="json")
+        assert answer.status_code == 201, (name, answer.content)
+
+
+@pytest.mark.parametrize("name", ["RAGNAR", "ragnar.", "rag-nar", "rag_nar", "ragnar_"])
+def test_a_bot_name_like_one_of_the_owners_bots_is_refused(ada, player, name):
+    make_bot(player, "ragnar")
+    other = make_bot(player, "sigurd")
+    before = snapshot()
+    refused(ada.post("/api/bots/", {"name": name, "game": "tafl9"}, format="json"), "name", "too like 'ragnar'")
+    refused(ada.patch(f"/api/bots/{other.pk}/", {"name": name}, format="json"), "name", "too like 'ragnar'")
+    assert snapshot() == before
+    # Another game's bots, and the bot's own name, are not in the way.
+    assert ada.post("/api/bots/", {"name": name, "game": "shatra"}, format="json").status_code == 201
+    bot = Bot.objects.get(name="ragnar")
+    assert ada.patch(f"/api/bots/{bot.pk}/", {"name": "Ragnar"}, format="json").status_code == 200
+
+
+def test_a_player_has_a_cap_on_draft_tournaments_through_the_api_and_the_site(ada, root, player, settings):
+    from django.test import Client
+
+    settings.ARENA = {**settings.ARENA, "MAX_DRAFT_TOURNAMENTS_PER_PLAYER": 2}
+    drafts = [_tournament(ada), _tournament(ada)]
+    before = snapshot()
+    refused(ada.post("/api/tournaments/", {"name": "third", "game": "tafl9"}, format="json"), "detail",
+            "you have 2 draft tournaments and the limit is 2")
+    site = Client()
+    site.force_login(player)
+    page = site.post("/tournaments/new/", {"name": "third", "game": "tafl9", "games_per_pairing": 2})
+    assert page.status_code == 400 and "the limit is 2" in page.content.decode()
+    assert snapshot() == before
+    assert root.post("/api/tournaments/", {"name": "staff", "game": "tafl9"}, format="json").status_code == 201
+    ada.post(f"/api/tournaments/{drafts[0]}/cancel/")
+    assert _tournament(ada)
+
+
 # --- 7. ratings come only from fair games ---------------------------------------------------------
 
 def test_a_rated_challenge_is_refused(ada, versions):
@@ -154,11 +213,10 @@ def test_a_tournament_has_a_cap_on_entrants(ada, player, settings):
 
 def test_entering_another_players_bot_needs_its_owners_consent(ada, grace, player, other_player):
     theirs = ready_version(make_bot(other_player, "beta", open_to_tournaments=False))
-    for rated in (False, True):
-        tournament_id = _tournament(ada, rated=rated)
-        before = snapshot()
-        refused(_enter(ada, tournament_id, theirs), "version", "consent is needed to enter it in any tournament")
-        assert snapshot() == before
+    tournament_id = _tournament(ada)
+    before = snapshot()
+    refused(_enter(ada, tournament_id, theirs), "version", "consent is needed to enter it in any tournament")
+    assert snapshot() == before
     # The owner agrees (their own switch, through the API); then the bot may be entered.
     assert ada.patch(f"/api/bots/{theirs.bot_id}/", {"open_to_tournaments": True}, format="json").status_code == 403
     response = grace.patch(f"/api/bots/{theirs.bot_id}/", {"open_to_tournaments": True}, format="json")
@@ -179,16 +237,51 @@ def test_consent_is_off_by_default_and_shown(ada, player):
     assert ada.get(f"/api/bots/{body['id']}/").json()["open_to_tournaments"] is False
 
 
-def test_a_rated_tournament_plays_two_bots_of_one_owner_unrated(ada, player, other_player):
+def test_an_official_tournament_plays_two_bots_of_one_owner_unrated(root, player, other_player):
     mine = [ready_version(make_bot(player, name)) for name in ("alpha", "gamma")]
     theirs = ready_version(make_bot(other_player, "beta"))
-    tournament_id = _tournament(ada, rated=True, double_round=False)
+    tournament_id = _tournament(root, official=True, double_round=False)
     for version in (*mine, theirs):
-        assert _enter(ada, tournament_id, version).status_code == 201
-    assert ada.post(f"/api/tournaments/{tournament_id}/start/").status_code == 200
+        assert _enter(root, tournament_id, version).status_code == 201
+    assert root.post(f"/api/tournaments/{tournament_id}/start/").status_code == 200
     rated = {frozenset((m.version_a_id, m.version_b_id)): m.rated for m in Match.objects.all()}
     assert rated == {frozenset(v.pk for v in mine): False, frozenset((mine[0].pk, theirs.pk)): True,
                      frozenset((mine[1].pk, theirs.pk)): True}
+
+
+# --- issue 17, item 8: the arena, not the players, decides which games move the leaderboard ------------
+
+def test_a_player_cannot_make_a_tournament_rated(ada, grace, player, other_player):
+    before = snapshot()
+    refused(_post_tournament(ada, rated=True), "rated", "only staff mark a tournament official")
+    refused(_post_tournament(ada, official=True), "official", "only staff mark a tournament official")
+    assert snapshot() == before
+    tournament_id = _tournament(ada)
+    assert ada.get(f"/api/tournaments/{tournament_id}/").json()["official"] is False
+    before = snapshot()
+    refused(ada.patch(f"/api/tournaments/{tournament_id}/", {"official": True}, format="json"), "official",
+            "only staff")
+    assert grace.patch(f"/api/tournaments/{tournament_id}/", {"official": True}, format="json").status_code == 403
+    assert snapshot() == before
+
+
+def test_staff_mark_a_players_draft_official_and_only_a_draft(ada, root, player, other_player):
+    tournament_id = _tournament(ada, double_round=False)
+    response = root.patch(f"/api/tournaments/{tournament_id}/", {"official": True}, format="json")
+    assert response.status_code == 200 and response.json()["official"] is True
+    assert [row["id"] for row in root.get("/api/tournaments/?official=true").json()["results"]] == [tournament_id]
+    for owner, name in ((player, "alpha"), (other_player, "beta")):
+        assert _enter(ada, tournament_id, ready_version(make_bot(owner, name))).status_code == 201
+    assert ada.post(f"/api/tournaments/{tournament_id}/start/").status_code == 200
+    assert Match.objects.get(tournament_id=tournament_id).rated
+    before = snapshot()
+    refused(root.patch(f"/api/tournaments/{tournament_id}/", {"official": False}, format="json"), "status",
+            "not draft")
+    assert snapshot() == before
+
+
+def _post_tournament(client, **extra):
+    return client.post("/api/tournaments/", {"name": "Cup", "game": "tafl9", **extra}, format="json")
 
 
 def test_the_admin_cannot_make_a_rated_match_between_two_bots_of_one_owner(client, admin_user, player,
@@ -205,3 +298,17 @@ def test_the_admin_cannot_make_a_rated_match_between_two_bots_of_one_owner(clien
     c = ready_version(make_bot(other_player, "beta"))
     response = client.post("/admin/tournaments/match/add/", {**data, "version_b": c.pk})
     assert response.status_code == 302 and Match.objects.get().rated
+
+
+def test_staff_mark_draft_tournaments_official_in_the_admin(client, admin_user, ada, player, other_player):
+    client.force_login(admin_user)
+    draft, running = _tournament(ada, double_round=False), _tournament(ada, double_round=False)
+    for owner, name in ((player, "alpha"), (other_player, "beta")):
+        assert _enter(ada, running, ready_version(make_bot(owner, name))).status_code == 201
+    assert ada.post(f"/api/tournaments/{running}/start/").status_code == 200
+    response = client.post("/admin/tournaments/tournament/", {"action": "mark_official",
+                                                              "_selected_action": [draft, running]}, follow=True)
+    assert response.status_code == 200
+    assert "Marked official 1 of 2" in response.content.decode() and "not draft" in response.content.decode()
+    assert dict(Tournament.objects.values_list("pk", "official")) == {draft: True, running: False}
+    assert not Match.objects.get(tournament_id=running).rated  # no tournament is half rated

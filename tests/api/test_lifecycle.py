@@ -207,8 +207,8 @@ def test_a_bot_that_never_played_a_rated_game_is_deleted_with_its_files_and_unra
     mine, theirs = versions
     finished_match(mine, theirs, games=2, rated=False)  # a challenge
     queued = create_match(theirs, mine, games=2)  # a ladder match never played
-    stored = [name for name in (mine.file.name, mine.original.name)]
-    assert all(default_storage.exists(name) for name in stored)
+    stored = [name for name in (mine.file.name, mine.original.name) if name]
+    assert len(stored) == 1 and default_storage.exists(stored[0])  # the upload, stored once
     assert anon.get(f"/api/bots/{mine.bot_id}/").status_code == 200  # kept
     with django_capture_on_commit_callbacks(execute=True):
         response = ada.delete(f"/api/bots/{mine.bot_id}/")
@@ -229,7 +229,7 @@ def test_a_bot_with_rated_games_is_kept_and_the_answer_says_retire_it(ada, versi
     assert response.status_code == 400
     assert "rated games" in str(response.json()) and "retire" in str(response.json())
     assert state(mine.bot, mine) == before and Game.objects.count() == 2
-    assert default_storage.exists(mine.file.name)
+    assert default_storage.exists(mine.original.name)
 
 
 def test_a_bot_entered_in_a_tournament_is_kept(ada, player, versions):
@@ -292,15 +292,18 @@ def test_a_version_stored_before_originals_were_kept_says_there_is_nothing_to_do
     assert "uploaded before" in str(response.json()["detail"])
 
 
-def test_the_worker_never_reads_the_original(versions, tmp_path):
-    """The original is for its owner only: what the worker writes to disk comes from the checked bundle."""
+def test_the_worker_runs_only_the_original_that_was_checked(versions, settings):
+    """The one stored copy is the upload: the worker reads it only while its checksum is the upload's."""
+    from runner.bots import BadBot
     from tournaments.referee import bot_directory
 
     mine, _ = versions
-    with mine.original.open("wb") as original:  # were it read, this bot would not be the stored one
-        original.write(b"raise SystemExit('the original was read')\n")
-    directory = bot_directory(mine)
-    assert b"the original was read" not in b"".join(p.read_bytes() for p in directory.rglob("*") if p.is_file())
+    with mine.original.open("wb") as original:  # changed in storage since it was checked
+        original.write(b"raise SystemExit('a changed original was run')\n")
+    with pytest.raises(BadBot, match="does not match its checksum"):
+        bot_directory(mine)
+    cache = settings.ARENA["BOT_CACHE_DIR"]
+    assert not cache.exists() or not any(cache.iterdir())
 
 
 def test_a_download_asked_for_as_a_file_is_answered(ada, grace, versions):

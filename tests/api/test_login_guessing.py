@@ -1,7 +1,7 @@
-"""Password guessing against one account, through POST /api/auth/token/ and /admin/login/, while the
-attacker rotates X-Forwarded-For (and User-Agent): stopped per account and per address, the right password
-refused during the lockout, nothing changed but the failure counts. And the client address behind it:
-X-Forwarded-For only counts behind trusted proxies (TRUSTED_PROXY_COUNT, REST_FRAMEWORK NUM_PROXIES)."""
+"""Password guessing through POST /api/auth/token/, the site's login form and /admin/login/: stopped per
+(account, address) and per address, so the right password is refused from a guessing address and accepted from
+the owner's own; nothing changed but the failure counts. And the client address behind it: X-Forwarded-For only
+counts behind trusted proxies (TRUSTED_PROXY_COUNT, REST_FRAMEWORK NUM_PROXIES)."""
 
 from __future__ import annotations
 
@@ -52,25 +52,61 @@ def token(username: str, password: str, **extra):
                                  format="json", **extra)
 
 
-@pytest.mark.parametrize("proxies", [0, 1])
-def test_api_token_guessing_with_rotating_forwarded_for_is_stopped_per_account(
-        player, other_player, settings, proxies):
-    trusted_proxies(settings, proxies)
+ATTACKER, OWNER = "203.0.113.66", "198.51.100.7"
+
+
+def site_login(browser: Client, username: str, password: str, **extra):
+    return browser.post("/account/login/", {"username": username, "password": password}, **extra)
+
+
+def admin_login(browser: Client, username: str, password: str, **extra):
+    return browser.post("/admin/login/", {"username": username, "password": password}, **extra)
+
+
+@pytest.mark.parametrize("door", ["api", "site", "admin"])
+def test_guesses_from_elsewhere_never_lock_the_owner_out(player, admin_user, door):
+    """The attack of issue 18: wrong passwords for an account, the admin's included, from one address. They lock
+    that address (for that account and any other); the owner, from their own address, logs in at once."""
+    name, password = ("root", "operator-pass-1") if door == "admin" else ("ada", "lovelace-1815")
+    attacker = Client(REMOTE_ADDR=ATTACKER)
+    guess = {"api": lambda i: token(name, f"guess-{i}", REMOTE_ADDR=ATTACKER),
+             "site": lambda i: site_login(attacker, name, f"guess-{i}"),
+             "admin": lambda i: admin_login(attacker, name, f"guess-{i}")}[door]
+    wrong = 400 if door == "api" else 200  # the site and the admin show their form again, with its error
     before = database_state()
-    codes = [token("ada", f"guess-{i}", **forged(i)).status_code for i in range(3 * LIMIT)]
-    # Behind a trusted proxy every guess comes from another client: only the account's count stops it.
-    assert codes == [400] * (LIMIT - 1) + [429] * (2 * LIMIT + 1)
+    codes = [guess(i).status_code for i in range(2 * LIMIT)]  # and it keeps guessing while locked
+    assert codes == [wrong] * (LIMIT - 1) + [429] * (LIMIT + 1)
 
-    # The right password, during the lockout, from yet another address: refused, and no token made.
-    answer = token("ada", "lovelace-1815", REMOTE_ADDR="198.51.100.7", **forged(99))
-    assert answer.status_code == 429, answer.content
-    assert "token" not in answer.json() and "too many failed logins" in str(answer.json())
-    assert answer.headers["Retry-After"]
+    # The right password from the attacker's address is refused, and says why, on every door.
+    refused = {"api": lambda: token(name, password, REMOTE_ADDR=ATTACKER),
+               "site": lambda: site_login(attacker, name, password),
+               "admin": lambda: admin_login(attacker, name, password)}[door]()
+    assert refused.status_code == 429
+    assert "too many failed logins" in refused.content.decode()
+    assert database_state() == before  # no session, no token, no last_login
 
-    # Only that account is locked: Grace, from an address that guessed nothing, logs in.
-    assert token("grace", "hopper-1906", REMOTE_ADDR="198.51.100.8").status_code == 200
-    assert database_state() == before  # no token, password change or login of Ada's; Grace's token existed
-    assert not any("guess-" in row or "lovelace" in row for row in failure_rows())  # no password kept
+    # The owner, from their own address, on the same door: in.
+    owner = Client(REMOTE_ADDR=OWNER)
+    if door == "api":
+        assert token(name, password, REMOTE_ADDR=OWNER).status_code == 200
+    elif door == "site":
+        assert site_login(owner, name, password).status_code == 302
+        assert owner.get("/bots/new/").status_code == 200  # signed in
+    else:
+        assert admin_login(owner, name, password).status_code == 302
+        assert owner.get("/admin/").status_code == 200
+    assert not any("guess-" in row or password in row for row in failure_rows())  # no password kept
+
+
+@pytest.mark.parametrize("proxies", [0, 1])
+def test_rotating_forwarded_for_gains_nothing(player, other_player, settings, proxies):
+    """Without trusted proxies the forged X-Forwarded-For is ignored: one address, locked. Behind one, each guess
+    really comes from another client as far as we can tell, and each address has its own count: the owner's
+    address is never among them."""
+    trusted_proxies(settings, proxies)
+    codes = [token("ada", f"guess-{i}", **forged(i)).status_code for i in range(2 * LIMIT)]
+    assert codes == ([400] * (LIMIT - 1) + [429] * (LIMIT + 1) if proxies == 0 else [400] * (2 * LIMIT))
+    assert token("ada", "lovelace-1815", REMOTE_ADDR=OWNER).status_code == 200
 
 
 def test_api_token_guessing_locks_the_address_for_other_accounts_too(player, other_player, settings):
@@ -81,23 +117,8 @@ def test_api_token_guessing_locks_the_address_for_other_accounts_too(player, oth
     assert token("grace", "hopper-1906", REMOTE_ADDR="198.51.100.8").status_code == 200
 
 
-def test_admin_login_guessing_with_rotating_forwarded_for_is_stopped(admin_user, settings):
-    browser = Client()
-    before = database_state()
-    codes = [browser.post("/admin/login/", {"username": "root", "password": f"guess-{i}"}, **forged(i)).status_code
-             for i in range(2 * LIMIT)]
-    assert codes == [200] * (LIMIT - 1) + [429] * (LIMIT + 1)  # 200: the form again, with its error
-
-    answer = browser.post("/admin/login/", {"username": "root", "password": "operator-pass-1"},
-                          REMOTE_ADDR="198.51.100.7", **forged(99))
-    assert answer.status_code == 429
-    assert browser.get("/admin/").status_code == 302  # still sent to the login page: not logged in
-    assert database_state() == before  # no session, no last_login
-    assert not any("guess-" in row or "operator-pass" in row for row in failure_rows())
-
-
 def test_the_throttle_ignores_forwarded_for_without_trusted_proxies(player, settings):
-    throttle_rates(settings, auth="3/hour")
+    throttle_rates(settings, token="3/hour")
     codes = [token(f"nobody-{i}", "x", **forged(i)).status_code for i in range(4)]
     assert codes == [400, 400, 400, 429]
     # Another real address still gets in.
@@ -106,7 +127,7 @@ def test_the_throttle_ignores_forwarded_for_without_trusted_proxies(player, sett
 
 def test_the_throttle_counts_the_entry_the_trusted_proxy_appended(player, settings):
     trusted_proxies(settings, 1)
-    throttle_rates(settings, auth="3/hour")
+    throttle_rates(settings, token="3/hour")
     # The client writes whatever it likes left of our proxy's entry: one client all the same.
     same_client = [token(f"nobody-{i}", "x", HTTP_X_FORWARDED_FOR=f"10.0.0.{i}, 192.0.2.44").status_code
                    for i in range(4)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tournaments.models import Match, Tournament, TournamentEntrant
 
 from .conftest import make_bot, ready_version
@@ -158,9 +160,9 @@ def test_standings_before_any_game_rank_nobody(anon, ada, player, other_player):
     tournament_id, versions = _tournament_with_entrants(ada, [player, other_player], count=3)
     ada.post(f"/api/tournaments/{tournament_id}/start/")
     standings = anon.get(f"/api/tournaments/{tournament_id}/standings/").json()
-    assert [(s["seed"], s["rank"], s["score"], s["games"], s["sonneborn_berger"], s["head_to_head"])
-            for s in standings] == [(1, None, None, 0, None, None), (2, None, None, 0, None, None),
-                                    (3, None, None, 0, None, None)]
+    assert [(s["seed"], s["rank"], s["score"], s["games"], s["sonneborn_berger"], s["direct_encounter"], s["koya"])
+            for s in standings] == [(1, None, None, 0, None, None, None), (2, None, None, 0, None, None, None),
+                                    (3, None, None, 0, None, None, None)]
     table = anon.get(f"/api/tournaments/{tournament_id}/crosstable/").json()
     assert all((row["rank"], row["score"]) == (None, None) for row in table)
     assert all(cell["points"] is None and cell["games"] == 0 for row in table for cell in row["cells"])
@@ -187,3 +189,53 @@ def test_an_entrant_yet_to_play_is_unranked_beside_those_who_played(anon, ada, p
     cells = {cell["opponent_seed"]: cell for cell in rows[a.pk]["cells"]}
     assert cells[rows[b.pk]["seed"]]["points"] == 1.0
     assert cells[rows[idle.pk]["seed"]] == {"opponent_seed": rows[idle.pk]["seed"], "points": None, "games": 0}
+
+
+# --- issue 17, item 9: tie-breaks by the book, the order shown with the standings -----------------------
+
+def test_the_tie_break_order_is_fides_by_default_and_shown_with_the_standings(anon, ada, player, other_player):
+    from django.utils import timezone
+
+    from tournaments.models import Game
+
+    tournament_id, versions = _tournament_with_entrants(ada, [player, other_player], count=3)
+    order = ["direct_encounter", "wins", "sonneborn_berger", "koya"]
+    assert anon.get(f"/api/tournaments/{tournament_id}/").json()["tiebreaks"] == order
+    ada.post(f"/api/tournaments/{tournament_id}/start/")
+    first = Match.objects.filter(tournament_id=tournament_id).order_by("round", "id").first()
+    a, b = first.version_a, first.version_b
+    Game.objects.create(match=first, number=1, white=a, black=b, winner="white", reason="escape", plies=9)
+    Game.objects.create(match=first, number=2, white=b, black=a, winner="none", reason="max-plies", plies=7)
+    Match.objects.filter(pk=first.pk).update(status="finished", score_a=1.5, score_b=0.5, finished_at=timezone.now())
+    standings = anon.get(f"/api/tournaments/{tournament_id}/standings/").json()
+    assert standings[0]["version"]["id"] == a.pk
+    assert [line["name"] for line in standings[0]["tiebreaks"]] == order
+    assert {line["name"]: line["value"] for line in standings[0]["tiebreaks"]} == {
+        "direct_encounter": None, "wins": 1, "sonneborn_berger": 0.75, "koya": 0.0}  # b had under half its points
+
+
+def test_the_organiser_picks_another_tie_break_order(ada, grace):
+    response = _create(ada, tiebreaks=["koya", "sonneborn_berger"])
+    assert response.status_code == 201 and response.json()["tiebreaks"] == ["koya", "sonneborn_berger"]
+    tournament_id = response.json()["id"]
+    changed = ada.patch(f"/api/tournaments/{tournament_id}/", {"tiebreaks": ["wins"]}, format="json")
+    assert changed.status_code == 200 and changed.json()["tiebreaks"] == ["wins"]
+    assert grace.patch(f"/api/tournaments/{tournament_id}/", {"tiebreaks": []}, format="json").status_code == 403
+
+
+@pytest.mark.parametrize("order", [["dice"], ["wins", "wins"], "wins", [7]])
+def test_an_unknown_tie_break_is_a_400_naming_the_field(ada, order):
+    before = list(Tournament.objects.values())
+    response = _create(ada, tiebreaks=order)
+    assert response.status_code == 400 and _names_tiebreaks(response.json()), response.content
+    assert list(Tournament.objects.values()) == before
+    tournament_id = _create(ada).json()["id"]
+    response = ada.patch(f"/api/tournaments/{tournament_id}/", {"tiebreaks": order}, format="json")
+    assert response.status_code == 400 and _names_tiebreaks(response.json()), response.content
+    assert Tournament.objects.get(pk=tournament_id).tiebreak_order == ["direct_encounter", "wins",
+                                                                      "sonneborn_berger", "koya"]
+
+
+def _names_tiebreaks(body) -> bool:
+    """The field, or one of its items ("tiebreaks.0": the first name given), and nothing else."""
+    return bool(body) and all(key.split(".")[0] == "tiebreaks" for key in body)

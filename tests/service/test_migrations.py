@@ -118,3 +118,30 @@ def test_versions_stored_as_raw_archives_are_read_once_into_bundles_or_rejected(
     assert refused.original.name == "bots/1/bot.tar.gz"
     solo = versions.get(pk=stored["py"])
     assert [(entry.name, entry.data) for entry in unpack(solo.file.read())] == [("solo.py", b"print('bgtp 1')\n")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_rated_tournament_stays_rated_only_if_staff_organised_it():
+    """Migration 0007 (issue 17, item 8): ``rated`` becomes ``official``, which only staff set."""
+    before, after = [("tournaments", "0006_disk_one_stored_file")], [("tournaments",
+                                                                       "0007_official_tournaments_and_tiebreaks")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    old = executor.loader.project_state(before).apps
+    User, Tournament = old.get_model("auth", "User"), old.get_model("tournaments", "Tournament")
+    staff, player = User.objects.create(username="staff", is_staff=True), User.objects.create(username="player")
+    made = {(organiser.username, rated): Tournament.objects.create(name="t", game="tafl9", organiser=organiser,
+                                                                   time_control="move:100", rated=rated).pk
+            for organiser in (staff, player) for rated in (True, False)}
+
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(after)
+    new = executor.loader.project_state(after).apps.get_model("tournaments", "Tournament")
+    official = {key: new.objects.get(pk=pk).official for key, pk in made.items()}
+    assert official == {("staff", True): True, ("staff", False): False, ("player", True): False,
+                        ("player", False): False}
+    assert {row.tiebreaks for row in new.objects.all()} == {"direct_encounter,wins,sonneborn_berger,koya"}
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes("tournaments"))

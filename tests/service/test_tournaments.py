@@ -117,7 +117,7 @@ def test_entrants_only_while_draft_and_checked(player, entrants, make_bot):
     assert Match.objects.count() == 0
 
 
-def test_standings_break_ties_by_sonneborn_berger_then_head_to_head(player, entrants):
+def test_a_cycle_of_three_stays_level_on_every_default_tie_break(player, entrants):
     ann, bob, cid, dee = entrants
     tournament = make_tournament(player, entrants, double_round=False, games_per_pairing=1)
     start_tournament(tournament)
@@ -130,10 +130,13 @@ def test_standings_break_ties_by_sonneborn_berger_then_head_to_head(player, entr
         winner = results[frozenset((match.version_a_id, match.version_b_id))]
         settle(match, ["white" if winner.pk == match.version_a_id else "black"])
     table = standings(tournament)
-    # ann, bob, cid all score 2; dee 0. SB: ann beat bob(2)+dee(0)=2, bob beat dee(0)+cid(2)=2,
-    # cid beat dee(0)+ann(2)=2: level again, and head-to-head among the three is 1 each; seed decides.
-    assert [(s.entrant.version_id, s.score, s.sonneborn_berger, s.head_to_head, s.rank) for s in table] == [
-        (ann.pk, 2.0, 2.0, 1.0, 1), (bob.pk, 2.0, 2.0, 1.0, 1), (cid.pk, 2.0, 2.0, 1.0, 1), (dee.pk, 0.0, 0.0, 0.0, 4)]
+    # ann, bob, cid all score 2; dee 0. Direct encounter among the three: 1 each; wins: 2 each; SB: ann beat
+    # bob(2)+dee(0)=2, bob beat dee(0)+cid(2)=2, cid beat dee(0)+ann(2)=2; Koya (against the three with at
+    # least half their points): 1 each. Level on all: they share the place, the seed only orders them.
+    assert [(s.entrant.version_id, s.score, s.direct_encounter, s.wins, s.sonneborn_berger, s.koya, s.rank)
+            for s in table] == [(ann.pk, 2.0, 1.0, 2, 2.0, 1.0, 1), (bob.pk, 2.0, 1.0, 2, 2.0, 1.0, 1),
+                                (cid.pk, 2.0, 1.0, 2, 2.0, 1.0, 1), (dee.pk, 0.0, None, 0, 0.0, 0.0, 4)]
+    assert table[0].tiebreaks == [("direct_encounter", 1.0), ("wins", 2), ("sonneborn_berger", 2.0), ("koya", 1.0)]
     tournament.refresh_from_db()
     assert tournament.status == "finished"
 
@@ -150,7 +153,7 @@ def test_players_level_on_every_tie_break_share_the_rank(player, entrants):
     assert [s.rank for s in table.standings] == [1, 1, 1]
 
 
-def test_head_to_head_orders_two_level_players(player, entrants):
+def test_sonneborn_berger_orders_two_level_on_direct_encounter_and_wins(player, entrants):
     ann, bob, cid, dee = entrants
     tournament = make_tournament(player, entrants, double_round=False, games_per_pairing=1)
     start_tournament(tournament)
@@ -162,12 +165,14 @@ def test_head_to_head_orders_two_level_players(player, entrants):
         settle(match, ["none" if winner is None else "white" if winner.pk == match.version_a_id else "black"])
     table = standings(tournament)
     scores = {s.entrant.version_id: (s.score, s.sonneborn_berger) for s in table}
-    # bob 2 (SB 0.5*1.5 + 1*0.5 + 0.5*2 = 2.25), dee 2 (SB 1*1.5 + 0.5*2 + 0.5*0.5 = 2.75), ann 1.5, cid 0.5
+    # bob 2 (SB 0.5*1.5 + 1*0.5 + 0.5*2 = 2.25), dee 2 (SB 1*1.5 + 0.5*2 + 0.5*0.5 = 2.75), ann 1.5, cid 0.5;
+    # bob and dee drew (direct encounter 0.5 each) and won one game each.
     assert scores[bob.pk] == (2.0, 2.25) and scores[dee.pk] == (2.0, 2.75)
+    assert {(s.direct_encounter, s.wins) for s in table if s.score == 2.0} == {(0.5, 1)}
     assert [s.entrant.version_id for s in table] == [dee.pk, bob.pk, ann.pk, cid.pk]
 
 
-def test_head_to_head_is_applied_again_to_a_subgroup_still_level(player, make_bot):
+def test_direct_encounter_is_applied_again_to_a_subgroup_still_level(player, make_bot):
     e0, e1, e2, e3, e4, e5 = (ready_version(make_bot(name)) for name in ("ann", "bob", "cid", "dee", "eve", "fay"))
     tournament = make_tournament(player, [e0, e1, e2, e3, e4, e5], double_round=False, games_per_pairing=1)
     start_tournament(tournament)
@@ -179,11 +184,72 @@ def test_head_to_head_is_applied_again_to_a_subgroup_still_level(player, make_bo
     table = standings(tournament)
     # fay 4; ann, bob, dee, eve 2.5 each with SB 5.5 — level. Among the four, bob and eve score 2, ann and
     # dee 1. Between bob and eve alone eve won, so eve is ahead (bob's better seed no longer decides);
-    # ann and dee drew each other, so they stay level and share the place.
+    # ann and dee drew each other, and are level on wins (1), SB and Koya too: they share the place.
     assert {s.entrant.version_id: (s.score, s.sonneborn_berger) for s in table if s.score == 2.5} == {
         v.pk: (2.5, 5.5) for v in (e0, e1, e3, e4)}
-    assert [(s.entrant.version_id, s.head_to_head, s.rank) for s in table] == [
-        (e5.pk, 0.0, 1), (e4.pk, 2.0, 2), (e1.pk, 2.0, 3), (e0.pk, 1.0, 4), (e3.pk, 1.0, 4), (e2.pk, 0.0, 6)]
+    assert [(s.entrant.version_id, s.direct_encounter, s.rank) for s in table] == [
+        (e5.pk, None, 1), (e4.pk, 2.0, 2), (e1.pk, 2.0, 3), (e0.pk, 1.0, 4), (e3.pk, 1.0, 4), (e2.pk, None, 6)]
+    assert (table[3].wins, table[3].koya) == (table[4].wins, table[4].koya) == (1, 1.5)
+
+
+def _wins_against_sonneborn_berger(player, entrants, tiebreaks=None):
+    """ann and bob level on 1.5 after drawing each other; ann has more wins, bob more Sonneborn–Berger and
+    Koya. dee 2 first, cid 1 last. The standings, ann and bob's versions."""
+    ann, bob, cid, dee = entrants
+    options = {} if tiebreaks is None else {"tiebreaks": tiebreaks}
+    tournament = make_tournament(player, entrants, double_round=False, games_per_pairing=1, **options)
+    start_tournament(tournament)
+    # ann–bob draw, ann beats cid, dee beats ann; bob draws cid and dee; cid–dee draw.
+    outcome = {frozenset((ann.pk, bob.pk)): None, frozenset((ann.pk, cid.pk)): ann, frozenset((ann.pk, dee.pk)): dee,
+               frozenset((bob.pk, cid.pk)): None, frozenset((bob.pk, dee.pk)): None, frozenset((cid.pk, dee.pk)): None}
+    for match in Match.objects.filter(tournament=tournament):
+        winner = outcome[frozenset((match.version_a_id, match.version_b_id))]
+        settle(match, ["none" if winner is None else "white" if winner.pk == match.version_a_id else "black"])
+    return crosstable(tournament)
+
+
+def test_wins_come_before_sonneborn_berger_by_default(player, entrants):
+    ann, bob, cid, dee = entrants
+    table = _wins_against_sonneborn_berger(player, entrants)
+    assert table.tiebreaks == ["direct_encounter", "wins", "sonneborn_berger", "koya"]
+    lines = {s.entrant.version_id: s for s in table.standings}
+    # SB: ann 0.5*1.5 + 1*1 = 1.75, bob 0.5*(1.5 + 1 + 2) = 2.25. Koya (against dee, ann, bob: at least half
+    # their points; cid has 1 of 3): ann 0.5, bob 1.0.
+    assert (lines[ann.pk].wins, lines[ann.pk].sonneborn_berger, lines[ann.pk].koya) == (1, 1.75, 0.5)
+    assert (lines[bob.pk].wins, lines[bob.pk].sonneborn_berger, lines[bob.pk].koya) == (0, 2.25, 1.0)
+    assert [(s.entrant.version_id, s.rank) for s in table.standings] == [
+        (dee.pk, 1), (ann.pk, 2), (bob.pk, 3), (cid.pk, 4)]
+
+
+@pytest.mark.parametrize("order", [["sonneborn_berger"], ["koya", "wins"]])
+def test_the_organiser_picks_another_order(player, entrants, order):
+    ann, bob, cid, dee = entrants
+    table = _wins_against_sonneborn_berger(player, entrants, order)
+    assert table.tiebreaks == order
+    assert [s.entrant.version_id for s in table.standings] == [dee.pk, bob.pk, ann.pk, cid.pk]
+    assert [name for name, _ in table.standings[0].tiebreaks] == order
+
+
+def test_direct_encounter_waits_until_all_the_tied_have_met(player, entrants):
+    ann, bob, cid, dee = entrants
+    tournament = make_tournament(player, entrants, double_round=False, games_per_pairing=1)
+    start_tournament(tournament)
+    # Only ann–cid (ann wins) and bob–dee (bob wins) played: ann and bob level, and they have not met.
+    for match in Match.objects.filter(tournament=tournament):
+        pairing = {match.version_a_id, match.version_b_id}
+        if pairing in ({ann.pk, cid.pk}, {bob.pk, dee.pk}):
+            settle(match, ["white" if match.version_a_id in (ann.pk, bob.pk) else "black"])
+    lines = {s.entrant.version_id: s for s in standings(tournament)}
+    assert lines[ann.pk].direct_encounter is None and lines[bob.pk].direct_encounter is None
+    assert lines[ann.pk].rank == lines[bob.pk].rank == 1  # level on wins, SB (0) and Koya (0) too
+
+
+@pytest.mark.parametrize("order", [["dice"], ["wins", "wins"], "wins"])
+def test_an_unknown_tie_break_is_refused_by_name(player, order):
+    with pytest.raises(ValidationError) as refused:
+        create_tournament(player, name="Odd", game="tafl9", tiebreaks=order)
+    assert list(refused.value.message_dict) == ["tiebreaks"]
+    assert not Tournament.objects.exists()
 
 
 def test_crosstable_and_match_list_query_counts(player, entrants, django_assert_num_queries):
@@ -198,15 +264,15 @@ def test_crosstable_and_match_list_query_counts(player, entrants, django_assert_
             _ = (match.version_a.bot.owner.username, match.version_b.bot.name, match.tournament.name)
 
 
-def test_cancel_keeps_results_and_resume_requeues(player, rivals):
-    entrants = rivals("ann", "bob", "cid", "dee")  # rated: bots of four owners
-    tournament = make_tournament(player, entrants, double_round=False, games_per_pairing=1, rated=True)
+def test_cancel_keeps_results_and_resume_requeues(admin_user, rivals):
+    entrants = rivals("ann", "bob", "cid", "dee")  # rated: bots of four owners, in an official tournament
+    tournament = make_tournament(admin_user, entrants, double_round=False, games_per_pairing=1, official=True)
     matches = start_tournament(tournament)
     settle(matches[0], ["white"])
     assert cancel_tournament(tournament) == 5
     assert Match.objects.get(pk=matches[0].pk).status == "finished"
     assert sum(s.score for s in standings(tournament) if s.score is not None) == 1.0  # None: yet to play
-    assert RatingChange.objects.count() == 2  # rated tournament: the one finished game counted
+    assert RatingChange.objects.count() == 2  # official tournament: the one finished game counted
     assert resume_tournament(tournament) == 5
     tournament.refresh_from_db()
     assert tournament.status == "running"
@@ -214,10 +280,10 @@ def test_cancel_keeps_results_and_resume_requeues(player, rivals):
         resume_tournament(tournament)
 
 
-def test_a_tournament_played_to_the_end_with_real_bots(player, rivals):
-    versions = rivals("ann", "bob", "cid")  # rated: bots of three owners
-    tournament = create_tournament(player, name="Live", game="tafl9", games_per_pairing=2, double_round=False,
-                                   time_control="move:2000", rated=True)
+def test_a_tournament_played_to_the_end_with_real_bots(admin_user, rivals):
+    versions = rivals("ann", "bob", "cid")  # rated: bots of three owners, in an official tournament
+    tournament = create_tournament(admin_user, name="Live", game="tafl9", games_per_pairing=2, double_round=False,
+                                   time_control="move:2000", official=True)
     for version in versions:
         add_entrant(tournament, version)
     matches = start_tournament(tournament)

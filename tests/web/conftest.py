@@ -11,6 +11,8 @@ import pytest
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from tests.api.conftest import GENEROUS, throttle_rates
+
 BOTS = Path(__file__).resolve().parents[1] / "bots"
 KITS = Path(__file__).resolve().parents[2] / "seeds" / "bots"
 
@@ -18,6 +20,7 @@ KITS = Path(__file__).resolve().parents[2] / "seeds" / "bots"
 @pytest.fixture(autouse=True)
 def _site(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast, tests only
+    throttle_rates(settings, **GENEROUS)  # the site shares the API's throttles; their own tests set them lower
     settings.ARENA = {**settings.ARENA, "SANDBOX_TRUSTED": shutil.which("bwrap") is None,
                       "SMOKE_TEST_STARTUP_SECONDS": 5, "SMOKE_TEST_MOVE_SECONDS": 5}
     cache.clear()

@@ -91,3 +91,53 @@ def test_the_live_page_of_a_match_not_running_is_the_match_page(player, other_pl
     Match.objects.filter(pk=match.pk).update(status="queued", lease_token=None)
     response = Client().get(f"/matches/{match.pk}/live/")
     assert response.status_code == 302 and response["Location"] == f"/matches/{match.pk}/"
+
+
+def finished_game(match, number: int = 1):
+    """Game ``number`` of the match, over and stored (as the worker stores it), with a record the referee played."""
+    from engines import get_game
+    from engines.record import record_of_play
+    from tournaments.models import Game
+
+    initial = get_game("tafl9").initial()
+    first = initial.legal_moves()[0]
+    second = initial.play(first).legal_moves()[0]
+    record = record_of_play(initial, [first, second])
+    record.update(winner="white", reason="resign")
+    return Game.objects.create(match=match, number=number, white=match.version_a, black=match.version_b,
+                               record=record, winner="white", reason="resign", plies=2, duration=1.0)
+
+
+def test_a_finished_game_is_replayed_once_from_its_stored_record(player, other_player):
+    from tournaments.models import Game
+
+    match = running_match(player, other_player)
+    game = finished_game(match)
+    client = Client()
+    whole = client.get(f"/matches/{match.pk}/live/1.json")
+    assert whole.status_code == 200
+    body = whole.json()
+    assert (body["first"], len(body["plies"]), body["over"]) == (0, 3, True)
+    assert body["outcome"] == {"winner": "white", "reason": "resign"}
+    # Kept: later polls read the kept replay, not the record (spoilt here, so that a replay would fail).
+    Game.objects.filter(pk=game.pk).update(record={"game": "tafl9", "actions": ["nonsense"]})
+    assert client.get(f"/matches/{match.pk}/live/1.json").json() == body
+    after = client.get(f"/matches/{match.pk}/live/1.json?since=1").json()
+    assert after == {**body, "first": 2, "plies": body["plies"][2:]}
+    assert client.get(f"/matches/{match.pk}/live/1.json?since=9").json()["plies"] == []
+
+
+def test_live_polls_are_throttled_with_the_limit_named(player, other_player, settings):
+    from tests.api.conftest import throttle_rates
+
+    throttle_rates(settings, live="3/minute")
+    match = running_match(player, other_player)
+    finished_game(match)
+    client = Client()
+    codes = [client.get(f"/matches/{match.pk}/live/1.json").status_code for _ in range(4)]
+    assert codes == [200, 200, 200, 429]
+    refused = client.get(f"/matches/{match.pk}/live/1.json")
+    assert "the limit is 3 per minute and this address has made 3" in refused.json()["detail"]
+    assert int(refused["Retry-After"]) > 0
+    # Another watcher, from elsewhere, still sees it.
+    assert client.get(f"/matches/{match.pk}/live/1.json", REMOTE_ADDR="198.51.100.3").status_code == 200

@@ -129,6 +129,9 @@ def test_match_tournament_and_player_pages(league, player):
     assert response.status_code == 200 and "Crosstable" in page and "Standings" in page
     assert response.context["progress"]["done"] == 1 and response.context["progress"]["total"] == 6
     assert sum(s.games for s, shown in response.context["standings"]) == 4
+    # the tie-break order is shown with the standings, one column each (issue 17, item 9)
+    assert "Ranked by score, then Direct encounter, Games won, Sonneborn–Berger, Koya." in page
+    assert "unrated" in page  # a player's tournament (issue 17, item 8)
     profile = text(client_for().get("/players/ada/"))
     assert "alpha" in profile and "gamma" in profile and "Winter cup" in profile
     assert "secret" not in text(client_for().get("/players/grace/"))
@@ -326,6 +329,8 @@ def test_tournament_form_creates_enters_and_starts(league, player, other_player)
      "time control"),
     ({"name": "Cup", "game": "tafl9", "games_per_pairing": 0}, "games_per_pairing", "from 1 to"),
     ({"name": "Cup", "game": "tafl9", "games_per_pairing": "two"}, "games_per_pairing", "whole number"),
+    ({"name": "Cup", "game": "tafl9", "games_per_pairing": 2, "tiebreaks": "wins, dice"}, "tiebreaks",
+     "unknown tie-break 'dice'"),
 ])
 def test_tournament_form_refuses_bad_input_beside_the_field(data, field, message, player):
     response = client_for(player).post("/tournaments/new/", data)
@@ -333,6 +338,18 @@ def test_tournament_form_refuses_bad_input_beside_the_field(data, field, message
     errors = response.context["form"].errors[field]
     assert any(message in error for error in errors), errors
     assert not Tournament.objects.exists()
+
+
+def test_tournament_form_takes_a_tie_break_order_and_only_staff_make_it_official(player, admin_user):
+    data = {"name": "Cup", "game": "tafl9", "games_per_pairing": 2, "tiebreaks": "koya, wins", "official": "on"}
+    form = client_for(player).get("/tournaments/new/").context["form"]
+    assert "official" not in form.fields and "tiebreaks" in form.fields
+    assert client_for(player).post("/tournaments/new/", data).status_code == 302
+    mine = Tournament.objects.get()
+    assert (mine.official, mine.tiebreak_order) == (False, ["koya", "wins"])  # a player's "official" is not read
+    assert "Ranked by score, then Koya, Games won." in text(client_for().get(f"/tournaments/{mine.pk}/"))
+    assert client_for(admin_user).post("/tournaments/new/", {**data, "name": "Open"}).status_code == 302
+    assert Tournament.objects.get(name="Open").official
 
 
 def test_forms_need_a_logged_in_player(db):

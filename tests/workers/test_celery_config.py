@@ -22,6 +22,15 @@ def test_json_only_late_ack_and_one_message_at_a_time():
     assert "ratings.fit" in app.tasks
 
 
+def test_the_refit_after_a_rated_match_goes_to_the_housekeeping_queue():
+    from config.celery import app
+
+    app.loader.import_default_modules()
+    assert "ratings.refit" in app.tasks
+    assert app.conf.task_routes["ratings.refit"]["queue"] == "arena.control"  # never behind a backlog of matches
+    assert "fit-ratings" in app.conf.beat_schedule  # the beat's refit stays, as the safety net
+
+
 def test_time_limits_grow_with_the_time_control_and_stop_at_the_cap(settings):
     from workers.schedule import match_time_limits, visibility_timeout
 

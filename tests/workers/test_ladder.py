@@ -116,7 +116,7 @@ def test_the_ladder_queues_only_what_the_workers_can_start_soon(settings, player
 
 
 @pytest.mark.django_db
-def test_fill_ladder_pairs_by_information_from_the_fitted_ratings(settings, player, other_player):
+def test_fill_ladder_pairs_to_narrow_the_widest_interval(settings, player, other_player):
     from django.utils import timezone
 
     from ratings.models import FittedRating, Rating, RatingFit
@@ -127,27 +127,37 @@ def test_fill_ladder_pairs_by_information_from_the_fitted_ratings(settings, play
     settings.ARENA = {**settings.ARENA, "LADDER_QUEUED_PER_GAME": 1, "LADDER_PLACEMENT_MATCHES": 0}
     owners = [player, other_player, create_player(username="edsger", password="dijkstra-1930"),
               create_player(username="hopper", password="hopper-1906"), player]
-    # live Elo: 0 and 1 are the closest (the earlier rule's pairing); the fit: all even, 2 and 3 still wide,
-    # and 4, the widest, is the player's, like 0.
-    live = [1500, 1505, 1300, 1700, 1500]
-    margins = [30, 30, 200, 180, 400]
     fit = RatingFit.objects.create(game="tafl9", fitted_at=timezone.now(), games=400, fitted_games=400, average=1500)
-    bots = []
+    bots, versions = [], []
     for number, owner in enumerate(owners):
         bot = Bot.objects.create(owner=owner, game="tafl9", name=f"info{number}")
-        version = BotVersion.objects.create(bot=bot, number=1, file=f"bots/{number}.py", filename=f"b{number}.py",
-                                            kind="py", sha256=f"{number:064d}", size=10, status="ready")
-        Rating.objects.create(bot=bot, game="tafl9", elo=live[number], games=100, wins=100)
-        FittedRating.objects.create(fit=fit, version=version, bot=bot, status="rated", elo=1500.0,
-                                    margin=margins[number], games=100, current=True)
+        versions.append(BotVersion.objects.create(bot=bot, number=1, file=f"bots/{number}.py",
+                                                  filename=f"b{number}.py", kind="py", sha256=f"{number:064d}",
+                                                  size=10, status="ready"))
+        Rating.objects.create(bot=bot, game="tafl9", elo=1500, games=100, wins=100)
+        FittedRating.objects.create(fit=fit, version=versions[-1], bot=bot, status="rated", elo=1500.0, margin=60,
+                                    games=100, current=True)
         bots.append(bot)
+
+    def played(a, b, games):
+        Match.objects.create(game="tafl9", version_a=versions[a], version_b=versions[b], time_control="move:100",
+                             status="finished", games_per_match=games, rated=True)
+
+    # 0, 1 and 2 have played one another a lot, 3 a little; 4, the player's like 0, nobody yet: the widest.
+    played(0, 1, 100)
+    played(1, 2, 100)
+    played(0, 2, 100)
+    played(3, 1, 10)
     (match_id,) = fill_ladder("tafl9")
     match = Match.objects.select_related("version_a__bot", "version_b__bot").get(pk=match_id)
-    # 4 is the widest: it plays the widest bot of another owner, never the player's other bot
-    assert {match.version_a.bot, match.version_b.bot} == {bots[4], bots[2]}
+    assert bots[4] in {match.version_a.bot, match.version_b.bot}
+    assert bots[0] not in {match.version_a.bot, match.version_b.bot}  # never the player's other bot
     assert match.rated and match.tournament_id is None
-    # Once 4 and 2 have played many games together, their difference is known: 4 meets 3 instead.
-    Match.objects.filter(pk=match_id).update(status=Match.Status.FINISHED, games_per_match=400)
+    # A new version of bot 1 has played nobody, whatever its bot did: once 4 is placed, it is the widest.
+    Match.objects.filter(pk=match_id).update(status=Match.Status.FINISHED, games_per_match=100)
+    played(4, 2, 100)
+    newer = BotVersion.objects.create(bot=bots[1], number=2, file="bots/1b.py", filename="b1b.py", kind="py",
+                                      sha256=f"{99:064d}", size=10, status="ready")
     (match_id,) = fill_ladder("tafl9")
-    match = Match.objects.select_related("version_a__bot", "version_b__bot").get(pk=match_id)
-    assert {match.version_a.bot, match.version_b.bot} == {bots[4], bots[3]}
+    match = Match.objects.get(pk=match_id)
+    assert newer.pk in {match.version_a_id, match.version_b_id}

@@ -20,12 +20,22 @@ from .players import api_token, create_bot, create_player, update_bot
 from .tournaments import (
     add_entrant,
     cancel_tournament,
+    change_tournament,
+    check_tiebreaks,
     create_tournament,
     remove_entrant,
     resume_tournament,
     start_tournament,
 )
-from .uploads import claim_smoke_test, set_version_disabled, smoke_test_version, upload_version, validate_upload
+from .uploads import (
+    claim_smoke_test,
+    set_version_disabled,
+    smoke_test_version,
+    storage_quota,
+    storage_used,
+    upload_version,
+    validate_upload,
+)
 from .version_tests import forecast_version_test, previous_version, request_version_test, stop_version_test
 
 __all__ = [
@@ -35,7 +45,9 @@ __all__ = [
     "create_bot", "create_match", "create_player", "create_tournament",
     "fail_match", "finish_match", "finish_tournament_if_done", "heartbeat",
     "remove_entrant", "requeue_expired_matches", "requeue_match", "resume_tournament",
-    "set_version_disabled", "smoke_test_version", "start_tournament", "update_bot", "upload_version",
+    "set_version_disabled", "smoke_test_version", "start_tournament", "storage_quota", "storage_used", "update_bot",
+    "upload_version",
     "validate_upload",
 ]
 __all__ += ["forecast_version_test", "previous_version", "request_version_test", "stop_version_test"]
+__all__ += ["change_tournament", "check_tiebreaks"]

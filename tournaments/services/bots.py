@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
 
+from .. import referee
 from ..models import Bot, BotVersion, Game, Match, TournamentEntrant
 from .matches import cancel_queued, check_playable
 
@@ -97,12 +98,17 @@ def delete_bot(bot: Bot) -> None:
             "table keeps its entrants: retire it instead (PATCH is_retired=true)"]})
     if Match.objects.filter(_of_bot(bot), status=Match.Status.RUNNING).exists():
         raise ValidationError({"detail": [f"a match of {bot.name} is being played; try again once it ends"]})
-    files = [stored for version in bot.versions.all() for stored in (version.file, version.original) if stored.name]
+    versions = list(bot.versions.all())
+    files = [stored for version in versions for stored in (version.file, version.original) if stored.name]
+    keys = [referee.cache_key(version) for version in versions]
     Match.objects.filter(_of_bot(bot)).delete()  # unrated (or never played) and outside tournaments: checked above
     bot.delete()
-    transaction.on_commit(lambda: _delete_files(files))
+    transaction.on_commit(lambda: _delete_files(files, keys))
 
 
-def _delete_files(files) -> None:
+def _delete_files(files, keys) -> None:
+    """The stored files, and this machine's unpacked copies (workers elsewhere drop theirs at their next
+    trim: ``runner.cache``)."""
     for stored in files:
         stored.storage.delete(stored.name)
+    referee.forget_versions(keys)

@@ -31,6 +31,7 @@ from .queueing import (  # noqa: F401  (a match's life starts here: callers find
     check_time_control,
     create_match,
 )
+from .ratings import schedule_refit
 
 log = logging.getLogger(__name__)
 
@@ -171,6 +172,8 @@ def finish_match(match_id: int, lease_token, records) -> Report:
         if match.tournament_id:
             finish_tournament_if_done(match.tournament_id)
         version_tests.record_test_match(match, games)
+        if match.rated:  # the fitted leaderboard within seconds, once the result is there to read
+            transaction.on_commit(lambda game=match.game: schedule_refit(game))
     return Report.FINISHED
 
 

@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
 from ..models import Bot, validate_bot_name
+from ..names import name_key
 from .bots import pin_version, set_retired
 from .matches import check_game
 
@@ -21,6 +22,7 @@ def create_player(username: str, password: str | None, email: str = "", *, is_st
         raise ValidationError({"username": ["a player needs a user name"]})
     if User.objects.filter(username=username).exists():
         raise ValidationError({"username": [f"the user name {username!r} is taken"]})
+    _check_unlike(username, User.objects.values_list("username", flat=True), "username", "the user name")
     user = User(username=username, email=email, is_staff=is_staff or is_superuser, is_superuser=is_superuser)
     if password:
         user.set_password(password)
@@ -37,6 +39,19 @@ def api_token(user) -> str:
     return token.key
 
 
+def _check_unlike(name: str, existing, field: str, what: str) -> None:
+    """Refuses ``name`` when it is one of ``existing`` names once compared as ``tournaments.names`` compares them
+    (case, punctuation and look-alike letters set aside): ``аdmin``, ``ADMIN`` and ``admin.`` are ``admin``."""
+    key = name_key(name)
+    if not key:
+        raise ValidationError({field: [f"{what} {name!r} has no letter or digit"]})
+    for other in existing:  # every name, keyed here: a few µs each, and registrations are throttled
+        if name_key(other) == key:
+            raise ValidationError({field: [
+                f"{what} {name!r} is too like {other!r}, which exists: names are compared ignoring case, "
+                "punctuation and look-alike characters"]})
+
+
 def _check_bot_fields(game: str, name: str) -> None:
     check_game(game)
     try:
@@ -50,6 +65,8 @@ def create_bot(owner, game: str, name: str, description: str = "", is_public: bo
     _check_bot_fields(game, name)
     if Bot.objects.filter(owner=owner, game=game, name=name).exists():
         raise ValidationError({"name": [f"you already have a {game} bot called {name!r}"]})
+    _check_unlike(name, Bot.objects.filter(owner=owner, game=game).values_list("name", flat=True), "name",
+                  f"the {game} bot name")
     try:
         with transaction.atomic():
             return Bot.objects.create(owner=owner, game=game, name=name, description=description,
@@ -73,8 +90,10 @@ def update_bot(bot: Bot, *, name: str | None = None, description: str | None = N
     bot = Bot.objects.select_for_update().get(pk=bot.pk)
     if name is not None:
         _check_bot_fields(bot.game, name)
-        if Bot.objects.filter(owner=bot.owner_id, game=bot.game, name=name).exclude(pk=bot.pk).exists():
+        others = Bot.objects.filter(owner=bot.owner_id, game=bot.game).exclude(pk=bot.pk)
+        if others.filter(name=name).exists():
             raise ValidationError({"name": [f"you already have a {bot.game} bot called {name!r}"]})
+        _check_unlike(name, others.values_list("name", flat=True), "name", f"the {bot.game} bot name")
         bot.name = name
     if description is not None:
         bot.description = description

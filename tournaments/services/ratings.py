@@ -5,9 +5,12 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
+from django.core.cache import cache
 
 from engines import GAME_IDS
 from ratings.elo import EloRules
@@ -16,6 +19,8 @@ from ratings.selectors import stored_current
 from ratings.services import RecomputeReport, fit_games, rewrite_ratings
 
 from ..selectors import ladder_versions, rated_game_rows, rated_pair_counts, rated_results_since
+
+log = logging.getLogger(__name__)
 
 
 def recompute_ratings(rules: EloRules | None = None, history: bool = False,
@@ -51,3 +56,43 @@ def refit_changed() -> list[RatingFit]:
                if rated_results_since(game, fitted_at[game] - period if game in fitted_at else None)
                or (game in fitted_at and stored_current(game) != {v.pk for v in ladder_versions(game).values()})]
     return fit_ratings(changed) if changed else []
+
+
+# --- a refit soon after a rated match, rather than at the next beat -----------------------------------
+
+# workers.tasks.refit_game, looked up by its name (the domain does not import workers; WorkersConfig.ready
+# registers the tasks in every process).
+REFIT_TASK = "ratings.refit"
+
+
+def refit_pending_key(game_id: str) -> str:
+    return f"ratings:refit-pending:{game_id}"
+
+
+def schedule_refit(game_id: str) -> bool:
+    """Ask for a refit of one game id in RATING_REFIT_DELAY_SECONDS; False if one is already on its way.
+
+    Coalescing: the first finish of a burst leaves a marker that lives a little less than the delay, and the
+    finishes while it lives send nothing: the refit they share starts after all of them committed (it runs
+    once the delay is over, the marker gone before), so it reads them all. A finish after the marker expired
+    sends its own refit; at worst a refit too many, never one missing. The marker is in the cache: shared by
+    every process with CACHE_URL, per process without (then each process coalesces its own finishes).
+    Called after the commit; a broker that is down costs only the delay: beat's ``refit_changed`` catches up.
+    """
+    delay = float(settings.ARENA["RATING_REFIT_DELAY_SECONDS"])
+    if not cache.add(refit_pending_key(game_id), True, timeout=max(delay - 1.0, 0.5)):
+        return False
+    try:
+        current_app.tasks[REFIT_TASK].apply_async(args=[game_id], countdown=delay)
+    except Exception:  # noqa: BLE001 - the match is stored; the beat's refit is the safety net
+        log.exception("could not send a refit of %s; the next beat refits it", game_id)
+        cache.delete(refit_pending_key(game_id))
+        return False
+    return True
+
+
+def refit_game(game_id: str) -> RatingFit | None:
+    """Fit one game id with every rated result stored when it starts (the task ``ratings.refit`` runs it)."""
+    if game_id not in GAME_IDS:
+        return None
+    return fit_ratings([game_id])[0]

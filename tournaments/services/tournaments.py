@@ -9,23 +9,73 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from ..models import BotVersion, Match, Tournament, TournamentEntrant
+from ..models import DEFAULT_TIEBREAKS, TIEBREAKS, BotVersion, Match, Tournament, TournamentEntrant
 from ..pairings import berger_rounds, double_round
 from .matches import finish_tournament_if_done
 from .queueing import check_game, check_games_per_match, check_playable, check_time_control, create_match
 
 
 def create_tournament(organiser, *, name: str, game: str, time_control: str | None = None,
-                      games_per_pairing: int = 2, double_round: bool = True, rated: bool = False) -> Tournament:
-    """A draft round robin. In a rated one, a pairing of two bots of one owner is played unrated (and counts
-    in the standings like any other): ``create_match`` applies that rule to every match."""
+                      games_per_pairing: int = 2, double_round: bool = True, official: bool = False,
+                      tiebreaks: list[str] | None = None) -> Tournament:
+    """A draft round robin. Only staff make an official (rated) one: a player's tournament never moves the
+    leaderboard. In an official one, a pairing of two bots of one owner is still played unrated (and counts in
+    the standings like any other): ``create_match`` applies that rule to every match."""
     if not name or not name.strip():
         raise ValidationError({"name": ["a tournament needs a name"]})
     check_game(game)
     time_control = check_time_control(time_control or settings.ARENA["DEFAULT_TIME_CONTROL"])
     check_games_per_match(games_per_pairing, "games_per_pairing")
+    # Drafts cost nothing to make and fill the home page: a player (not staff) keeps only so many at once.
+    cap, drafts = settings.ARENA["MAX_DRAFT_TOURNAMENTS_PER_PLAYER"], Tournament.objects.filter(
+        organiser=organiser, status=Tournament.Status.DRAFT).count()
+    if not organiser.is_staff and drafts >= cap:
+        raise ValidationError({"detail": [f"you have {drafts} draft tournaments and the limit is {cap}: start or "
+                                          "cancel one first"]})
+    if official:
+        _check_staff(organiser)
+    order = DEFAULT_TIEBREAKS if tiebreaks is None else check_tiebreaks(tiebreaks)
     return Tournament.objects.create(name=name.strip(), game=game, organiser=organiser, time_control=time_control,
-                                     games_per_pairing=games_per_pairing, double_round=double_round, rated=rated)
+                                     games_per_pairing=games_per_pairing, double_round=double_round,
+                                     official=official, tiebreaks=order)
+
+
+def check_tiebreaks(names, field: str = "tiebreaks") -> str:
+    """The tie-break order as stored (comma-separated); any order of distinct names from ``TIEBREAKS``."""
+    if not isinstance(names, list | tuple) or not all(isinstance(name, str) for name in names):
+        raise ValidationError({field: ["a list of tie-break names"]})
+    unknown = [name for name in names if name not in TIEBREAKS]
+    if unknown:
+        raise ValidationError({field: [f"unknown tie-break {unknown[0]!r}; known: {', '.join(TIEBREAKS)}"]})
+    if len(set(names)) != len(names):
+        raise ValidationError({field: ["each tie-break at most once"]})
+    return ",".join(names)
+
+
+def _check_staff(user, field: str = "official") -> None:
+    if not (user is not None and user.is_staff):
+        raise ValidationError({field: ["only staff mark a tournament official (rated); a player's tournament "
+                                       "keeps its standings but does not change the leaderboard"]})
+
+
+@transaction.atomic
+def change_tournament(tournament: Tournament, by, *, official: bool | None = None,
+                      tiebreaks: list[str] | None = None) -> Tournament:
+    """Mark a draft official or not (staff only: ``by`` is who asks), or change its tie-break order.
+
+    Only a draft changes: once started, its matches were made rated or not, and its table is being read."""
+    tournament = _locked_draft(tournament, "change it")
+    fields = []
+    if official is not None and official != tournament.official:  # saying what it already is needs no rights
+        _check_staff(by)
+        tournament.official = official
+        fields.append("official")
+    if tiebreaks is not None:
+        tournament.tiebreaks = check_tiebreaks(tiebreaks)
+        fields.append("tiebreaks")
+    if fields:
+        tournament.save(update_fields=fields)
+    return tournament
 
 
 def _locked_draft(tournament: Tournament, action: str) -> Tournament:
@@ -109,7 +159,7 @@ def start_tournament(tournament: Tournament) -> list[Match]:
     _check_running_cap(tournament, "start")
     matches = [
         create_match(white, black, time_control=tournament.time_control, games=tournament.games_per_pairing,
-                     rated=tournament.rated, tournament=tournament, round_number=number)
+                     rated=tournament.official, tournament=tournament, round_number=number)
         for number, white, black in schedule(tournament, [entrant.version for entrant in entrants])
     ]
     tournament.status = Tournament.Status.RUNNING

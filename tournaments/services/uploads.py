@@ -1,12 +1,14 @@
-"""Uploading a bot version: read the file once into a checked list of files and store that list;
+"""Uploading a bot version: read the file once into a checked list of files, store the file once;
 smoke-test it in the sandbox.
 
-An archive is parsed exactly once, here, by ``runner.bundle``: regular files and directories only,
-every name and limit checked. What is stored (``BotVersion.file``) is that list as a bundle, and the
-worker writes exactly it to disk (``referee.bot_directory``); the player's archive is never read
-again. ``sha256`` and ``size`` stay those of what the player sent, and the bytes themselves are kept
-apart (``BotVersion.original``) for the owner to download, never given to a worker. Every check runs before anything
-is written, so a refused upload leaves no file and no row.
+An archive is checked here by ``runner.bundle``: regular files and directories only, every name and limit
+checked, before anything is stored. What is stored is the player's file as sent, once
+(``BotVersion.original``, with its ``sha256`` and ``size``): the owner downloads it, and the worker reads it
+again with the same checked reader after checking its checksum (``referee.stored_entries``), into its
+unpacked cache (``referee.version_files``). Versions from before kept the list as a bundle too
+(``BotVersion.file``); new ones leave it empty. Each player's versions may take at most
+PLAYER_STORAGE_BYTES (staff: no limit). Every check runs before anything is written, so a refused upload
+leaves no file and no row.
 """
 
 from __future__ import annotations
@@ -19,15 +21,16 @@ from datetime import timedelta
 from pathlib import PurePosixPath
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import Max, Q
+from django.db.models import Max, Q, Sum
 from django.utils import timezone
 
 from engines.record import safe_text
 from runner.bots import NAME_CHARS, BadBot, check_bot_files
-from runner.bundle import BadFiles, Entry, check_name, pack, read_tar_gz, read_zip
+from runner.bundle import BadFiles, Entry, check_name, read_tar_gz, read_zip
 
 from ..models import Bot, BotVersion
 from ..referee import BotFailure, file_limits, smoke_test
@@ -36,7 +39,6 @@ from .matches import cancel_queued_matches_of
 
 log = logging.getLogger(__name__)
 
-STORED_NAME = "files.bundle"  # every version's stored file: see runner.bundle.pack
 
 
 def _refuse(message: str) -> ValidationError:
@@ -134,6 +136,26 @@ def validate_upload(filename: str, content: bytes) -> tuple[str, list[Entry]]:
     return kind, entries
 
 
+def storage_used(owner) -> int:
+    """The bytes the player's versions take in storage: each version's file, stored once."""
+    return BotVersion.objects.filter(bot__owner=owner).aggregate(total=Sum("size"))["total"] or 0
+
+
+def storage_quota(owner) -> int | None:
+    """What the player's versions may take, or None: no limit (staff)."""
+    return None if owner.is_staff else settings.ARENA["PLAYER_STORAGE_BYTES"]
+
+
+def _check_quota(owner, size: int) -> None:
+    quota = storage_quota(owner)
+    if quota is None:
+        return
+    used = storage_used(owner)
+    if used + size > quota:
+        raise _refuse(f"over your storage quota of {quota} bytes: your versions take {used} bytes and this "
+                      f"upload is {size} bytes; delete a bot you no longer need to make room")
+
+
 def upload_version(bot: Bot, uploaded) -> BotVersion:
     """Store ``uploaded`` (a Django UploadedFile or any object with ``name`` and ``read``) as the
     bot's next version, status pending. Refused uploads raise ValidationError and store nothing."""
@@ -141,24 +163,25 @@ def upload_version(bot: Bot, uploaded) -> BotVersion:
     if not filename:
         raise _refuse("the upload has no file name")
     content = _read_upload(uploaded)
-    kind, entries = validate_upload(filename, content)
+    kind, _ = validate_upload(filename, content)
     if kind != BotVersion.Kind.PYTHON:
         filename = "bot.zip" if kind == BotVersion.Kind.ZIP else "bot.tar.gz"
     digest = hashlib.sha256(content).hexdigest()
     version = None
     try:
         with transaction.atomic():
+            # the owner's row first: two uploads of one player (to any of their bots) pass the quota one by one
+            get_user_model().objects.select_for_update().filter(pk=bot.owner_id).get()
             Bot.objects.select_for_update().filter(pk=bot.pk).get()
+            _check_quota(bot.owner, len(content))
             number = (BotVersion.objects.filter(bot=bot).aggregate(n=Max("number"))["n"] or 0) + 1
             version = BotVersion(bot=bot, number=number, filename=filename, kind=kind, sha256=digest,
                                  size=len(content))
-            version.file.save(STORED_NAME, ContentFile(pack(entries)), save=False)
-            version.original.save(filename, ContentFile(content), save=False)  # for its owner only
+            version.original.save(filename, ContentFile(content), save=False)  # the one stored copy
             version.save()
     except BaseException:
-        for stored in (version.file, version.original) if version is not None else ():
-            if stored.name:
-                stored.storage.delete(stored.name)
+        if version is not None and version.original.name:
+            version.original.storage.delete(version.original.name)
         raise
     return version
 
