@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Prefetch, Q, QuerySet
 
 from ratings import selectors as ratings_selectors
+from ratings.models import FittedRating
 from tournaments import selectors as app_selectors
 from tournaments.models import Bot, BotVersion, Game, Match, TournamentEntrant
 
@@ -24,7 +25,8 @@ def bot_detail_visible_to(user) -> QuerySet:
     return bots_visible_to(user).prefetch_related(
         # No join back to the bot: the prefetch sets each version's bot to this one.
         Prefetch("versions", queryset=BotVersion.objects.defer("file", "original").order_by("-number")
-                 .prefetch_related("sprt_tests", "fitted_ratings")),
+                 .prefetch_related("sprt_tests", Prefetch("fitted_ratings",
+                                                          queryset=FittedRating.objects.select_related("fit")))),
         "ratings",
     )
 

@@ -87,7 +87,8 @@ def bot(request, bot_id: int):
             return redirect("web:bot", bot_id=found.pk)
     version_ids = [version.pk for version in versions]
     rating = ratings_selectors.own_rating(found)
-    _, fitted = ratings_selectors.bot_fit(found)
+    # The bot's board row is the version row marked current: already prefetched with the versions, no query.
+    fitted = next((row for version in versions for row in version.fitted_ratings.all() if row.current), None)
     standing = ratings_selectors.standing(fitted)
     return render(request, "web/bot.html", {
         "bot": found, "is_owner": owner, "versions": versions, "rating": rating, "form": form,
