@@ -21,6 +21,7 @@ from ratings.selectors import held_back
 
 from ..models import Bot, BotVersion, Match
 from . import queueing as match_services  # matches, which queues no test, calls back into this module
+from .worker_time import check_budget, expected_match_seconds
 
 OPEN = (Match.Status.QUEUED, Match.Status.RUNNING)
 
@@ -40,6 +41,9 @@ def request_version_test(bot: Bot, *, version_id: int | None = None, elo0=0.0, e
         baseline = previous_version(candidate)
         if baseline is None:
             raise ValidationError({"version": [f"{candidate} has no earlier ready version to play against"]})
+        # Charged to the owner like any request: the matches it keeps open at once (its later ones replace them).
+        check_budget(bot.owner, settings.ARENA["SPRT_OPEN_MATCHES"] * expected_match_seconds(
+            bot.game, settings.ARENA["DEFAULT_TIME_CONTROL"], _games_per_match()), "this SPRT's open matches")
         try:
             with transaction.atomic():
                 test = VersionTest.objects.create(
