@@ -21,6 +21,7 @@ from tournaments import live
 from tournaments import selectors as app_selectors
 from tournaments import services as app_services
 from tournaments.models import BotVersion, Game, Match, Tournament
+from tournaments.services import worker_time
 
 from . import boards, charts, forms, selectors, starters
 from .pagecache import for_visitors
@@ -269,7 +270,9 @@ def player(request, username: str):
         return not_found(request, what="player")
     return render(request, "web/player.html", {
         "player": found, "bots": selectors.player_bots(request.user, found), "game_names": selectors.GAME_NAMES,
-        "tournaments": list(app_selectors.tournament_list().filter(organiser=found)[:20])})
+        "tournaments": list(app_selectors.tournament_list().filter(organiser=found)[:20]),
+        # Only the player sees their own worker time (what they have queued, what they used lately).
+        "worker_time": worker_time.usage(found.pk) if request.user == found else None})
 
 
 def register(request):
