@@ -89,8 +89,8 @@ def test_the_ladder_gets_its_share_before_owners_who_have_more(arena, settings):
     hog = challenges(arena, "hog", 5)
     ladder_queued = ladder(arena, 2)  # newer than the hog's
     assert claims(1) == ladder_queued[:1]
-    assert claim_accounts()[0] is None  # 300 s of 1200 s still below half: the ladder again
-    played(ladder(arena), seconds=600)  # now 900 s of 1800 s: its half reached
+    assert claim_accounts()[0] is None  # 300 s of 1200 s, still below its half: the ladder again
+    played(ladder(arena), seconds=700)  # now 1000 s of 1900 s: past its half
     assert claims(1) == hog[:1]
 
 
@@ -141,3 +141,12 @@ def test_concurrent_claims_take_each_match_once_across_accounts(arena):
     for thread in threads:
         thread.join(60)
     assert sorted(taken) == sorted(queued)
+
+
+def test_a_light_owner_goes_before_the_ladder_at_its_share(arena, settings):
+    settings.ARENA = {**settings.ARENA, "LADDER_SHARE": 0.5}
+    played(ladder(arena), seconds=600)
+    played(challenges(arena, "hog", 1), seconds=600)  # the ladder has exactly its half
+    played(challenges(arena, "light", 1), seconds=30)  # the light owner has used little
+    ladder_queued, hog, light = ladder(arena, 1), challenges(arena, "hog", 1), challenges(arena, "light", 1)
+    assert claims() == light + ladder_queued + hog

@@ -4,10 +4,10 @@ it is at the workers, and the budget of queued worker time an owner may hold.
 The workers are shared by dividing worker time, not queue positions (``docs/scale.md``, "Which work comes
 first"). There are accounts: the ranked ladder (matches charged to nobody) and every owner (their
 challenges, tournaments, SPRT tests and smoke tests). The ladder is guaranteed ``LADDER_SHARE`` of the
-worker time used in the last ``FAIR_SHARE_WINDOW_SECONDS`` whenever it has work; the rest goes to the owner
-with queued work who used the least worker time in that window. An owner who has used nothing lately is
-therefore served next, however long another owner's queue is; and owners with work all the time converge on
-equal shares (each claim goes to whoever is furthest behind).
+worker time used in the last ``FAIR_SHARE_WINDOW_SECONDS`` whenever it has work; the owners with queued work
+share the rest equally. Each claim goes to the account furthest below its share (``claim_accounts``): an
+owner who has used little lately is served next, however long another owner's queue is, and accounts with
+work all the time converge on their shares.
 
 Used time is measured, not estimated: a finished (or failed) match's ``finished_at - started_at``, a running
 match's time so far, a smoke test's ``checked_at - smoke_started_at``. The estimate (``cost_seconds``) is
@@ -89,23 +89,28 @@ def recent_use(now=None, owner_id=None) -> dict:
 
 
 def claim_accounts(now=None) -> list:
-    """The accounts with queued matches, in the order a free worker should serve them.
-
-    The ladder first while it has used less than its share of the window's worker time (or when nobody
-    else has work), else last; the owners by the least time used lately, ties to the oldest queued match.
-    A few queries per claim, each over the queue's or the window's index, never over every match."""
+    """The accounts with queued matches, in the order a free worker should serve them: the one furthest
+    below its share first, i.e. the least time used lately for its share (weighted fair queuing over the
+    window). The ladder's share is ``LADDER_SHARE``; the owners with queued work split the rest equally.
+    So the ladder, when it has work, gets its guaranteed share of a busy arena; an owner who asks for little
+    (a light owner's challenge) is below everyone and goes next; owners with long queues converge on equal
+    shares. Ties: the ladder, then the owner whose oldest queued match is oldest. A few queries per claim,
+    each over the queue's or the window's index, never over every match."""
     queued = dict(Match.objects.filter(status=Match.Status.QUEUED).values_list("charged_to_id")
                   .annotate(oldest=Min("created_at")).order_by())
     if not queued:
         return []
     used = recent_use(now)
-    owners = sorted((account for account in queued if account is not LADDER),
-                    key=lambda account: (used.get(account, 0.0), queued[account], account))
-    if LADDER not in queued:
-        return owners
-    total = sum(used.values())
-    ladder_due = not owners or used.get(LADDER, 0.0) <= settings.ARENA["LADDER_SHARE"] * total
-    return [LADDER, *owners] if ladder_due else [*owners, LADDER]
+    owners = [account for account in queued if account is not LADDER]
+    ladder_share = min(1.0, max(0.0, float(settings.ARENA["LADDER_SHARE"])))
+    owner_share = (1.0 - ladder_share) / len(owners) if owners else 0.0
+
+    def behind(account) -> tuple:
+        share = ladder_share if account is LADDER else owner_share
+        used_for_share = used.get(account, 0.0) / share if share > 0 else float("inf")
+        return (used_for_share, account is not LADDER, queued[account], account or 0)
+
+    return sorted(queued, key=behind)
 
 
 def queued_seconds(owner_id: int) -> float:
