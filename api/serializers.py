@@ -118,7 +118,8 @@ class WorkerTimeSerializer(serializers.Serializer):
 
 class MeSerializer(serializers.ModelSerializer):
     email = serializers.CharField(read_only=True, help_text="The account's e-mail address; empty when none was given.")
-    worker_time = serializers.SerializerMethodField()
+    worker_time = serializers.SerializerMethodField(
+        help_text="Your worker time: what you have queued against your budget, and what you used lately.")
 
     class Meta:
         model = User
