@@ -25,6 +25,7 @@ from tournaments.models import (
     TournamentEntrant,
 )
 from tournaments.selectors import games_per_two_entrants, is_insider, may_see_bot, record_seen_by
+from tournaments.services import worker_time
 
 from .filters import MAX_ID
 
@@ -109,16 +110,35 @@ class PlayerSerializer(serializers.ModelSerializer):
                         "date_joined": {"help_text": "When the account was created."}}
 
 
+class WorkerTimeSerializer(serializers.Serializer):
+    """An owner's worker time (tournaments.services.worker_time.usage): what decides their turn at the workers,
+    and what their budget counts."""
+
+    queued_seconds = serializers.FloatField(
+        help_text="Expected worker-seconds of their queued work: matches (challenges, tournaments, SPRT tests) and "
+                  "smoke tests of uploads not yet taken.")
+    recent_seconds = serializers.FloatField(
+        help_text="Worker-seconds their work used in the last `window_seconds` (running matches so far included); "
+                  "the owner who used least goes next.")
+    window_seconds = serializers.IntegerField(help_text="The window of recent use, in seconds.")
+    budget_seconds = serializers.IntegerField(
+        help_text="The most expected worker-seconds they may have queued (staff have no budget); a request past it "
+                  "is refused with a 400 under `budget`.")
+
+
 class MeSerializer(serializers.ModelSerializer):
     email = serializers.CharField(read_only=True, help_text="The account's e-mail address; empty when none was given.")
     storage_used = serializers.SerializerMethodField(
         help_text="Bytes the player's bot versions take in storage (each uploaded file, stored once).")
     storage_quota = serializers.SerializerMethodField(
         help_text="Bytes they may take (ARENA_PLAYER_STORAGE_BYTES); null: no limit (staff).")
+    worker_time = serializers.SerializerMethodField(
+        help_text="Your worker time: what you have queued against your budget, and what you used lately.")
 
     class Meta:
         model = User
-        fields = ["id", "username", "email", "date_joined", "is_staff", "storage_used", "storage_quota"]
+        fields = ["id", "username", "email", "date_joined", "is_staff", "storage_used", "storage_quota",
+                  "worker_time"]
         read_only_fields = fields
         extra_kwargs = {"id": {"help_text": ID_HELP}, "username": {"help_text": PLAYER_NAME_HELP},
                         "date_joined": {"help_text": "When the account was created."},
@@ -133,6 +153,10 @@ class MeSerializer(serializers.ModelSerializer):
         from tournaments.services import storage_quota  # lazy: as above
 
         return storage_quota(user)
+
+    @extend_schema_field(WorkerTimeSerializer)
+    def get_worker_time(self, user) -> dict:
+        return WorkerTimeSerializer(worker_time.usage(user.pk)).data
 
 
 class RegisterSerializer(StrictInput):

@@ -14,9 +14,10 @@ from rest_framework.exceptions import Throttled
 
 from tournaments.models import BotVersion, Match
 from tournaments.selectors import is_insider
-from tournaments.services.matches import create_match, requeue_match
+from tournaments.services.matches import check_games_per_match, check_time_control, create_match, requeue_match
 from tournaments.services.players import api_token, create_player
 from tournaments.services.uploads import set_version_disabled
+from tournaments.services.worker_time import check_budget, expected_match_seconds
 from workers.dispatching import send_smoke_test
 
 from .throttles import lockout_message
@@ -73,6 +74,9 @@ def request_match(user, version_a_id: int, version_b_id: int, *, rated: bool = F
     version_b = _version_for(user, version_b_id, "version_b", must_own=False)
     if not user.is_staff:
         _check_queued_cap(user)
+    time_control = check_time_control(time_control or settings.ARENA["DEFAULT_TIME_CONTROL"])
+    games = check_games_per_match(settings.ARENA["DEFAULT_GAMES_PER_MATCH"] if games is None else games)
+    check_budget(user, expected_match_seconds(version_a.bot.game, time_control, games), "this challenge")
     return create_match(version_a, version_b, rated=False, games=games, time_control=time_control)
 
 

@@ -337,6 +337,13 @@ ARENA = {
     # The queue: the ladder queues no more once this many matches per active worker are waiting; the
     # dashboard warns when the oldest queued match has waited longer than QUEUE_WARNING_SECONDS.
     "LADDER_QUEUED_PER_WORKER": env_int("ARENA_LADDER_QUEUED_PER_WORKER", 2),
+    # Fair shares of the workers (tournaments.services.worker_time): the ranked ladder's guaranteed fraction of
+    # the worker time used in the last FAIR_SHARE_WINDOW_SECONDS whenever it has work; the rest goes to the
+    # owner who used least in that window. An owner (not staff) may have at most OWNER_QUEUED_SECONDS of
+    # expected worker time queued (3 worker-days: a 32-bot round robin at move:1000, two games a pairing).
+    "LADDER_SHARE": env_number("ARENA_LADDER_SHARE", 0.5),
+    "FAIR_SHARE_WINDOW_SECONDS": env_int("ARENA_FAIR_SHARE_WINDOW_SECONDS", 3600),
+    "OWNER_QUEUED_SECONDS": env_int("ARENA_OWNER_QUEUED_SECONDS", 3 * 24 * 3600),
     "QUEUE_WARNING_SECONDS": env_int("ARENA_QUEUE_WARNING_SECONDS", 900),
     # The bare-subprocess sandbox runs bots unconfined: only for trusted bots on a developer machine.
     "SANDBOX_TRUSTED": env_bool("ARENA_SANDBOX_TRUSTED", False),

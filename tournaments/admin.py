@@ -182,9 +182,10 @@ class MatchAdmin(admin.ModelAdmin):
     list_filter = ["status", "game", "rated", "created_at"]
     search_fields = ["=id", "version_a__bot__name", "version_b__bot__name", "worker_id", "failure_reason"]
     list_select_related = ["version_a__bot", "version_b__bot", "tournament"]
-    raw_id_fields = ["version_a", "version_b", "tournament"]
+    # charged_to: empty, a hand-made match is played in the ladder's share; the estimate is create_match's.
+    raw_id_fields = ["version_a", "version_b", "tournament", "charged_to"]
     readonly_fields = ["lease_token", "heartbeat_at", "lease_expires_at", "worker_id", "attempts",
-                       "started_at", "finished_at", "created_at"]
+                       "started_at", "finished_at", "created_at", "cost_seconds"]
     actions = ["requeue_matches"]
     inlines = [GameInline]
 

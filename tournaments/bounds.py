@@ -42,6 +42,10 @@ def settings_problems(arena: dict) -> list[str]:
         "TIME_CONTROL_MOVE_MIN_MS", "TIME_CONTROL_MOVE_MAX_MS", "TIME_CONTROL_CLOCK_BASE_MAX_MS",
         "MAX_GAMES_PER_MATCH", "MAX_QUEUED_MATCHES_PER_PLAYER", "MAX_RUNNING_TOURNAMENTS_PER_PLAYER",
         "MAX_TOURNAMENT_ENTRANTS") if arena[name] < 1]
+    if not 0 <= arena.get("LADDER_SHARE", 0.5) <= 1:
+        problems.append(f"ARENA_LADDER_SHARE must be a fraction from 0 to 1, got {arena['LADDER_SHARE']}")
+    problems += [f"ARENA_{name} must be at least 1, got {arena[name]}" for name in (
+        "FAIR_SHARE_WINDOW_SECONDS", "OWNER_QUEUED_SECONDS") if arena.get(name, 1) < 1]
     if arena["TIME_CONTROL_CLOCK_INCREMENT_MAX_MS"] < 0:
         problems.append("ARENA_TIME_CONTROL_CLOCK_INCREMENT_MAX_MS must be 0 or more")
     if arena["TIME_CONTROL_MOVE_MIN_MS"] > arena["TIME_CONTROL_MOVE_MAX_MS"]:

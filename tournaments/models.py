@@ -251,6 +251,15 @@ class Match(models.Model):
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
     failure_reason = models.TextField(blank=True, default="")
+    # Who the match's worker time is charged to (tournaments.services.worker_time): a challenge's requester,
+    # a tournament's organiser, an SPRT's owner; empty for the ranked ladder, which has a share of its own.
+    charged_to = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="charged_matches",
+        help_text="The owner whose share of the workers this match uses; empty: the ranked ladder.")
+    cost_seconds = models.FloatField(
+        default=0, db_default=0,
+        help_text="Expected worker-seconds of the whole match, from its time control and games (counted against "
+                  "its owner's budget of queued worker time).")
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -270,6 +279,9 @@ class Match(models.Model):
         indexes = [
             # The claim: the next queued match by priority, then age (tournaments.services.matches).
             models.Index(fields=["status", "-priority", "created_at", "id"], name="match_claim_idx"),
+            # The fair-share claim: one account's (an owner's, or the ladder's) next queued match.
+            models.Index(fields=["status", "charged_to", "-priority", "created_at", "id"],
+                         name="match_claim_owner_idx"),
             models.Index(fields=["status", "created_at"], name="match_status_created_idx"),
             models.Index(fields=["game", "status"], name="match_game_status_idx"),
             models.Index(fields=["status", "lease_expires_at"], name="match_lease_idx"),

@@ -24,6 +24,7 @@ from tournaments import live
 from tournaments import selectors as app_selectors
 from tournaments import services as app_services
 from tournaments.models import BotVersion, Game, Match, Tournament
+from tournaments.services import worker_time
 
 from . import boards, charts, forms, selectors, starters
 from .pagecache import for_visitors
@@ -334,11 +335,13 @@ def player(request, username: str):
     found = selectors.player(username)
     if found is None:
         return not_found(request, what="player")
-    own = request.user.is_authenticated and request.user.pk == found.pk  # storage use: the player's own business
+    own = request.user.is_authenticated and request.user.pk == found.pk  # storage and worker time: their own business
     return render(request, "web/player.html", {
         "player": found, "bots": selectors.player_bots(request.user, found), "game_names": selectors.GAME_NAMES,
         "tournaments": list(app_selectors.tournament_list().filter(organiser=found)[:20]),
-        "storage": (app_services.storage_used(found), app_services.storage_quota(found)) if own else None})
+        "storage": (app_services.storage_used(found), app_services.storage_quota(found)) if own else None,
+        # Only the player sees their own worker time (what they have queued, what they used lately).
+        "worker_time": worker_time.usage(found.pk) if own else None})
 
 
 def register(request):

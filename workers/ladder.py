@@ -121,11 +121,13 @@ def fill_ladder(game_id: str, room: int | None = None) -> list[int]:
 
 def ladder_room(now=None) -> int:
     """How many more matches are worth queuing for the ladder: as many as the workers can start soon
-    (a few per worker seen lately) less every match already queued. A ladder match waits behind any
-    other, and a pairing queued long before it is played was chosen on stale ratings."""
+    (a few per worker seen lately) less the ladder's matches already queued. Only the ladder's own count:
+    it has its guaranteed share of the workers (``ARENA_LADDER_SHARE``) however long the other owners'
+    queues are, so it must always have work queued to use it; and no more than that, since a pairing
+    queued long before it is played was chosen on stale ratings."""
     since = (now or timezone.now()) - WORKERS_WINDOW
     workers = Match.objects.filter(heartbeat_at__gte=since).exclude(worker_id="").values("worker_id").distinct()
-    queued = Match.objects.filter(status=Match.Status.QUEUED).count()
+    queued = Match.objects.filter(status=Match.Status.QUEUED, charged_to__isnull=True).count()
     return max(0, conf.ladder_queued_per_worker() * max(1, workers.count()) - queued)
 
 

@@ -145,7 +145,8 @@ def test_a_long_match_request_is_refused(ada, versions, data, field, words):
 
 def test_bounds_follow_the_settings(ada, versions, settings):
     mine, theirs = versions
-    settings.ARENA = {**settings.ARENA, "TIME_CONTROL_MOVE_MAX_MS": 20_000, "MAX_GAMES_PER_MATCH": 200}
+    settings.ARENA = {**settings.ARENA, "TIME_CONTROL_MOVE_MAX_MS": 20_000, "MAX_GAMES_PER_MATCH": 200,
+                      "OWNER_QUEUED_SECONDS": 10**7}  # 150 games at 20 s a move: past the default budget
     response = ada.post("/api/matches/", {"version_a": mine.pk, "version_b": theirs.pk, "games_per_match": 150,
                                           "time_control": "move:20000"}, format="json")
     assert response.status_code == 201, response.content

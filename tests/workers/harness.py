@@ -11,6 +11,7 @@
     python tests/workers/harness.py cut-off-report     (stops itself: see cut_off_report)
     python tests/workers/harness.py scavenge-locked [--hold 3]
     python tests/workers/harness.py late-report        (reports once told to on stdin)
+    python tests/workers/harness.py contend | light | shares --since EPOCH --ids JSON   (benchmarks/fairness.py)
 
 Each command prints one JSON object on its last line of stdout.
 """
@@ -353,7 +354,78 @@ def waits(args) -> dict:
             "ladder_queued": M.objects.filter(priority=M.Priority.LADDER, status="queued").count()}
 
 
-COMMANDS = {"burst": burst, "waits": waits,
+def contend(args) -> dict:
+    """The contention of ``benchmarks/fairness.py``: ``--bots`` public ladder bots of as many owners; a hog
+    with an unrated round robin of its own 8 bots (56 matches) and ``--matches`` challenges (its SPRT tests'
+    open matches); two steady owners with ``--matches`` challenges each; and a light owner with one bot,
+    who challenges later (``light``). Every match gets its wake-up."""
+    from tournaments.services import add_entrant, create_tournament, start_tournament
+    from workers.dispatching import send_match
+
+    tag = uuid.uuid4().hex[:6]
+    ladder = [ready_version(create_player(f"ladder{tag}{i}", None), f"ladder{tag}{i}", args.delay)
+              for i in range(args.bots)]
+    hog = create_player(f"hog{tag}", None)
+    hog_bots = [ready_version(hog, f"hog{tag}{i}", args.delay) for i in range(8)]
+    cup = create_tournament(hog, name=f"Hog cup {tag}", game="tafl9", time_control=args.tc, games_per_pairing=2)
+    for version in hog_bots:
+        add_entrant(cup, version)
+    ids = [match.pk for match in start_tournament(cup)]
+    owners = {"hog": hog.pk}
+    loads = [("hog", hog_bots[0])]
+    for name in ("steady1", "steady2"):
+        owner = create_player(f"{name}{tag}", None)
+        owners[name] = owner.pk
+        loads.append((name, ready_version(owner, f"{name}{tag}", args.delay)))
+    for _name, version in loads:
+        ids += [create_match(version, ladder[n % len(ladder)], time_control=args.tc, games=2, rated=False).pk
+                for n in range(args.matches)]
+    light = create_player(f"light{tag}", None)
+    owners["light"] = light.pk
+    ready_version(light, f"light{tag}", args.delay)
+    for match_id in ids:
+        send_match(match_id)
+    return {"owners": owners, "matches": len(ids)}
+
+
+def light(args) -> dict:
+    """The light owner's challenges, one every ``--interval`` seconds, each with its wake-up."""
+    import time
+
+    from workers.dispatching import send_match
+
+    version = BotVersion.objects.filter(bot__name__startswith="light").select_related("bot").latest("pk")
+    rivals = list(BotVersion.objects.filter(bot__name__startswith="ladder").select_related("bot"))
+    ids = []
+    for n in range(args.matches):
+        match = create_match(version, rivals[n % len(rivals)], time_control=args.tc, games=2, rated=False)
+        send_match(match.pk)
+        ids.append(match.pk)
+        time.sleep(args.interval)
+    return {"matches": ids}
+
+
+def shares(args) -> dict:
+    """Worker-seconds per account (owner id, or "ladder") of the matches that finished after epoch
+    ``--since``; the light owner's challenges' waits (created → started) and the mean match length."""
+    from datetime import UTC, datetime
+
+    since = datetime.fromtimestamp(args.since, tz=UTC)
+    rows = Match.objects.filter(status="finished", finished_at__gte=since).values_list(
+        "charged_to_id", "started_at", "finished_at")
+    used: Counter = Counter()
+    lengths = []
+    for account, started, finished in rows:
+        length = (finished - started).total_seconds()
+        used["ladder" if account is None else str(account)] += length
+        lengths.append(length)
+    waits = [(started - created).total_seconds() for created, started in Match.objects.filter(
+        pk__in=args.ids["matches"], started_at__isnull=False).values_list("created_at", "started_at")]
+    return {"used": dict(used), "waits": waits, "mean_match_s": sum(lengths) / max(1, len(lengths)),
+            "unstarted": len(args.ids["matches"]) - len(waits)}
+
+
+COMMANDS = {"burst": burst, "waits": waits, "contend": contend, "light": light, "shares": shares,
             "trickle": trickle, "timings": timings, "seed": seed, "status": status, "replay": replay_check,
             "snapshot": snapshot,
             "send": send, "forge": forge, "stale-report": stale_report, "cut-off-report": cut_off_report,
@@ -377,6 +449,7 @@ def main() -> None:
     parser.add_argument("--late-names", action="store_true")
     parser.add_argument("--ids", type=json.loads, default=None, help="JSON from burst (for waits)")
     parser.add_argument("--hold", type=float, default=3.0)
+    parser.add_argument("--since", type=float, default=0.0)
     args = parser.parse_args()
     print(json.dumps(COMMANDS[args.command](args), default=str))
 

@@ -103,8 +103,10 @@ def test_the_ladder_queues_only_what_the_workers_can_start_soon(settings, player
     created = fill_ladders()
     assert len(created) == 1
     assert set(Match.objects.filter(pk__in=created).values_list("priority", flat=True)) == {Match.Priority.LADDER}
-    # A tournament or a player's request waiting fills the room: the ladder waits with it.
+    # A tournament or a player's request waiting takes none of the room: the ladder has its own share of the
+    # workers, and fills its own room (2 less its 1 queued) however long the others' queue is.
     create_match(versions[0], versions[1], rated=False)
+    assert len(fill_ladders()) == 1
     assert fill_ladders() == []
     # Four workers seen lately: room for 4 * 2 - 2 queued = 6, two per game at most (rounded up).
     now = timezone.now()
@@ -112,7 +114,7 @@ def test_the_ladder_queues_only_what_the_workers_can_start_soon(settings, player
         Match.objects.create(game="tafl9", version_a=versions[2], version_b=versions[3], time_control="move:100",
                              status="finished", worker_id=f"box:{number}", heartbeat_at=now, lease_token=uuid.uuid4())
     assert len(fill_ladders()) == 2
-    assert Match.objects.filter(status="queued").count() == 4
+    assert Match.objects.filter(status="queued", priority=Match.Priority.LADDER).count() == 4
 
 
 @pytest.mark.django_db

@@ -1,6 +1,7 @@
-"""Which work a free worker takes is the database's decision: a pending smoke test, then matches by
-priority and age. Bad messages (an argument where none is taken, a forged priority, a match that is not
-queued) change nothing and say why. On SQLite here; on PostgreSQL by the first test."""
+"""Which work a free worker takes is the database's decision: a pending smoke test, then the matches of
+the account whose turn it is (tests/workers/test_fair_share.py), by priority and age. Bad messages (an
+argument where none is taken, a forged priority, a match that is not queued) change nothing and say why.
+On SQLite here; on PostgreSQL by the first test."""
 
 from __future__ import annotations
 
@@ -51,12 +52,21 @@ def claims(worker="w:1") -> list[int]:
     return taken
 
 
-def test_the_highest_priority_comes_first_then_the_oldest(versions):
+def ladder_had_the_workers(versions, seconds=600) -> None:
+    """A ladder match played lately: the ladder is over its share until others have used as much."""
+    (match_id,) = queue(versions, LADDER)
+    end = timezone.now() - timedelta(seconds=1)
+    Match.objects.filter(pk=match_id).update(status="finished", started_at=end - timedelta(seconds=seconds),
+                                             finished_at=end)
+
+
+def test_each_account_goes_oldest_first_and_the_ladder_over_its_share_waits(versions):
+    ladder_had_the_workers(versions)
     ladder = queue(versions, LADDER, 3)
-    requested = queue(versions, REQUESTED, 2)  # newer, but a tournament's or a player's request
+    requested = queue(versions, REQUESTED, 2)  # newer, but a player's, who used no worker time lately
     more_ladder = queue(versions, LADDER, 1)
     assert claims() == requested + ladder + more_ladder
-    assert set(Match.objects.values_list("status", flat=True)) == {"running"}
+    assert set(Match.objects.exclude(status="finished").values_list("status", flat=True)) == {"running"}
 
 
 def test_a_requeued_match_keeps_its_place(versions):
@@ -147,6 +157,7 @@ def test_a_message_for_a_match_not_queued_changes_nothing(versions, caplog):
 
 
 def test_a_message_naming_a_queued_match_does_not_jump_the_queue(versions, monkeypatch):
+    ladder_had_the_workers(versions)
     older = queue(versions, REQUESTED)[0]
     ladder = queue(versions, LADDER)[0]
     played = []

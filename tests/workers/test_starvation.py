@@ -1,6 +1,7 @@
 """No starvation, on either broker: with the ladder kept full, tournament matches and smoke tests queued
-at random moments all finish, none behind more than one newer item of its priority per worker, and
-no ladder match starts ahead of them but in the instant of a concurrent claim.
+at random moments all finish, none behind more than one newer item of its priority per worker. The ladder
+plays meanwhile: it keeps its guaranteed share of the workers (tests/workers/test_fair_share.py), so ladder
+matches do start while the tournament's wait, but never all of them.
 
 On the filesystem broker the burst's messages are named to sort after every other message, as a
 message written just before the host's uptime gains a digit in milliseconds is: the order and the
@@ -59,5 +60,7 @@ def test_tournament_matches_and_smoke_tests_are_not_starved_by_the_ladder(embedd
         cluster.stop()
     print(f"burst waits: {waited}")
     assert waited["overtaken"] <= WORKERS, waited
-    assert waited["lower_started_meanwhile"] <= WORKERS, waited
+    # The ladder's share, not its priority: while the burst's matches waited, ladder matches started too,
+    # yet fewer than all the matches played meanwhile (the tournament's organiser got its turns).
+    assert waited["lower_started_meanwhile"] < waited["ladder_started"], waited
     assert waited["upload_overtaken"] <= WORKERS, waited

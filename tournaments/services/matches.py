@@ -23,7 +23,10 @@ from engines.core import BLACK, WHITE, Termination, other, points
 from ratings.services import apply_rated_game, lock_ratings
 
 from ..models import BotVersion, Game, Match, Tournament
-from . import version_tests  # an SPRT's match counts in its test, in the transaction that stores it
+from . import (
+    version_tests,  # an SPRT's match counts in its test, in the transaction that stores it
+    worker_time,
+)
 from .queueing import (  # noqa: F401  (a match's life starts here: callers find it with the rest)
     check_game,
     check_games_per_match,
@@ -40,7 +43,8 @@ TERMINATIONS = frozenset(t.value for t in Termination)
 BOT_TEXTS = ("detail", "stderr", "log")  # what a record holds that the bots wrote (engines.record.safe_text)
 
 
-# The order in which queued matches are played (served by the index match_claim_idx).
+# The order of one account's queued matches (served by the index match_claim_owner_idx): priority is only a
+# tie-break inside an owner's own work; which account is served is worker_time.claim_accounts' decision.
 CLAIM_ORDER = ("-priority", "created_at", "id")
 
 
@@ -62,24 +66,28 @@ def claim_match(match_id: int, worker_id: str) -> uuid.UUID | None:
 
 
 def claim_next_match(worker_id: str) -> tuple[int, uuid.UUID] | None:
-    """Take the lease of the queued match that comes first (highest priority, then oldest): its id and
-    token, or None when nothing is queued.
+    """Take the lease of the queued match whose turn it is: its id and token, or None when nothing is queued.
 
-    One UPDATE whose scalar subquery picks the match: on PostgreSQL ``FOR UPDATE SKIP LOCKED`` lets
-    concurrent claims take the next ones instead of waiting; SQLite runs one write at a time. (Not
-    ``pk IN (subquery)``: PostgreSQL may run that as a join that re-runs the subquery and so
-    updates several rows.)
+    The turn goes to an account, not to a queue position (``worker_time.claim_accounts``: the ladder while it
+    is below its share, else the owner who used the workers least lately); within the account, the highest
+    priority, then the oldest. Each try is one UPDATE whose scalar subquery picks the account's first match:
+    on PostgreSQL ``FOR UPDATE SKIP LOCKED`` lets concurrent claims take the next ones instead of waiting;
+    SQLite runs one write at a time. (Not ``pk IN (subquery)``: PostgreSQL may run that as a join that
+    re-runs the subquery and so updates several rows.) An account emptied by another worker since the
+    accounts were read is skipped for the next one.
     """
-    first = (Match.objects.select_for_update(skip_locked=True).filter(status=Match.Status.QUEUED)
-             .order_by(*CLAIM_ORDER).values("pk")[:1])
-    with transaction.atomic():
-        token = _take_lease(Match.objects.filter(pk=Subquery(first)), worker_id)
-        if token is None:
-            return None
-        # Running matches are few (one per worker): the status index finds ours by its new token.
-        match_id = Match.objects.filter(status=Match.Status.RUNNING, lease_token=token).values_list(
-            "pk", flat=True).get()
-    return match_id, token
+    for account in worker_time.claim_accounts():
+        first = (Match.objects.select_for_update(skip_locked=True)
+                 .filter(status=Match.Status.QUEUED, charged_to_id=account).order_by(*CLAIM_ORDER).values("pk")[:1])
+        with transaction.atomic():
+            token = _take_lease(Match.objects.filter(pk=Subquery(first)), worker_id)
+            if token is None:
+                continue
+            # Running matches are few (one per worker): the status index finds ours by its new token.
+            match_id = Match.objects.filter(status=Match.Status.RUNNING, lease_token=token).values_list(
+                "pk", flat=True).get()
+        return match_id, token
+    return None
 
 
 def heartbeat(match_id: int, lease_token) -> bool:

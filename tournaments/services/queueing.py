@@ -14,6 +14,7 @@ from engines.protocol import TimeControl
 
 from ..bounds import games_problem, time_control_problem
 from ..models import BotVersion, Match, Tournament, same_owner
+from .worker_time import expected_match_seconds
 
 
 def check_game(game: str) -> str:
@@ -59,6 +60,10 @@ def create_match(version_a: BotVersion, version_b: BotVersion, *, time_control: 
     included) may meet, but always unrated: every path that queues matches (the ladder, tournaments, the
     API, the admin through ``Match.clean``) obeys this one rule.
     Only the ladder passes ``priority=Match.Priority.LADDER``; everything else is a requested match.
+
+    Who is charged the match's worker time (``worker_time``): nobody for the ladder; a tournament's
+    organiser; otherwise the owner of version A (a challenge's requester, an SPRT's owner: their own bot
+    is always A).
     """
     if version_a.pk == version_b.pk:
         raise ValidationError({"version_b": ["a version cannot play itself"]})
@@ -72,9 +77,14 @@ def create_match(version_a: BotVersion, version_b: BotVersion, *, time_control: 
     time_control = check_time_control(time_control or settings.ARENA["DEFAULT_TIME_CONTROL"])
     games = check_games_per_match(settings.ARENA["DEFAULT_GAMES_PER_MATCH"] if games is None else games)
     game = get_game(version_a.bot.game)
+    if priority == Match.Priority.LADDER:
+        charged_to = None
+    else:
+        charged_to = tournament.organiser_id if tournament is not None else version_a.bot.owner_id
     return Match.objects.create(
         game=game.id, version_a=version_a, version_b=version_b, time_control=time_control,
         games_per_match=games, ruleset=game.ruleset, tournament=tournament, round=round_number,
         rated=rated and not same_owner(version_a, version_b),
-        priority=priority,
+        priority=priority, charged_to_id=charged_to,
+        cost_seconds=expected_match_seconds(game.id, time_control, games),
     )

@@ -13,6 +13,7 @@ from ..models import DEFAULT_TIEBREAKS, TIEBREAKS, BotVersion, Match, Tournament
 from ..pairings import berger_rounds, double_round
 from .matches import finish_tournament_if_done
 from .queueing import check_game, check_games_per_match, check_playable, check_time_control, create_match
+from .worker_time import check_budget, expected_match_seconds
 
 
 def create_tournament(organiser, *, name: str, game: str, time_control: str | None = None,
@@ -157,10 +158,14 @@ def start_tournament(tournament: Tournament) -> list[Match]:
         check_playable(entrant.version, "entrants")
         _check_consent(tournament, entrant.version, "entrants")  # withdrawn since, or added through the admin
     _check_running_cap(tournament, "start")
+    pairings = schedule(tournament, [entrant.version for entrant in entrants])
+    cost = len(pairings) * expected_match_seconds(tournament.game, tournament.time_control,
+                                                  tournament.games_per_pairing)
+    check_budget(tournament.organiser, cost, f"this tournament's {len(pairings)} matches")
     matches = [
         create_match(white, black, time_control=tournament.time_control, games=tournament.games_per_pairing,
                      rated=tournament.official, tournament=tournament, round_number=number)
-        for number, white, black in schedule(tournament, [entrant.version for entrant in entrants])
+        for number, white, black in pairings
     ]
     tournament.status = Tournament.Status.RUNNING
     tournament.started_at = timezone.now()

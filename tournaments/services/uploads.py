@@ -36,6 +36,7 @@ from ..models import Bot, BotVersion
 from ..referee import BotFailure, file_limits, smoke_test
 from .bots import unpin_if_pinned
 from .matches import cancel_queued_matches_of
+from .worker_time import check_budget, expected_smoke_seconds
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +175,7 @@ def upload_version(bot: Bot, uploaded) -> BotVersion:
             get_user_model().objects.select_for_update().filter(pk=bot.owner_id).get()
             Bot.objects.select_for_update().filter(pk=bot.pk).get()
             _check_quota(bot.owner, len(content))
+            check_budget(bot.owner, expected_smoke_seconds(), "this upload's smoke test")
             number = (BotVersion.objects.filter(bot=bot).aggregate(n=Max("number"))["n"] or 0) + 1
             version = BotVersion(bot=bot, number=number, filename=filename, kind=kind, sha256=digest,
                                  size=len(content))

@@ -27,6 +27,7 @@ from ratings.selectors import held_back
 
 from ..models import Bot, BotVersion, Game, Match
 from . import queueing as match_services  # matches, which queues no test, calls back into this module
+from .worker_time import check_budget, expected_match_seconds
 
 OPEN = (Match.Status.QUEUED, Match.Status.RUNNING)
 
@@ -39,6 +40,9 @@ def request_version_test(bot: Bot, *, version_id: int | None = None, elo0=0.0, e
     hypotheses, max_pairs = _checked(elo0, elo1, alpha, beta, elo_model, max_pairs)
     with transaction.atomic():
         candidate, baseline = _versions(bot, version_id)
+        # Charged to the owner like any request: the matches it keeps open at once (its later ones replace them).
+        check_budget(bot.owner, settings.ARENA["SPRT_OPEN_MATCHES"] * expected_match_seconds(
+            bot.game, settings.ARENA["DEFAULT_TIME_CONTROL"], _games_per_match()), "this SPRT's open matches")
         try:
             with transaction.atomic():
                 test = VersionTest.objects.create(

@@ -1,0 +1,153 @@
+"""Worker time: what a match is expected to cost, what each owner has used lately and has queued, whose turn
+it is at the workers, and the budget of queued worker time an owner may hold.
+
+The workers are shared by dividing worker time, not queue positions (``docs/scale.md``, "Which work comes
+first"). There are accounts: the ranked ladder (matches charged to nobody) and every owner (their
+challenges, tournaments, SPRT tests and smoke tests). The ladder is guaranteed ``LADDER_SHARE`` of the
+worker time used in the last ``FAIR_SHARE_WINDOW_SECONDS`` whenever it has work; the owners with queued work
+share the rest equally. Each claim goes to the account furthest below its share (``claim_accounts``): an
+owner who has used little lately is served next, however long another owner's queue is, and accounts with
+work all the time converge on their shares.
+
+Used time is measured, not estimated: a finished (or failed) match's ``finished_at - started_at``, a running
+match's time so far, a smoke test's ``checked_at - smoke_started_at``. The estimate (``cost_seconds``) is
+only for budgets: it bounds what an owner may have waiting.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db.models import DurationField, ExpressionWrapper, F, Min, Sum
+from django.utils import timezone
+
+from engines import get_game
+from engines.protocol import TimeControl
+
+from ..models import BotVersion, Match
+
+LADDER = None  # the ladder's account: its matches are charged to nobody
+
+# An expected game, for the estimate: both bots' start-up, then a typical game's plies, each using its whole
+# budget (a searching bot does; a quick bot costs less, which only leaves budget unused). Typical: the
+# reference bots' games last 40-200 plies; the rule books' longest (750-1000) is the worst case
+# workers.schedule uses for time limits, far above what is expected.
+EXPECTED_STARTUP_SECONDS = 2.0
+EXPECTED_PLIES = 120
+
+
+def expected_game_seconds(game_id: str, time_control: str) -> float:
+    tc = TimeControl.parse(time_control)
+    plies = min(EXPECTED_PLIES, get_game(game_id).max_plies)
+    if tc.mode == "move":
+        thinking = plies * tc.base_ms / 1000
+    else:  # both clocks used up: the bases, and one increment per action
+        thinking = (2 * tc.base_ms + plies * tc.inc_ms) / 1000
+    return EXPECTED_STARTUP_SECONDS + thinking
+
+
+def expected_match_seconds(game_id: str, time_control: str, games: int) -> float:
+    """The expected worker-seconds of a match: its games, one after another, on one worker."""
+    return games * expected_game_seconds(game_id, time_control)
+
+
+def expected_smoke_seconds() -> float:
+    """A smoke test: the bot's start (a build included) and one move, each at most its deadline."""
+    return float(settings.ARENA["SMOKE_TEST_STARTUP_SECONDS"] + settings.ARENA["SMOKE_TEST_MOVE_SECONDS"])
+
+
+def _seconds(delta) -> float:
+    return max(0.0, delta.total_seconds()) if delta is not None else 0.0
+
+
+def recent_use(now=None, owner_id=None) -> dict:
+    """Worker-seconds used in the window by each account (owner id, or ``LADDER``): matches finished or
+    failed in it, matches running now, smoke tests judged in it. ``owner_id``: that owner's only."""
+    now = now or timezone.now()
+    since = now - timedelta(seconds=settings.ARENA["FAIR_SHARE_WINDOW_SECONDS"])
+    matches = Match.objects.all() if owner_id is None else Match.objects.filter(charged_to_id=owner_id)
+    used: dict = defaultdict(float)
+    # One grouped sum over the window's matches (served by match_finished_idx): the database subtracts.
+    played = ExpressionWrapper(F("finished_at") - F("started_at"), output_field=DurationField())
+    ended = (matches.filter(status__in=[Match.Status.FINISHED, Match.Status.FAILED], finished_at__gte=since,
+                            started_at__isnull=False)
+             .values_list("charged_to_id").annotate(used=Sum(played)).order_by())
+    for account, delta in ended:
+        used[account] += _seconds(delta)
+    for account, started in matches.filter(status=Match.Status.RUNNING).values_list("charged_to_id", "started_at"):
+        used[account] += _seconds(now - started) if started else 0.0  # one row per busy worker
+    versions = BotVersion.objects.filter(checked_at__gte=since, smoke_started_at__isnull=False)
+    if owner_id is not None:
+        versions = versions.filter(bot__owner_id=owner_id)
+    for account, started, checked in versions.values_list("bot__owner_id", "smoke_started_at", "checked_at"):
+        used[account] += _seconds(checked - started)
+    return used
+
+
+def claim_accounts(now=None) -> list:
+    """The accounts with queued matches, in the order a free worker should serve them: the one furthest
+    below its share first, i.e. the least time used lately for its share (weighted fair queuing over the
+    window). The ladder's share is ``LADDER_SHARE``; the owners with queued work split the rest equally.
+    So the ladder, when it has work, gets its guaranteed share of a busy arena; an owner who asks for little
+    (a light owner's challenge) is below everyone and goes next; owners with long queues converge on equal
+    shares. Ties: the ladder, then the owner whose oldest queued match is oldest. A few queries per claim,
+    each over the queue's or the window's index, never over every match."""
+    queued = dict(Match.objects.filter(status=Match.Status.QUEUED).values_list("charged_to_id")
+                  .annotate(oldest=Min("created_at")).order_by())
+    if not queued:
+        return []
+    used = recent_use(now)
+    owners = [account for account in queued if account is not LADDER]
+    ladder_share = min(1.0, max(0.0, float(settings.ARENA["LADDER_SHARE"])))
+    owner_share = (1.0 - ladder_share) / len(owners) if owners else 0.0
+
+    def behind(account) -> tuple:
+        share = ladder_share if account is LADDER else owner_share
+        used_for_share = used.get(account, 0.0) / share if share > 0 else float("inf")
+        return (used_for_share, account is not LADDER, queued[account], account or 0)
+
+    return sorted(queued, key=behind)
+
+
+def queued_seconds(owner_id: int) -> float:
+    """The expected worker time an owner has waiting: queued matches and smoke tests not yet taken."""
+    matches = Match.objects.filter(charged_to_id=owner_id, status=Match.Status.QUEUED).aggregate(
+        total=Sum("cost_seconds"))["total"] or 0.0
+    smoke = BotVersion.objects.filter(bot__owner_id=owner_id, status=BotVersion.Status.PENDING,
+                                      smoke_started_at__isnull=True).count()
+    return matches + smoke * expected_smoke_seconds()
+
+
+def usage(owner_id: int, now=None) -> dict:
+    """What an owner's page and the API show: queued and recent worker time, and the budget."""
+    return {"queued_seconds": round(queued_seconds(owner_id), 1),
+            "recent_seconds": round(recent_use(now, owner_id=owner_id).get(owner_id, 0.0), 1),
+            "window_seconds": settings.ARENA["FAIR_SHARE_WINDOW_SECONDS"],
+            "budget_seconds": settings.ARENA["OWNER_QUEUED_SECONDS"]}
+
+
+def check_budget(owner, cost: float, what: str) -> None:
+    """Refuse a request whose expected worker time would take the owner's queued time past their budget
+    (staff have none): a ValidationError under ``budget`` naming the budget, the request's cost and what is
+    queued. Call inside the transaction that queues the work: the owner's row is locked, so two requests at
+    once cannot both pass."""
+    if owner is None:
+        return
+    owner = get_user_model().objects.select_for_update().get(pk=owner.pk)
+    if owner.is_staff:
+        return
+    budget = settings.ARENA["OWNER_QUEUED_SECONDS"]
+    queued = queued_seconds(owner.pk)
+    if queued + cost > budget:
+        raise ValidationError({"budget": [
+            f"{what} would queue {_hours(cost)} of expected worker time; you have {_hours(queued)} queued and "
+            f"your budget of queued worker time is {_hours(budget)}: wait for your queued work to be played, "
+            "or ask for fewer games or a faster time control"]})
+
+
+def _hours(seconds: float) -> str:
+    return f"{seconds:,.0f} worker-seconds ({seconds / 3600:.1f} h)"
