@@ -24,11 +24,10 @@ when draws carry more information than coin tosses would (``φ = 1`` without dra
 
 **Sane from the first games.** Each rating has a normal prior around the pool average with standard
 deviation ``prior_sd`` (``ARENA_RATING_PRIOR_SD``, 250 Elo), the first-player advantage one around 0
-with ``advantage_prior_sd``
-(``ARENA_RATING_ADVANTAGE_PRIOR_SD``, 150 Elo); both are read from the settings when Django is running,
-else ``PRIOR_SD`` and ``ADVANTAGE_PRIOR_SD``. The answer is the posterior mode; the interval is the
-normal (Laplace) approximation of the posterior, ``(H/φ + P)⁻¹`` with ``H`` the Fisher information and
-``P`` the priors' precision, refined twice:
+with ``advantage_prior_sd`` (``ARENA_RATING_ADVANTAGE_PRIOR_SD``, 150 Elo; ``ratings.services`` passes the
+settings, and the module's ``PRIOR_SD`` and ``ADVANTAGE_PRIOR_SD`` are the defaults). The answer is the
+posterior mode; the interval is the normal (Laplace) approximation of the posterior, ``(H/φ + P)⁻¹`` with
+``H`` the Fisher information and ``P`` the priors' precision, refined twice:
 
 - as a sandwich ``A⁻¹ (B + P) A⁻¹`` (``A = H/φ + P``, ``B`` the same information with each pair's own
   score variance ``E(1 − E) − draws/4`` over φ², drawn towards the pool's by the virtual games), because
@@ -60,7 +59,6 @@ did not bound its rating); they are kept so that stored rows still read, and the
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -69,7 +67,7 @@ from scipy.sparse import csgraph
 
 ELO_PER_UNIT = 400.0 / math.log(10.0)  # Elo per natural-log unit of strength
 Z95 = 1.959963984540054
-PRIOR_SD = 250.0  # Elo; ARENA_RATING_PRIOR_SD overrides it under Django
+PRIOR_SD = 250.0  # Elo; the service passes ARENA_RATING_PRIOR_SD
 ADVANTAGE_PRIOR_SD = 150.0  # Elo; ARENA_RATING_ADVANTAGE_PRIOR_SD
 VIRTUAL_DECISIVE_GAMES = 2  # in the dispersion, between equals: each adds 1/4 to both sums
 NEWTON_STEP_LIMIT = 1e-10  # natural-log units: the largest step left that still counts as the optimum
@@ -161,14 +159,10 @@ def fit_games(white, black, white_score, players: int, average: float = 1500.0, 
 
 
 def prior_sds(prior_sd: float | None = None, advantage_prior_sd: float | None = None) -> tuple[float, float]:
-    """The priors' standard deviations (Elo): as given, else the settings under Django, else the defaults."""
-    arena = {}
-    conf = sys.modules.get("django.conf")  # read, never imported: the math stays free of Django
-    if conf is not None and conf.settings.configured:
-        arena = getattr(conf.settings, "ARENA", {})
-    sds = (float(arena.get("RATING_PRIOR_SD", PRIOR_SD)) if prior_sd is None else float(prior_sd),
-           float(arena.get("RATING_ADVANTAGE_PRIOR_SD", ADVANTAGE_PRIOR_SD))
-           if advantage_prior_sd is None else float(advantage_prior_sd))
+    """The priors' standard deviations (Elo): as given, else the module's defaults (the service passes the
+    settings)."""
+    sds = (PRIOR_SD if prior_sd is None else float(prior_sd),
+           ADVANTAGE_PRIOR_SD if advantage_prior_sd is None else float(advantage_prior_sd))
     for name, sd in zip(("prior_sd", "advantage_prior_sd"), sds):
         if not (math.isfinite(sd) and sd > 0):
             raise ValueError(f"{name} must be a positive number of Elo, not {sd}")

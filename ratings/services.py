@@ -242,7 +242,9 @@ def _fit_pairs(table: np.ndarray, average: float, also=()) -> tuple[list[int], f
                                return_inverse=True)
     index = index[: 2 * len(table)].reshape(-1, 2)
     cells = fitting.Cells(index[:, 0], index[:, 1], table[:, 2], table[:, 3], table[:, 4])
-    return players.tolist(), fitting.fit(cells, len(players), average)
+    arena = settings.ARENA
+    return players.tolist(), fitting.fit(cells, len(players), average, prior_sd=arena["RATING_PRIOR_SD"],
+                                         advantage_prior_sd=arena["RATING_ADVANTAGE_PRIOR_SD"])
 
 
 def board_ranks(result: fitting.Fit, current: list[bool], ranked_margin: float) -> dict[int, ranks.RankInterval]:

@@ -83,6 +83,16 @@ def test_a_refit_replaces_the_stored_fit(league, settings):
     assert sum(r.elo for r in rated) / rated.count() == pytest.approx(2000.0)
 
 
+def test_the_stored_fit_uses_the_priors_of_the_settings(league, settings):
+    fit_ratings(["tafl9"])
+    spread = {r.bot_id: r.elo for r in FittedRating.objects.filter(status="rated")}
+    settings.ARENA = {**settings.ARENA, "RATING_PRIOR_SD": 20, "RATING_ADVANTAGE_PRIOR_SD": 10}
+    fit_ratings(["tafl9"])
+    narrow = {r.bot_id: r.elo for r in FittedRating.objects.filter(status="rated")}
+    assert narrow.keys() == spread.keys()
+    assert max(narrow.values()) - min(narrow.values()) < 0.5 * (max(spread.values()) - min(spread.values()))
+
+
 def test_a_game_without_rated_games_has_a_fit_that_says_so(league):
     rows = fit_ratings()
     assert [row.game for row in rows] == ["tafl9", "fidchell-1", "fidchell-2", "shatra"]
