@@ -376,9 +376,10 @@ class BotVersionViewSet(ArenaViewMixin, mixins.UpdateModelMixin, viewsets.ReadOn
 
     def partial_update(self, request, pk=None):
         version = self.get_object()
-        data = serializers.VersionUpdateSerializer(data=request.data)
+        data = serializers.VersionUpdateSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        version = app_services.set_version_active(version, data.validated_data["is_active"])
+        if "is_active" in data.validated_data:  # a PATCH without it changes nothing, as the schema allows
+            version = app_services.set_version_active(version, data.validated_data["is_active"])
         return Response(serializers.BotVersionSerializer(version, context={"request": request}).data)
 
     @extend_schema(

@@ -171,6 +171,16 @@ def test_a_deactivated_version_is_not_paired_and_stops_being_pinned(ada, anon, v
     assert pool_versions() == {second.pk, theirs.pk}
 
 
+def test_a_patch_of_a_version_without_its_switch_changes_nothing(ada, versions):
+    mine, _ = versions
+    before = state(mine)
+    response = ada.patch(f"/api/versions/{mine.pk}/", {}, format="json")  # the schema lets is_active be left out
+    assert response.status_code == 200, response.content
+    assert response.json()["is_active"] is True
+    assert state(mine) == before
+    assert ada.patch(f"/api/versions/{mine.pk}/", {"is_actve": False}, format="json").status_code == 400
+
+
 def test_only_the_owner_or_staff_deactivate_a_version(grace, anon, root, player, versions):
     mine, _ = versions
     secret = ready_version(make_bot(player, "secret", is_public=False))
