@@ -347,6 +347,9 @@ ARENA = {
     "QUEUE_WARNING_SECONDS": env_int("ARENA_QUEUE_WARNING_SECONDS", 900),
     # The bare-subprocess sandbox runs bots unconfined: only for trusted bots on a developer machine.
     "SANDBOX_TRUSTED": env_bool("ARENA_SANDBOX_TRUSTED", False),
+    # A worker whose sandbox cannot keep each bot in cgroups of its own (memory, processes, an equal CPU share,
+    # a freeze) plays unrated matches only: a bot there can slow or kill its neighbour's.
+    "RATED_NEEDS_ISOLATION": env_bool("ARENA_RATED_NEEDS_ISOLATION", True),
     "BOT_MEMORY_BYTES": env_int("ARENA_BOT_MEMORY_BYTES", 1 << 30),
     # Where unpacked bots are kept for the sandbox, and (under builds/) each version's build result: a cache
     # of at most BOT_CACHE_BYTES on disk, least recently used out first (a tree in play is never taken).

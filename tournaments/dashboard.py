@@ -13,7 +13,7 @@ from django.shortcuts import render
 from django.utils import timezone
 
 from engines.core import Termination
-from tournaments.models import BotVersion, Game, Match
+from tournaments.models import BotVersion, Game, Match, Worker
 
 RECENT_LIMIT = 20
 WORKER_WINDOW = timedelta(minutes=15)
@@ -96,16 +96,25 @@ def games_per_hour(now=None) -> list[dict]:
 
 
 def workers_seen(now=None) -> list[dict]:
-    """Workers whose heartbeat on any match is recent, with what they hold now."""
+    """Workers that asked for work or beat on a match lately, with what they hold now and whether their bots
+    are kept apart (a worker that cannot isolate them plays unrated matches only, and says why)."""
     since = (now or timezone.now()) - WORKER_WINDOW
-    return list(
-        Match.objects.exclude(worker_id="").filter(heartbeat_at__gte=since)
-        .values("worker_id")
-        .annotate(last_heartbeat=Max("heartbeat_at"),
-                  running=Count("id", filter=Q(status=Match.Status.RUNNING)),
-                  matches=Count("id"))
-        .order_by("-last_heartbeat")
-    )
+    beats = {row["worker_id"]: row for row in
+             Match.objects.exclude(worker_id="").filter(heartbeat_at__gte=since).values("worker_id")
+             .annotate(last_heartbeat=Max("heartbeat_at"), running=Count("id", filter=Q(status=Match.Status.RUNNING)),
+                       matches=Count("id"))}
+    known = {worker.worker_id: worker for worker in
+             Worker.objects.filter(Q(seen_at__gte=since) | Q(worker_id__in=list(beats)))}
+    rows = []
+    for worker_id in beats.keys() | known.keys():
+        beat, worker = beats.get(worker_id, {}), known.get(worker_id)
+        rows.append({"worker_id": worker_id, "last_heartbeat": beat.get("last_heartbeat"),
+                     "running": beat.get("running", 0), "matches": beat.get("matches", 0),
+                     "seen_at": worker.seen_at if worker else None,
+                     "isolation_problem": worker.isolation_problem if worker else "",
+                     "plays_rated": worker.plays_rated if worker else None})
+    latest = [max(t for t in (row["last_heartbeat"], row["seen_at"]) if t) for row in rows]
+    return [row for _, row in sorted(zip(latest, rows), key=lambda pair: pair[0], reverse=True)]
 
 
 def dashboard_context(now=None) -> dict:

@@ -344,3 +344,21 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"Game {self.match_id}.{self.number}"
+
+
+class Worker(models.Model):
+    """A worker as it last asked for work: whether its sandbox keeps each bot apart (per-bot cgroups for
+    memory, processes, an equal CPU share and a real freeze), and so whether it may play rated matches."""
+
+    worker_id = models.CharField(max_length=100, primary_key=True)
+    isolation_problem = models.CharField(
+        max_length=300, blank=True, help_text="Why its bots could reach each other; empty when they cannot.")
+    plays_rated = models.BooleanField(help_text="Whether it takes rated matches (ARENA_RATED_NEEDS_ISOLATION).")
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-seen_at"]
+        indexes = [models.Index(fields=["seen_at"], name="worker_seen_idx")]
+
+    def __str__(self) -> str:
+        return self.worker_id

@@ -58,6 +58,20 @@ def open_sandbox(trusted: bool = False):
         raise InfrastructureError(f"sandbox unavailable: {error}") from error
 
 
+def isolation_problem() -> str:
+    """Why this worker's bots could reach each other, or "" (``runner.sandbox``'s answer, once per process and
+    sandbox mode)."""
+    return _isolation_problem(settings.ARENA["SANDBOX_TRUSTED"])
+
+
+@functools.cache
+def _isolation_problem(trusted: bool) -> str:
+    try:
+        return open_sandbox(trusted).isolation_problem()
+    except InfrastructureError as error:
+        return str(error)
+
+
 def limits():
     return _sandbox_module().Limits(memory_bytes=settings.ARENA["BOT_MEMORY_BYTES"])
 

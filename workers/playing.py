@@ -38,7 +38,7 @@ from django.core.exceptions import ValidationError
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
 from tournaments.models import BotVersion, Match
-from tournaments.referee import InfrastructureError, loaded_versions, open_sandbox, play_game
+from tournaments.referee import InfrastructureError, isolation_problem, loaded_versions, open_sandbox, play_game
 from tournaments.services import matches as match_services
 from tournaments.services import uploads as upload_services
 
@@ -135,12 +135,21 @@ def deadline(seconds: float):
         signal.signal(signal.SIGALRM, previous)
 
 
+def plays_rated(isolation_problem: str, arena: dict) -> bool:
+    """Rated matches only where each bot is kept apart, unless the operator vouches for every bot (trusted
+    mode) or has switched the rule off (ARENA_RATED_NEEDS_ISOLATION)."""
+    return not isolation_problem or arena["SANDBOX_TRUSTED"] or not arena["RATED_NEEDS_ISOLATION"]
+
+
 def play_next(worker_id: str) -> str:
     """Take the first piece of work: a pending version's smoke test, else the first queued match."""
     version_id = upload_services.claim_smoke_test()
     if version_id is not None:
         return smoke_test(version_id)
-    claimed = match_services.claim_next_match(worker_id)
+    problem = isolation_problem()
+    rated = plays_rated(problem, settings.ARENA)
+    match_services.note_worker(worker_id, problem, rated)
+    claimed = match_services.claim_next_match(worker_id, rated=rated)
     if claimed is None:
         log.info("nothing queued: a surplus wake-up, nothing done")
         return NOTHING

@@ -197,6 +197,11 @@ class Sandbox:
     def _ready(self, workdir: Workdir) -> Workdir:
         return workdir
 
+    def isolation_problem(self) -> str:
+        """Why bots of different matches on this host could reach each other (CPU, memory, processes, a
+        pause they escape), or "" when each bot is held in its own cgroups."""
+        return "no sandbox"
+
     def _build(self, bot: Bot, limits: Limits) -> list[Entry]:
         """Run the build on a scratch copy of the bot's files; its whole tree and the copy go after."""
         proc = self._start_build(_new_workdir(bot), bot, limits)
@@ -227,6 +232,9 @@ class TrustedSandbox(Sandbox):
     """No isolation at all: a bare subprocess in its own session. For one's own bots only."""
 
     name = "trusted"
+
+    def isolation_problem(self) -> str:
+        return "trusted mode: bots run as bare processes (the operator vouches for every bot)"
 
     def _start_build(self, scratch: Workdir, bot: Bot, limits: Limits) -> BotProcess:
         # the same channel as in the sandbox (runner.build), minus the sandbox: one's own bots only

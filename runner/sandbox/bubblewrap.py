@@ -181,6 +181,10 @@ class BubblewrapSandbox(Sandbox):
         self.sdk = _readable_engines_dir()
         become_subreaper()
 
+    def isolation_problem(self) -> str:
+        missing = self.cgroups.missing()
+        return f"no per-bot cgroup control of {', '.join(missing)} ({self.cgroups.describe()})" if missing else ""
+
     def describe(self) -> str:
         version = ".".join(map(str, self.version))
         return f"bubblewrap {version} ({self.bwrap}); cgroups: {self.cgroups.describe()}; " \

@@ -105,6 +105,12 @@ class CgroupHost:
         process, which a bot forking fast enough escapes."""
         return "freezer" in self.v1 or self._v2_freezes
 
+    def missing(self) -> list[str]:
+        """What a bot's cgroups cannot do here, of what keeps bots apart: memory (kernel memory included),
+        processes, an equal CPU share, and a freeze nothing escapes."""
+        gaps = [c for c in ("memory", "pids", "cpu") if c not in self.v1 and c not in self.v2_controllers]
+        return gaps + ([] if self.can_freeze else ["freezer"])
+
     def describe(self) -> str:
         parts = [f"v1 {c}" for c in sorted(self.v1)]
         if self.v2 is not None:

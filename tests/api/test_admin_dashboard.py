@@ -48,6 +48,21 @@ def test_dashboard_renders_for_an_admin(admin_client_logged, player, other_playe
     assert "box-7:123" in page and "sandbox missing" in page
 
 
+def test_dashboard_says_which_workers_keep_their_bots_apart(admin_client_logged, player, other_player):
+    from tournaments.services.matches import note_worker
+
+    _busy_arena(player, other_player)
+    note_worker("box-7:123", "", True)
+    note_worker("compose-1", "no per-bot cgroup control of memory, pids, cpu, freezer (none)", False)
+    response = admin_client_logged.get("/admin/dashboard/")
+    rows = {w["worker_id"]: w for w in response.context["workers"]}
+    assert rows["box-7:123"]["plays_rated"] and rows["box-7:123"]["running"] == 1
+    assert rows["compose-1"]["plays_rated"] is False and rows["compose-1"]["running"] == 0  # idle, but seen
+    assert rows["worker-1"]["plays_rated"] is None  # beat on a match, never asked for work since
+    page = response.content.decode()
+    assert "no: no per-bot cgroup control of memory, pids, cpu, freezer (none)</strong> (unrated matches only)" in page
+
+
 def test_dashboard_counts_bot_failures_by_reason(admin_client_logged, player, other_player):
     from tournaments.models import Game
 

@@ -63,6 +63,16 @@ for raw in sys.stdin:
         break
 """
 
+def test_the_sandbox_says_whether_it_keeps_bots_apart(sandbox):
+    from runner.sandbox.bubblewrap import BubblewrapSandbox
+    from runner.sandbox.cgroups import CgroupHost
+
+    bare = BubblewrapSandbox(sandbox.bwrap, CgroupHost())  # what a container without a cgroup of its own has
+    assert bare.isolation_problem() == "no per-bot cgroup control of memory, pids, cpu, freezer (none)"
+    if os.geteuid() == 0 or os.environ.get("CI"):  # CI runs as root on a host with every controller
+        assert sandbox.isolation_problem() == "", sandbox.describe()
+
+
 HOG_PROCESSES, BUSY_MS, TC_MS, GAMES, PLIES = 60, 30, 150, 20, 60
 
 

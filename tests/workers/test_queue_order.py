@@ -17,7 +17,7 @@ from django.db import connection
 from django.utils import timezone
 
 from tests.postgresql import rerun_on_postgresql
-from tournaments.models import Bot, BotVersion, Match
+from tournaments.models import Bot, BotVersion, Match, Worker
 from tournaments.services import claim_next_match, claim_smoke_test, create_match, requeue_match
 from tournaments.services.uploads import SMOKE_LEASE_SECONDS
 from workers import playing, tasks
@@ -67,6 +67,26 @@ def test_each_account_goes_oldest_first_and_the_ladder_over_its_share_waits(vers
     more_ladder = queue(versions, LADDER, 1)
     assert claims() == requested + ladder + more_ladder
     assert set(Match.objects.exclude(status="finished").values_list("status", flat=True)) == {"running"}
+
+
+def test_a_worker_that_cannot_keep_its_bots_apart_takes_unrated_matches_only(versions):
+    rated = queue(versions, LADDER, 2)  # two owners' bots on the ladder: rated
+    challenge = create_match(*versions, time_control="move:100", games=2, rated=False).pk
+    assert claim_next_match("w:bare", rated=False)[0] == challenge
+    assert claim_next_match("w:bare", rated=False) is None
+    assert claims() == rated
+
+
+def test_which_workers_play_rated_matches(db, settings):
+    bare = "no per-bot cgroup control of cpu, freezer (v1 memory, v1 pids)"
+    off = {**settings.ARENA, "SANDBOX_TRUSTED": False, "RATED_NEEDS_ISOLATION": True}
+    assert playing.plays_rated("", off) and not playing.plays_rated(bare, off)
+    assert playing.plays_rated(bare, {**off, "RATED_NEEDS_ISOLATION": False})
+    assert playing.plays_rated(bare, {**off, "SANDBOX_TRUSTED": True})  # the operator vouches for every bot
+    settings.ARENA = {**settings.ARENA, "SANDBOX_TRUSTED": True}
+    assert playing.play_next("w:9") == playing.NOTHING
+    worker = Worker.objects.get(pk="w:9")  # noted as it asked for work
+    assert worker.plays_rated and worker.isolation_problem.startswith("trusted mode")
 
 
 def test_a_requeued_match_keeps_its_place(versions):

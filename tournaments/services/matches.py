@@ -22,7 +22,7 @@ from django.utils import timezone
 from engines.core import BLACK, WHITE, Termination, other, points
 from ratings.services import apply_rated_game, lock_ratings
 
-from ..models import BotVersion, Game, Match, Tournament
+from ..models import BotVersion, Game, Match, Tournament, Worker
 from . import (
     version_tests,  # an SPRT's match counts in its test, in the transaction that stores it
     worker_time,
@@ -65,7 +65,13 @@ def claim_match(match_id: int, worker_id: str) -> uuid.UUID | None:
     return _take_lease(Match.objects.filter(pk=match_id), worker_id)
 
 
-def claim_next_match(worker_id: str) -> tuple[int, uuid.UUID] | None:
+def note_worker(worker_id: str, isolation_problem: str, plays_rated: bool) -> None:
+    """Remember how a worker asking for work keeps its bots apart (the operators' dashboard shows it)."""
+    Worker.objects.update_or_create(worker_id=str(worker_id)[:100], defaults={
+        "isolation_problem": isolation_problem[:300], "plays_rated": plays_rated, "seen_at": timezone.now()})
+
+
+def claim_next_match(worker_id: str, rated: bool = True) -> tuple[int, uuid.UUID] | None:
     """Take the lease of the queued match whose turn it is: its id and token, or None when nothing is queued.
 
     The turn goes to an account, not to a queue position (``worker_time.claim_accounts``: the ladder while it
@@ -74,11 +80,13 @@ def claim_next_match(worker_id: str) -> tuple[int, uuid.UUID] | None:
     on PostgreSQL ``FOR UPDATE SKIP LOCKED`` lets concurrent claims take the next ones instead of waiting;
     SQLite runs one write at a time. (Not ``pk IN (subquery)``: PostgreSQL may run that as a join that
     re-runs the subquery and so updates several rows.) An account emptied by another worker since the
-    accounts were read is skipped for the next one.
+    accounts were read is skipped for the next one. ``rated=False``: unrated matches only (a worker whose
+    bots are not kept apart must not decide a rating).
     """
     for account in worker_time.claim_accounts():
         first = (Match.objects.select_for_update(skip_locked=True)
-                 .filter(status=Match.Status.QUEUED, charged_to_id=account).order_by(*CLAIM_ORDER).values("pk")[:1])
+                 .filter(status=Match.Status.QUEUED, charged_to_id=account, **({} if rated else {"rated": False}))
+                 .order_by(*CLAIM_ORDER).values("pk")[:1])
         with transaction.atomic():
             token = _take_lease(Match.objects.filter(pk=Subquery(first)), worker_id)
             if token is None:
