@@ -59,6 +59,23 @@ def test_a_tournament_start_past_the_budget_is_refused_and_stays_a_draft(ada, pl
     assert not Match.objects.exists()
 
 
+def test_a_resume_past_the_budget_is_refused_and_leaves_the_tournament_cancelled(ada, player, other_player, budget,
+                                                                                 settings):
+    tournament_id = ada.post("/api/tournaments/", {"name": "Samhain", "game": "tafl9", "time_control": "move:100",
+                                                   "games_per_pairing": 2}, format="json").json()["id"]
+    for number in range(2):  # one pairing, both rounds: 2 matches, within the budget of 2.5
+        entrant = ready_version(make_bot((player, other_player)[number], f"fest{number}"))
+        ada.post(f"/api/tournaments/{tournament_id}/entrants/", {"version": entrant.pk}, format="json")
+    assert ada.post(f"/api/tournaments/{tournament_id}/start/").status_code == 200
+    assert ada.post(f"/api/tournaments/{tournament_id}/cancel/").status_code == 200
+    settings.ARENA = {**settings.ARENA, "OWNER_QUEUED_SECONDS": int(1.5 * budget)}  # now one match fits
+    refused = ada.post(f"/api/tournaments/{tournament_id}/resume/")
+    assert refused.status_code == 400
+    assert "resuming this tournament's 2 matches would queue" in refused.json()["budget"][0]
+    assert Tournament.objects.get(pk=tournament_id).status == "cancelled"
+    assert set(Match.objects.values_list("status", flat=True)) == {"cancelled"}
+
+
 def test_an_sprt_past_the_budget_is_refused_and_starts_nothing(ada, player, settings):
     bot = make_bot(player, "sprinter")
     ready_version(bot), ready_version(bot)

@@ -204,7 +204,10 @@ def resume_tournament(tournament: Tournament) -> int:
         tournament.save(update_fields=["status", "finished_at"])
         return 0
     _check_running_cap(tournament, "resume")
-    requeued = tournament.matches.filter(status=Match.Status.CANCELLED).update(
+    cancelled = tournament.matches.filter(status=Match.Status.CANCELLED)
+    check_budget(tournament.organiser, sum(cancelled.values_list("cost_seconds", flat=True)),
+                 f"resuming this tournament's {cancelled.count()} matches")
+    requeued = cancelled.update(
         status=Match.Status.QUEUED, finished_at=None, failure_reason="")
     tournament.status = Tournament.Status.RUNNING
     tournament.finished_at = None
