@@ -11,6 +11,17 @@ BEFORE = [("tournaments", "0002_bot_names_and_tournament_consent")]
 AFTER = [("tournaments", "0004_bot_lifecycle_and_game_times")]
 
 
+@pytest.fixture(autouse=True)
+def latest_schema_after():
+    """Every app back at its latest migration after each test: going back to an old state of tournaments also
+    unapplies the migrations of other apps that depend on a later one (ratings), and the rest of the suite,
+    the browser tests' live server included, needs the latest schema."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 @pytest.mark.django_db(transaction=True)
 def test_old_durations_are_forgotten_and_old_versions_have_nothing_to_download():
     executor = MigrationExecutor(connection)
@@ -37,9 +48,6 @@ def test_old_durations_are_forgotten_and_old_versions_have_nothing_to_download()
     assert (version.original.name, version.is_active) == ("", True)
     bot = new.get_model("tournaments", "Bot").objects.get(pk=versions[0].bot_id)
     assert (bot.is_retired, bot.pinned_version_id) == (False, None)
-
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())  # the rest of the suite needs the latest schema
 
 
 @pytest.mark.django_db
@@ -142,6 +150,3 @@ def test_a_rated_tournament_stays_rated_only_if_staff_organised_it():
     assert official == {("staff", True): True, ("staff", False): False, ("player", True): False,
                         ("player", False): False}
     assert {row.tiebreaks for row in new.objects.all()} == {"direct_encounter,wins,sonneborn_berger,koya"}
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes("tournaments"))
