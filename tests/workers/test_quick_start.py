@@ -1,6 +1,8 @@
 """The quick start finishes: ``manage.py arena --exit-after-demo`` on the embedded stack (SQLite, the
-filesystem broker, one match worker) plays all four demo tournaments within 10 minutes, and a version
-uploaded while the worker plays a match is smoke-tested within 30 s.
+filesystem broker, one match worker) plays all four demo tournaments within 20 minutes, and a version
+uploaded while the worker plays a match is smoke-tested within 30 s. (The ranked ladder keeps its guaranteed
+share of the one worker, ARENA_LADDER_SHARE, half: the demo's 24 matches take about twice as long as when
+they went before every ladder match, 21 of them in 600 s on CI's machine.)
 
 The bounds are timeouts that catch starvation (a demo match waiting behind the ladder for as long as
 the ladder refills, an upload waiting behind matches) with a wide margin; they are not speed targets.
@@ -22,7 +24,7 @@ from cluster import ROOT, free_port
 
 pytestmark = pytest.mark.slow
 
-DEMO_SECONDS = 600
+DEMO_SECONDS = 1200
 SMOKE_SECONDS = 30
 BOT = (ROOT / "tests" / "bots" / "random_bot.py").read_bytes()
 
