@@ -73,6 +73,16 @@ def record(winner: str, reason: str | None = None, plies: int = 10) -> dict:
     return {"game": "tafl9", "winner": winner, "reason": reason or reasons[winner], "plies": plies, "actions": []}
 
 
+def play(a, b, winners, rated=True):
+    """A finished match of len(winners) games through the services; version a is white in odd games."""
+    from tournaments.services import claim_match, create_match, finish_match
+
+    match = create_match(a, b, games=len(winners), rated=rated)
+    token = claim_match(match.pk, "w")
+    assert finish_match(match.pk, token, [record(w) for w in winners])
+    return match
+
+
 def zip_bytes(entries) -> bytes:
     import zipfile
 

@@ -13,21 +13,14 @@ from ratings import fit as fitting
 from ratings.models import FittedRating, RatingFit
 from ratings.selectors import STANDINGS, fitted_leaderboard, rating_fit, standing
 from tournaments.models import Bot, Match
-from tournaments.services import claim_match, create_match, finish_match, pin_version
+from tournaments.services import pin_version
 from tournaments.services.ratings import fit_ratings
 from workers.tasks import fit_ratings as fit_task
 
-from .conftest import ready_version, record
+from .conftest import play, ready_version
 
 pytestmark = pytest.mark.django_db
 
-
-def play(a, b, winners, rated=True):
-    """A match of len(winners) games; version a is white in odd games (the match alternates colours)."""
-    match = create_match(a, b, games=len(winners), rated=rated)
-    token = claim_match(match.pk, "w")
-    assert finish_match(match.pk, token, [record(w) for w in winners])
-    return match
 
 
 @pytest.fixture

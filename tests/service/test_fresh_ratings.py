@@ -10,20 +10,13 @@ from celery.signals import before_task_publish
 from django.core.cache import cache
 
 from ratings.models import RatingFit
-from tournaments.services import claim_match, create_match, finish_match
 from tournaments.services.ratings import refit_pending_key
 from workers.tasks import refit_game
 
-from .conftest import ready_version, record
+from .conftest import play, ready_version
 
 pytestmark = pytest.mark.django_db
 
-
-def play(a, b, winners, rated=True):
-    match = create_match(a, b, games=len(winners), rated=rated)
-    token = claim_match(match.pk, "w")
-    assert finish_match(match.pk, token, [record(w) for w in winners])
-    return match
 
 
 @pytest.fixture

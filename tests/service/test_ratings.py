@@ -9,19 +9,12 @@ import pytest
 from ratings.elo import EloRules, expected_score, updated
 from ratings.models import Rating, RatingChange
 from tournaments.models import Match
-from tournaments.services import claim_match, create_match, finish_match
 from tournaments.services.ratings import recompute_ratings
 
-from .conftest import ready_version, record
+from .conftest import play, ready_version
 
 pytestmark = pytest.mark.django_db
 
-
-def play(a, b, winners, rated=True):
-    match = create_match(a, b, games=len(winners), rated=rated)
-    token = claim_match(match.pk, "w")
-    assert finish_match(match.pk, token, [record(w) for w in winners])
-    return match
 
 
 def test_expected_score_by_hand():
