@@ -25,7 +25,7 @@ from tournaments.models import (
     TournamentEntrant,
 )
 from tournaments.selectors import games_per_two_entrants, is_insider, may_see_bot, record_seen_by
-from tournaments.services import worker_time
+from tournaments.services import storage_quota, storage_used, worker_time
 
 from .filters import MAX_ID
 
@@ -145,13 +145,9 @@ class MeSerializer(serializers.ModelSerializer):
                         "is_staff": {"help_text": "Whether this player is an operator (admin rights everywhere)."}}
 
     def get_storage_used(self, user) -> int:
-        from tournaments.services import storage_used  # lazy: the services import the API's neighbours
-
         return storage_used(user)
 
     def get_storage_quota(self, user) -> int | None:
-        from tournaments.services import storage_quota  # lazy: as above
-
         return storage_quota(user)
 
     @extend_schema_field(WorkerTimeSerializer)
