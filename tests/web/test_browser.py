@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+from django.contrib.auth import get_user_model
 
 from engines import GAME_IDS, get_game
 from ratings.models import Rating
@@ -300,6 +301,12 @@ def test_the_content_security_policy_holds_on_every_page_and_refuses_an_injected
         response = site.open(path)
         assert "script-src 'self'" in response.headers["content-security-policy"], path
         site.forgive("404")  # the browsable API has no favicon link: the browser asks for /favicon.ico
+        assert not site.errors, (path, site.errors)
+    get_user_model().objects.create_superuser("operator", password="operator-pass-phrase-1")
+    site.login("operator", "operator-pass-phrase-1")
+    for path in ("/admin/", "/admin/dashboard/"):  # the operators' pages run under the same policy
+        site.open(path)
+        site.forgive("404")
         assert not site.errors, (path, site.errors)
     site.page.evaluate("() => { const s = document.createElement('script'); s.textContent = 'window.injected = 1';"
                        " document.head.appendChild(s); }")
