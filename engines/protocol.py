@@ -44,6 +44,13 @@ class TimeControl:
     def text(self) -> str:
         return f"move:{self.base_ms}" if self.mode == "move" else f"clock:{self.base_ms}+{self.inc_ms}"
 
+    def thinking_seconds(self, plies: int) -> float:
+        """The bots' thinking time over a game of ``plies`` actions when each uses all it may: every action's
+        budget, or both whole clocks and one increment per action."""
+        if self.mode == "move":
+            return plies * self.base_ms / 1000
+        return (2 * self.base_ms + plies * self.inc_ms) / 1000
+
 
 # --- referee lines ------------------------------------------------------------------------------
 

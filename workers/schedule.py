@@ -28,13 +28,8 @@ class TimeLimits:
 
 
 def worst_game_seconds(game_id: str, time_control: str) -> float:
-    tc = TimeControl.parse(time_control)
     plies = get_game(game_id).max_plies
-    if tc.mode == "move":
-        thinking = plies * tc.base_ms / 1000
-    else:  # each side's clock: the base plus one increment per own action
-        thinking = 2 * tc.base_ms / 1000 + plies * tc.inc_ms / 1000
-    return STARTUP_S + thinking + plies * REFEREE_S_PER_PLY
+    return STARTUP_S + TimeControl.parse(time_control).thinking_seconds(plies) + plies * REFEREE_S_PER_PLY
 
 
 def match_time_limits(game_id: str, time_control: str, games: int) -> TimeLimits:

@@ -20,3 +20,9 @@ def test_referee_lines():
     assert played_line("white", "E3-H3", after, 1) == "played white E3-H3 ply=1"
     assert go_prefix("black", 2, False, None) == "go side=black ply=2"
     assert go_prefix("white", 7, True, "placement") == "go side=white ply=7 extra=1 phase=placement"
+
+
+def test_a_time_control_says_how_long_a_game_may_think():
+    """What the workers' time limits (the longest game) and the owners' budgets (a typical one) both count."""
+    assert TimeControl.parse("move:200").thinking_seconds(120) == 24.0  # every action's whole budget
+    assert TimeControl.parse("clock:60000+500").thinking_seconds(100) == 170.0  # both clocks, an increment each

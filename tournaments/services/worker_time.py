@@ -41,13 +41,8 @@ EXPECTED_PLIES = 120
 
 
 def expected_game_seconds(game_id: str, time_control: str) -> float:
-    tc = TimeControl.parse(time_control)
     plies = min(EXPECTED_PLIES, get_game(game_id).max_plies)
-    if tc.mode == "move":
-        thinking = plies * tc.base_ms / 1000
-    else:  # both clocks used up: the bases, and one increment per action
-        thinking = (2 * tc.base_ms + plies * tc.inc_ms) / 1000
-    return EXPECTED_STARTUP_SECONDS + thinking
+    return EXPECTED_STARTUP_SECONDS + TimeControl.parse(time_control).thinking_seconds(plies)
 
 
 def expected_match_seconds(game_id: str, time_control: str, games: int) -> float:
