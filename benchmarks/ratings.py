@@ -121,6 +121,7 @@ def coverage(count: int, seed: int, spread: float = SPREAD) -> None:
     rng = np.random.default_rng(seed)
     inside = {bucket: [] for bucket in BUCKETS}
     new_inside = {bucket: [] for bucket in BUCKETS}
+    pooled_inside = {bucket: [] for bucket in BUCKETS}  # the new version under the pool's prior, side by side
     new_end, new_games, advantage_inside, draws = [], [], [], []
     t0 = time.perf_counter()
     for _ in range(count):
@@ -134,8 +135,11 @@ def coverage(count: int, seed: int, spread: float = SPREAD) -> None:
         white, black = np.r_[before[0], after[0]], np.r_[before[1], after[1]]
         score = play(rng, true, ADVANTAGE, draw_rate, white, black)
         draws.append(np.mean(score == 0.5))
+        chain = np.r_[np.full(8, -1), predecessor]  # bot 8 is a later version of the predecessor
         for played in SNAPSHOTS:
-            result = fitting.fit_games(white[:played], black[:played], score[:played], 9, average=0.0)
+            result = fitting.fit_games(white[:played], black[:played], score[:played], 9, average=0.0,
+                                       predecessor=chain)
+            pooled = fitting.fit_games(white[:played], black[:played], score[:played], 9, average=0.0).players[8]
             rated = np.array([p.status == fitting.RATED for p in result.players])
             centred = true - true[rated].mean()
             for bot, p in enumerate(result.players):
@@ -146,13 +150,15 @@ def coverage(count: int, seed: int, spread: float = SPREAD) -> None:
                 inside[bucket].append(hit)
                 if bot == 8:
                     new_inside[bucket].append(hit)
+                    pooled_inside[bucket].append(abs(pooled.elo - centred[bot]) <= pooled.margin)
                     if played == SNAPSHOTS[-1]:
                         new_end.append(hit)
                         new_games.append(p.games)
             advantage_inside.append(abs(result.advantage - ADVANTAGE) <= result.advantage_margin)
     seconds = time.perf_counter() - t0
     print(f"2. coverage: {count} leagues of 8 bots (strengths ~ N(0, {spread:.0f}) Elo; the prior's sd "
-          f"{fitting.prior_sds()[0]:.0f}), advantage "
+          f"{fitting.prior_sds()[0]:.0f}, a new version's around its predecessor's {fitting.prior_sds()[2]:.0f}), "
+          f"advantage "
           f"{ADVANTAGE:.0f}, {100 * np.mean(draws):.0f}% draws on average, fitted after {SNAPSHOTS} games, "
           f"a new version +{NEW_VERSION_GAIN:.0f} Elo after {NEW_VERSION_AT} ({seconds:.1f} s)")
 
@@ -165,6 +171,9 @@ def coverage(count: int, seed: int, spread: float = SPREAD) -> None:
         print(line(f"bots with {bucket:>5} games", inside[bucket]) + "  target 93-97")
     for bucket in BUCKETS:
         print(line(f"new version with {bucket:>5} games", new_inside[bucket]) + "  target 93-97")
+    for bucket in BUCKETS:
+        print(line(f"  the same, its prior around the pool, not its predecessor, {bucket:>5} games",
+                   pooled_inside[bucket]))
     print(line(f"new version at the league's end (median {np.median(new_games):.0f} games)", new_end)
           + "  target 93-97")
     print(line("first-player advantage, every fit", advantage_inside))

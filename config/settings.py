@@ -276,6 +276,8 @@ ARENA = {
     # around 0. They keep a bot with a handful of games (or only wins) finite and drawn towards the pool.
     "RATING_PRIOR_SD": env_int("ARENA_RATING_PRIOR_SD", 250),
     "RATING_ADVANTAGE_PRIOR_SD": env_int("ARENA_RATING_ADVANTAGE_PRIOR_SD", 150),
+    # A bot's new version: its rating's prior is centred on its previous version's, with this sd (Elo).
+    "RATING_VERSION_PRIOR_SD": env_int("ARENA_RATING_VERSION_PRIOR_SD", 300),
     # The leaderboard ranks a bot once the fitted 95% margin of the version it plays the ladder with is at
     # most this many Elo; the others are listed apart as provisional, never mixed into the ranking.
     "LEADERBOARD_RANKED_MARGIN": env_int("ARENA_LEADERBOARD_RANKED_MARGIN", 100),

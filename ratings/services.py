@@ -230,12 +230,12 @@ def fit_games(counts: dict[str, np.ndarray], average: float, bot_of: dict[int, i
     fits = []
     for game_id, table in counts.items():
         now = set(current.get(game_id, ()))
-        versions, result = _fit_pairs(table, average, sorted(now))
+        versions, result = _fit_pairs(table, average, bot_of, sorted(now))
         fits.append(_store_fit(game_id, average, versions, result, bot_of, now, ranked_margin))
     return fits
 
 
-def _fit_pairs(table: np.ndarray, average: float, also=()) -> tuple[list[int], fitting.Fit]:
+def _fit_pairs(table: np.ndarray, average: float, bot_of: dict[int, int], also=()) -> tuple[list[int], fitting.Fit]:
     """The fit of one game's (white, black, wins, draws, losses) rows; the players in the fit's order.
     ``also``: players to include even without a game (the fit says what it makes of them)."""
     players, index = np.unique(np.concatenate([table[:, :2].ravel(), np.asarray(also, dtype=np.int64)]),
@@ -244,7 +244,23 @@ def _fit_pairs(table: np.ndarray, average: float, also=()) -> tuple[list[int], f
     cells = fitting.Cells(index[:, 0], index[:, 1], table[:, 2], table[:, 3], table[:, 4])
     arena = settings.ARENA
     return players.tolist(), fitting.fit(cells, len(players), average, prior_sd=arena["RATING_PRIOR_SD"],
-                                         advantage_prior_sd=arena["RATING_ADVANTAGE_PRIOR_SD"])
+                                         advantage_prior_sd=arena["RATING_ADVANTAGE_PRIOR_SD"],
+                                         version_prior_sd=arena["RATING_VERSION_PRIOR_SD"],
+                                         predecessor=predecessors(players.tolist(), bot_of))
+
+
+def predecessors(versions: list[int], bot_of: dict[int, int]) -> np.ndarray:
+    """For each version (sorted ids), the index of the same bot's version just before it among ``versions``,
+    or -1: the fit centres a new version's prior on it. Ids grow with each upload, so they order a bot's
+    versions as their numbers do."""
+    last: dict[int, int] = {}
+    chain = np.full(len(versions), -1)
+    for i, version in enumerate(versions):
+        bot = bot_of.get(version)
+        if bot is not None:
+            chain[i] = last.get(bot, -1)
+            last[bot] = i
+    return chain
 
 
 def board_ranks(result: fitting.Fit, current: list[bool], ranked_margin: float) -> dict[int, ranks.RankInterval]:

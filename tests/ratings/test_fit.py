@@ -31,27 +31,47 @@ def simulate(true, advantage, draw_rate, pairs, seed):
     return white, black, score
 
 
-def plain_objective(params, white, black, score, dispersion, prior_sd, advantage_prior_sd):
+def plain_objective(params, white, black, score, dispersion, prior_sd, advantage_prior_sd, version_prior_sd,
+                    predecessor):
     """Minus the log posterior game by game, all in Elo: the binomial quasi-likelihood of each score with
-    E = 1 / (1 + 10^(-D/400)), divided by the dispersion, and the normal priors. params: ratings, advantage."""
+    E = 1 / (1 + 10^(-D/400)), divided by the dispersion, and the normal priors: each rating around 0, or
+    around its predecessor's (with version_prior_sd) where it has one. params: ratings, advantage."""
     ratings, advantage = params[:-1], params[-1]
     expected = 1 / (1 + 10 ** (-(ratings[white] - ratings[black] + advantage) / 400))
     loglik = np.sum(score * np.log(expected) + (1 - score) * np.log(1 - expected))
-    return (-loglik / dispersion + 0.5 * np.sum(ratings ** 2) / prior_sd ** 2
+    centre = np.where(predecessor >= 0, ratings[predecessor], 0.0)
+    sd = np.where(predecessor >= 0, version_prior_sd, prior_sd)
+    return (-loglik / dispersion + 0.5 * np.sum(((ratings - centre) / sd) ** 2)
             + 0.5 * advantage ** 2 / advantage_prior_sd ** 2)
 
 
-def plain_fit(white, black, score, n):
+def plain_prior_precision(prior_sd, advantage_prior_sd, version_prior_sd, predecessor):
+    """The Hessian of the priors in plain_objective, by its definition: Σ (e_i − e_pred(i)) (…)ᵀ / sd_i²."""
+    n = len(predecessor)
+    precision = np.zeros((n + 1, n + 1))
+    for i, parent in enumerate(predecessor):
+        row = np.zeros(n + 1)
+        row[i] = 1
+        if parent >= 0:
+            row[parent] = -1
+        precision += np.outer(row, row) / (version_prior_sd if parent >= 0 else prior_sd) ** 2
+    precision[n, n] = 1 / advantage_prior_sd ** 2
+    return precision
+
+
+def plain_fit(white, black, score, n, predecessor=None):
     """scipy's BFGS on the game-by-game posterior; the dispersion by repeated substitution, from its
     definition: the score's variance E(1 − E) − P(draw)/4 over E(1 − E), summed over the games, with two
     virtual decisive games between equals. Intervals: the sandwich H⁻¹ B H⁻¹ of the observed per-game
     score residuals (the robust estimate, which knows nothing of how draws shrink the variance)."""
     x, dispersion = np.zeros(n + 1), 1.0
     args = (white, black, score)
-    prior_sd, advantage_prior_sd = fitting.prior_sds()  # the settings' (or the module's defaults)
+    prior_sd, advantage_prior_sd, version_prior_sd = fitting.prior_sds()  # the module's defaults
+    predecessor = np.full(n, -1) if predecessor is None else np.asarray(predecessor)
+    priors = (prior_sd, advantage_prior_sd, version_prior_sd, predecessor)
     for _ in range(6):
-        x = optimize.minimize(plain_objective, x, args=(*args, dispersion, prior_sd, advantage_prior_sd),
-                              method="BFGS", options={"gtol": 1e-8}).x
+        x = optimize.minimize(plain_objective, x, method="BFGS", options={"gtol": 1e-8},
+                              args=(*args, dispersion, *priors)).x
         expected = 1 / (1 + 10 ** (-(x[white] - x[black] + x[-1]) / 400))
         spread = np.sum(expected * (1 - expected))
         dispersion = (spread - np.sum(score == 0.5) / 4 + 0.5) / (spread + 0.5)
@@ -61,7 +81,7 @@ def plain_fit(white, black, score, n):
     design[np.arange(len(white)), black] -= 1
     design[:, -1] = 1
     weights = expected * (1 - expected) * k * k / dispersion
-    precision = np.diag(np.r_[np.full(n, 1 / prior_sd ** 2), 1 / advantage_prior_sd ** 2])
+    precision = plain_prior_precision(*priors)
     hessian = design.T @ (design * weights[:, None]) + precision
     per_game = design * ((score - expected) * k / dispersion)[:, None]
     inverse = np.linalg.inv(hessian)
@@ -191,7 +211,7 @@ def test_the_one_sided_pool_still_orders_the_bots():
 def test_the_priors_narrow_or_widen_the_pull():
     white, black, score = [0, 1, 0, 1], [1, 0, 1, 0], [1, 0, 1, 1]
     default = fitting.fit_games(white, black, score, 2)
-    assert fitting.prior_sds() == (fitting.PRIOR_SD, fitting.ADVANTAGE_PRIOR_SD)
+    assert fitting.prior_sds() == (fitting.PRIOR_SD, fitting.ADVANTAGE_PRIOR_SD, fitting.VERSION_PRIOR_SD)
     explicit = fitting.fit_games(white, black, score, 2, prior_sd=fitting.PRIOR_SD,
                                  advantage_prior_sd=fitting.ADVANTAGE_PRIOR_SD)
     assert [p.elo for p in explicit.players] == [p.elo for p in default.players]
@@ -221,3 +241,40 @@ def test_the_covariance_is_of_the_reported_ratings():
         assert abs(fitting.Z95 * math.sqrt(result.covariance[k, k]) - margins[k]) < 1e-9
     assert np.abs(result.covariance[:3, :3].sum(axis=1)).max() < 1e-6
     assert np.isnan(result.covariance[3]).all()
+
+
+def test_a_new_version_starts_from_its_predecessor_not_from_the_pool():
+    """Bot 8 is a later version of the strongest bot, 7, with two games: its prior is centred on 7's rating,
+    so it starts there, not near the pool's average, and the fit agrees with the plain computation of that
+    posterior (ratings within 1 Elo)."""
+    white, black, score = simulate(TRUE, ADVANTAGE, 0.3, 600, seed=11)
+    white, black, score = np.r_[white, 8, 6], np.r_[black, 6, 8], np.r_[score, 1.0, 1.0]  # 1–1 with the second
+    chain = np.r_[np.full(8, -1), 7]
+    versioned = fitting.fit_games(white, black, score, 9, predecessor=chain)
+    pooled = fitting.fit_games(white, black, score, 9)
+    assert_sane(versioned)
+    strongest = versioned.players[7].elo
+    assert abs(versioned.players[8].elo - strongest) < 60
+    assert pooled.players[8].elo < strongest - 120
+    assert versioned.players[8].margin < fitting.Z95 * fitting.VERSION_PRIOR_SD
+    ratings, advantage, _, _ = plain_fit(white, black, score, 9, predecessor=chain)
+    assert np.abs(np.array([p.elo for p in versioned.players]) - ratings).max() < 1.0
+    assert abs(versioned.advantage - advantage) < 1.0
+    # the other bots' intervals hardly notice (they are relative to the average, the new version included)
+    assert all(abs(v.margin / p.margin - 1) < 0.05 for v, p in zip(versioned.players[:7], pooled.players[:7]))
+
+
+def test_a_predecessor_outside_the_pool_hands_on_its_own():
+    """Version 2 follows version 1, which never played; it follows version 0 then."""
+    white, black, score = [0, 3, 2, 3], [3, 0, 3, 2], [1, 0, 1, 0]
+    direct = fitting.fit_games(white, black, score, 4, predecessor=[-1, -1, 0, -1])
+    through = fitting.fit_games(white, black, score, 4, predecessor=[-1, 0, 1, -1])
+    assert through.players[1].status == fitting.APART
+    assert [p.elo for p in through.players] == [p.elo for p in direct.players]
+
+
+@pytest.mark.parametrize(("predecessor", "message"), [
+    ([-1, 0], "one index"), ([-1, 0, 5], "one index"), ([-1, -2, 0], "one index"), ([2, 0, 1], "circle")])
+def test_bad_predecessors_are_refused(predecessor, message):
+    with pytest.raises(ValueError, match=message):
+        fitting.fit_games([0, 1, 2], [1, 2, 0], [1, 0, 1], 3, predecessor=predecessor)

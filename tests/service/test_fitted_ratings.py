@@ -12,7 +12,7 @@ from django.db.models import F
 from ratings import fit as fitting
 from ratings.models import FittedRating, RatingFit
 from ratings.selectors import STANDINGS, fitted_leaderboard, rating_fit, standing
-from tournaments.models import Bot, Match
+from tournaments.models import Bot, Game, Match
 from tournaments.services import pin_version
 from tournaments.services.ratings import fit_ratings
 from workers.tasks import fit_ratings as fit_task
@@ -124,6 +124,31 @@ def test_each_version_is_rated_apart_and_the_board_row_is_the_version_on_the_lad
     # The bot plays the ladder with its newest version: that row stands for it on the board.
     assert {r.version_id for r in stored.values() if r.current} == {new.pk, bob.pk, cid.pk}
     assert [r.version_id for r in fitted_leaderboard("tafl9")][0] == new.pk
+
+
+def test_a_new_version_with_a_handful_of_games_starts_from_its_predecessor(make_bot, rivals):
+    """The stored fit centres a new version's prior on its previous version's rating, not on the pool: a
+    strong bot's new version that drew level in two games with a weaker rival is rated well above where the
+    pool's prior would put it."""
+    old = ready_version(make_bot("ann"))
+    bob, cid = rivals("bob", "cid")
+    play(bob, cid, ["white", "black", "none", "white"])
+    for rival in (bob, cid):
+        play(old, rival, scored("wwwwwwdw"))
+    new = ready_version(old.bot)
+    play(new, cid, scored("wl"))
+    [row] = fit_ratings(["tafl9"])
+    stored = {r.version_id: r.elo for r in row.ratings.all()}
+    white, black, score = [], [], []
+    index = {old.pk: 0, bob.pk: 1, cid.pk: 2, new.pk: 3}
+    for game in Game.objects.filter(match__rated=True):
+        white.append(index[game.white_id])
+        black.append(index[game.black_id])
+        score.append({"white": 1.0, "none": 0.5, "black": 0.0}[game.winner])
+    chained = fitting.fit_games(white, black, score, 4, predecessor=[-1, -1, -1, 0]).players[3].elo
+    pooled = fitting.fit_games(white, black, score, 4).players[3].elo
+    assert stored[new.pk] == pytest.approx(chained, abs=0.01)
+    assert stored[new.pk] > pooled + 50 and stored[old.pk] > stored[new.pk] > stored[cid.pk]
 
 
 def test_pinning_another_version_moves_the_board_row_at_the_next_beat(make_bot, rivals, settings):

@@ -89,6 +89,18 @@ def test_which_workers_play_rated_matches(db, settings):
     assert worker.plays_rated and worker.isolation_problem.startswith("trusted mode")
 
 
+def test_a_worker_that_cannot_keep_its_bots_apart_leaves_a_rated_match_queued(versions, settings, monkeypatch):
+    """The task's own call: play_next asks the sandbox, notes the worker, and claims unrated work only."""
+    settings.ARENA = {**settings.ARENA, "SANDBOX_TRUSTED": False, "RATED_NEEDS_ISOLATION": True}
+    # This host can isolate; a host that cannot is another machine, so its probe's answer stands in for it.
+    monkeypatch.setattr(playing, "isolation_problem", lambda: "no per-bot cgroup control of cpu")
+    (rated,) = queue(versions, LADDER)
+    assert playing.play_next("w:bare") == playing.NOTHING
+    match = Match.objects.get(pk=rated)
+    assert (match.status, match.attempts) == ("queued", 0)
+    assert Worker.objects.get(pk="w:bare").plays_rated is False
+
+
 def test_a_requeued_match_keeps_its_place(versions):
     first, second = queue(versions, REQUESTED, 2)
     match_id, token = claim_next_match("w:1")
