@@ -15,6 +15,8 @@ from django.db.models.functions import Length
 
 from engines import GAME_IDS
 
+from .names import name_key
+
 models.CharField.register_lookup(Length)
 
 GAME_CHOICES = [(game_id, game_id) for game_id in GAME_IDS]
@@ -47,11 +49,15 @@ class Bot(models.Model):
         "BotVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
         help_text="The version that plays; empty: the newest ready, active, enabled one.")
     created_at = models.DateTimeField(auto_now_add=True)
+    # The name as names are compared (tournaments.names), kept by save(): the database itself refuses an
+    # owner's second bot of a game whose name only looks like the first's, even two made at the same instant.
+    name_key = models.TextField(null=True, editable=False)
 
     class Meta:
         ordering = ["game", "name", "id"]
         constraints = [
             models.UniqueConstraint(fields=["owner", "game", "name"], name="bot_unique_owner_game_name"),
+            models.UniqueConstraint(fields=["owner", "game", "name_key"], name="bot_unique_owner_game_name_key"),
             models.CheckConstraint(condition=Q(game__in=GAME_IDS), name="bot_game_known"),
             models.CheckConstraint(condition=~Q(name=""), name="bot_name_not_empty"),
         ]
@@ -62,6 +68,27 @@ class Bot(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.game})"
+
+    def save(self, *args, **kwargs):
+        self.name_key = name_key(self.name) or None
+        if kwargs.get("update_fields") is not None and "name" in kwargs["update_fields"]:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "name_key"}
+        super().save(*args, **kwargs)
+
+
+class PlayerName(models.Model):
+    """A user name as names are compared (``tournaments.names``), one row per user, kept whenever a user is
+    saved (``tournaments.apps``): the unique key makes the database refuse a look-alike of an existing user
+    name, on every path that makes users (registration, the admin, ``createsuperuser``) and in any race.
+    Empty for a name with no letter or digit, and for the rare old account whose name was a look-alike
+    before the rule."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE,
+                                related_name="name_form")
+    key = models.TextField(null=True, unique=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.key}"
 
 
 def version_upload_path(version: BotVersion, filename: str) -> str:

@@ -91,3 +91,27 @@ def test_settings_outside_their_bounds_do_not_load(variable, value):
                             capture_output=True, text=True, timeout=60)
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr and variable in result.stderr
+
+
+def test_look_alike_names_are_refused_by_the_database_itself(player):
+    """The services check first, with a clear message; the unique compared forms make the database refuse a
+    look-alike too, on paths that skip the services (the admin, createsuperuser) and in a race between two."""
+    from django.contrib.auth import get_user_model
+    from django.db import IntegrityError, transaction
+
+    create_player(username="admin", password="operator-pass-2")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        get_user_model().objects.create_user("\u0430dmin")  # a Cyrillic а
+    Bot.objects.create(owner=player, game="tafl9", name="ragnar")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Bot.objects.create(owner=player, game="tafl9", name="Rag-nar")
+    Bot.objects.create(owner=player, game="shatra", name="Rag-nar")  # another game's bots are apart
+
+
+def test_a_renamed_player_frees_the_old_name_and_holds_the_new(db):
+    user = create_player(username="olaf", password="a-long-pass-42")
+    user.username = "erik"
+    user.save()
+    create_player(username="OLAF", password="a-long-pass-42")
+    with pytest.raises(ValidationError, match="too like 'erik'"):
+        create_player(username="Erik.", password="a-long-pass-42")

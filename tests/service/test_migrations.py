@@ -7,6 +7,8 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from tournaments.names import name_key
+
 BEFORE = [("tournaments", "0002_bot_names_and_tournament_consent")]
 AFTER = [("tournaments", "0004_bot_lifecycle_and_game_times")]
 
@@ -150,3 +152,27 @@ def test_a_rated_tournament_stays_rated_only_if_staff_organised_it():
     assert official == {("staff", True): True, ("staff", False): False, ("player", True): False,
                         ("player", False): False}
     assert {row.tiebreaks for row in new.objects.all()} == {"direct_encounter,wins,sonneborn_berger,koya"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_old_names_get_their_compared_forms_and_old_look_alikes_keep_none():
+    """Users and bots made before the name keys get them; a look-alike made before the rule existed keeps an
+    empty key (the first holder keeps the name), so the migration never fails on an old database."""
+    before, after = [("tournaments", "0009_workers_report_isolation")], [("tournaments", "0010_name_keys")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    old = executor.loader.project_state(before).apps
+    User, Bot = old.get_model("auth", "User"), old.get_model("tournaments", "Bot")
+    first, second = User.objects.create(username="admin"), User.objects.create(username="ADMIN")
+    bots = [Bot.objects.create(owner=first, game="tafl9", name=name) for name in ("ragnar", "Ragnar", "sigurd")]
+    Bot.objects.create(owner=second, game="tafl9", name="ragnar")
+
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(after)
+    new = executor.loader.project_state(after).apps
+    keys = dict(new.get_model("tournaments", "PlayerName").objects.values_list("user_id", "key"))
+    assert keys == {first.pk: name_key("admin"), second.pk: None}
+    bot_keys = dict(new.get_model("tournaments", "Bot").objects.filter(owner_id=first.pk).values_list("pk", "name_key"))
+    assert bot_keys == {bots[0].pk: "ragnar", bots[1].pk: None, bots[2].pk: "sigurd"}
+    assert new.get_model("tournaments", "Bot").objects.get(owner_id=second.pk).name_key == "ragnar"

@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
-from ..models import Bot, validate_bot_name
+from ..models import Bot, PlayerName, validate_bot_name
 from ..names import name_key
 from .bots import pin_version, set_retired
 from .matches import check_game
@@ -22,16 +22,28 @@ def create_player(username: str, password: str | None, email: str = "", *, is_st
         raise ValidationError({"username": ["a player needs a user name"]})
     if User.objects.filter(username=username).exists():
         raise ValidationError({"username": [f"the user name {username!r} is taken"]})
-    _check_unlike(username, User.objects.values_list("username", flat=True), "username", "the user name")
+    _check_unlike(username, User.objects.values_list("username", flat=True), "name_form__key", "username",
+                  "the user name")
     user = User(username=username, email=email, is_staff=is_staff or is_superuser, is_superuser=is_superuser)
     if password:
         user.set_password(password)
     else:
         user.set_unusable_password()
     user.full_clean(exclude=["password"])
-    user.save()
+    try:
+        with transaction.atomic():
+            user.save()  # keep_name_key: a look-alike registered since the check above is refused here
+    except IntegrityError:
+        raise ValidationError({"username": [f"the user name {username!r} was taken a moment ago, or one too "
+                                            "like it"]}) from None
     Token.objects.create(user=user)
     return user
+
+
+def keep_name_key(sender, instance, **kwargs) -> None:
+    """A user was saved: keep their name's compared form (``PlayerName``). A look-alike of another user's
+    name raises IntegrityError, so the save that made it fails with it."""
+    PlayerName.objects.update_or_create(user=instance, defaults={"key": name_key(instance.username) or None})
 
 
 def api_token(user) -> str:
@@ -39,17 +51,19 @@ def api_token(user) -> str:
     return token.key
 
 
-def _check_unlike(name: str, existing, field: str, what: str) -> None:
-    """Refuses ``name`` when it is one of ``existing`` names once compared as ``tournaments.names`` compares them
-    (case, punctuation and look-alike letters set aside): ``аdmin``, ``ADMIN`` and ``admin.`` are ``admin``."""
+def _check_unlike(name: str, names, key_lookup: str, field: str, what: str) -> None:
+    """Refuses ``name`` when one of ``names`` (a flat values_list) is the same once compared as
+    ``tournaments.names`` compares them (case, punctuation and look-alike letters set aside): ``аdmin``,
+    ``ADMIN`` and ``admin.`` are ``admin``. ``key_lookup`` is the field holding the stored compared form (one
+    indexed read; its unique constraint also settles two look-alikes made at the same instant)."""
     key = name_key(name)
     if not key:
         raise ValidationError({field: [f"{what} {name!r} has no letter or digit"]})
-    for other in existing:  # every name, keyed here: a few µs each, and registrations are throttled
-        if name_key(other) == key:
-            raise ValidationError({field: [
-                f"{what} {name!r} is too like {other!r}, which exists: names are compared ignoring case, "
-                "punctuation and look-alike characters"]})
+    other = names.filter(**{key_lookup: key}).first()
+    if other is not None:
+        raise ValidationError({field: [
+            f"{what} {name!r} is too like {other!r}, which exists: names are compared ignoring case, "
+            "punctuation and look-alike characters"]})
 
 
 def _check_bot_fields(game: str, name: str) -> None:
@@ -65,14 +79,15 @@ def create_bot(owner, game: str, name: str, description: str = "", is_public: bo
     _check_bot_fields(game, name)
     if Bot.objects.filter(owner=owner, game=game, name=name).exists():
         raise ValidationError({"name": [f"you already have a {game} bot called {name!r}"]})
-    _check_unlike(name, Bot.objects.filter(owner=owner, game=game).values_list("name", flat=True), "name",
-                  f"the {game} bot name")
+    _check_unlike(name, Bot.objects.filter(owner=owner, game=game).values_list("name", flat=True), "name_key",
+                  "name", f"the {game} bot name")
     try:
         with transaction.atomic():
             return Bot.objects.create(owner=owner, game=game, name=name, description=description,
                                       is_public=is_public, open_to_tournaments=open_to_tournaments)
     except IntegrityError:
-        raise ValidationError({"name": [f"you already have a {game} bot called {name!r}"]}) from None
+        raise ValidationError({"name": [f"you already have a {game} bot called {name!r}, or one too like it"]}) \
+            from None
 
 
 UNCHANGED = object()  # ``pinned_version`` not given (None is a choice: the newest ready version)
@@ -93,7 +108,7 @@ def update_bot(bot: Bot, *, name: str | None = None, description: str | None = N
         others = Bot.objects.filter(owner=bot.owner_id, game=bot.game).exclude(pk=bot.pk)
         if others.filter(name=name).exists():
             raise ValidationError({"name": [f"you already have a {bot.game} bot called {name!r}"]})
-        _check_unlike(name, others.values_list("name", flat=True), "name", f"the {bot.game} bot name")
+        _check_unlike(name, others.values_list("name", flat=True), "name_key", "name", f"the {bot.game} bot name")
         bot.name = name
     if description is not None:
         bot.description = description
@@ -101,7 +116,12 @@ def update_bot(bot: Bot, *, name: str | None = None, description: str | None = N
         bot.is_public = is_public
     if open_to_tournaments is not None:
         bot.open_to_tournaments = open_to_tournaments
-    bot.save()
+    try:
+        with transaction.atomic():
+            bot.save()
+    except IntegrityError:  # a look-alike made since the check above
+        raise ValidationError({"name": [f"you already have a {bot.game} bot called {name!r}, or one too like it"]}) \
+            from None
     if is_retired is not None:
         set_retired(bot, is_retired)
     if pinned_version is not UNCHANGED:
