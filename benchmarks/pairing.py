@@ -91,6 +91,7 @@ def games_to_target(kind: str, rule: str, seed: int, refit_every: int, parallel:
     rng = np.random.default_rng(seed)
     pair_rng = np.random.default_rng([seed, 2])  # the random rule's own stream: the games' stays the same
     n, rules = len(true), EloRules()
+    chain = [owners[i] if i == late else -1 for i in range(n)]
     elo, played, placements = [rules.start] * n, [0] * n, [0] * n
     # results per ordered pair (white, black): white's wins, draws, losses; a refit reads these, not every game
     results = np.zeros((3, n, n), dtype=np.int64)
@@ -129,7 +130,7 @@ def games_to_target(kind: str, rule: str, seed: int, refit_every: int, parallel:
                 if played_games % refit_every == 0:
                     rows = np.flatnonzero(results.sum(axis=0))
                     cells = fitting.Cells(rows // n, rows % n, *(r.ravel()[rows] for r in results))
-                    fitted = fitting.fit(cells, n)
+                    fitted = fitting.fit(cells, n, predecessor=chain)  # as the service: a version follows its bot
                     if all(fitted.players[i].status == fitting.RATED and fitted.players[i].margin <= TARGET_MARGIN
                            for i in present):
                         return played_games
