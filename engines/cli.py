@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from .core import RefereeError
@@ -143,3 +144,8 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader left (`... | head`): nothing more can be written, and there is nothing to say about it.
+        # stdout goes to /dev/null so the interpreter's own flush at exit does not fail again (Python's docs).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

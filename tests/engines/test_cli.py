@@ -109,3 +109,13 @@ def test_the_host_commands_point_to_the_runner(command):
     done = engines(command, "--game", "tafl9", "bot/")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == f"error: {command} moved out of the bot's library: use python -m runner {command}\n"
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback():
+    """``python -m engines demo | head -c 1``: the pipe closes under the writer, which stops quietly."""
+    proc = subprocess.Popen([sys.executable, "-m", "engines", "demo"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout.read(1) == b"["
+    proc.stdout.close()  # the reader leaves, as head does
+    _, stderr = proc.communicate(timeout=60)
+    assert b"Traceback" not in stderr and b"BrokenPipe" not in stderr
+    assert proc.returncode == 1
