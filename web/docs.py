@@ -211,7 +211,7 @@ def render(doc: str) -> str:
             elif child.type == "link_close" and opened.pop() is None:
                 child.type, child.content = "html_inline", ""
     html = md.renderer.render(tokens, md.options, {})
-    clean = nh3.clean(html, tags=TAGS, attributes=ATTRIBUTES, url_schemes={"http", "https", "mailto"})
+    clean = nh3.clean(html, tags=TAGS, attributes=ATTRIBUTES, url_schemes={"http", "https", "mailto"}, link_rel=None)
     drawn: set[str] = set()
     return _EXAMPLE_MARK.sub(lambda m: _example_html(examples[int(m.group(1))], drawn), clean)
 
