@@ -211,7 +211,9 @@ def render(doc: str) -> str:
             elif child.type == "link_close" and opened.pop() is None:
                 child.type, child.content = "html_inline", ""
     html = md.renderer.render(tokens, md.options, {})
-    clean = nh3.clean(html, tags=TAGS, attributes=ATTRIBUTES, url_schemes={"http", "https", "mailto"}, link_rel=None)
+    # A code block wider than the page scrolls: tabindex lets a keyboard reach and scroll it too.
+    clean = nh3.clean(html, tags=TAGS, attributes=ATTRIBUTES, url_schemes={"http", "https", "mailto"}, link_rel=None,
+                      set_tag_attribute_values={"pre": {"tabindex": "0"}})
     drawn: set[str] = set()
     return _EXAMPLE_MARK.sub(lambda m: _example_html(examples[int(m.group(1))], drawn), clean)
 
