@@ -130,7 +130,7 @@ def _example_html(example: Example, drawn: set[str]) -> str:
         board = _DEFS.sub("", board, count=1)
     drawn.add(family)
     caption = "After the last action, marked" if example.play else "The position"
-    facts = [f"<dt>Position</dt><dd><code>{escape(example.position)}</code></dd>"]
+    facts = [f"<dt>From</dt><dd><code>{escape(example.position)}</code></dd>"]
     if played:
         moves = ", ".join(f"{side} <code>{escape(action)}</code>" for side, action in played)
         facts.append(f"<dt>Played</dt><dd>{moves}</dd>")
