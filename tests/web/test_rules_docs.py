@@ -1,6 +1,7 @@
 """The repository's Markdown links resolve inside a clone: every relative link of README.md and docs/**.md names
 a file of the repository (and a heading of it, where it names one), and nothing points outside it (../shared/)."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,10 @@ def test_the_rule_pages_are_linked_from_the_readme():
     index = links(ROOT / "docs" / "rules" / "README.md")
     for name in docs.RULE_PAGES.values():
         assert any(href.partition("#")[0] == name for href in index), name
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_rule_page_the_text_names_exists(page):
+    """A rule page named in running text (`rules/tafl.md` §9, once) is a page of the repository too."""
+    for name in re.findall(r"(?<![\w/.-])((?:docs/)?rules/[\w.-]+\.md)", page.read_text(encoding="utf-8")):
+        assert (page.parent / name).exists(), f"{page.name} names {name}, which is not in the repository"
