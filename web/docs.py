@@ -194,7 +194,7 @@ def render(doc: str) -> str:
     md = _markdown()
     tokens = md.parse(text)
     examples = []
-    opened = []  # the link_open tokens, to drop the matching close of a link the site does not serve
+    opened = []  # the open links' site addresses (None: not served), to drop the matching close too
     for token in tokens:
         if token.type == "fence" and token.info.strip() == "example":
             examples.append(parse_example(token.content))
