@@ -58,8 +58,9 @@ def test_every_worked_example_replays_as_its_page_says(example):
 
 def test_every_game_has_worked_examples_and_every_page_ending_is_shown():
     by_game = {}
-    for path in PAGES.values():
+    for page, path in PAGES.items():
         for example in docs.examples_of(path.read_text(encoding="utf-8")):
+            assert docs.PAGE_OF_GAME[example.game] == page, f"a {example.game} example on the {page} page"
             by_game.setdefault(example.game, []).append(example)
     assert sorted(by_game) == sorted(GAME_IDS)
     for game_id, found in by_game.items():

@@ -28,3 +28,16 @@ def test_a_reason_link_opens_its_rule_section(site):
     site.page.wait_for_url("**/rules/fidchell/#challenge")
     heading = site.page.locator("h3#challenge")
     assert heading.inner_text() == "challenge" and heading.is_visible()
+
+
+def test_a_game_pages_reason_leads_to_its_rule(site, league):
+    match = league["matches"][0]
+    game = match.games.order_by("number").first()
+    for label, path in (("match", f"/matches/{match.pk}/"), ("bot", f"/bots/{league['alpha'].bot_id}/"),
+                        ("game", f"/games/{game.pk}/")):
+        site.open(path)
+        site.check(f"reason-on-{label}")  # the links keep the pages accessible (contrast inside muted text)
+    site.page.locator("p.result a.reason-link").click()
+    anchor = docs.reason_url(match.game, game.reason).split("#")[1]
+    site.page.wait_for_url(f"**#{anchor}")
+    assert site.page.locator(f"[id='{anchor}']").is_visible()
