@@ -21,6 +21,7 @@ COPY api api
 COPY web web
 COPY config config
 COPY seeds seeds
+COPY docs docs
 COPY manage.py ./
 RUN pip install --no-cache-dir '.[server]' && mkdir -p /var/lib/arena
 

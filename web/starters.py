@@ -1,4 +1,5 @@
-"""The starter kits (the reference bots in ``seeds/bots/``) as ready-to-upload archives, and the protocol text."""
+"""The starter kits (the reference bots in ``seeds/bots/``) as ready-to-upload archives, and the bot's library
+(the ``engines`` package: the referee, ``botkit``, ``fidchellkit``) as an archive to develop with at home."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from functools import cache
 from django.conf import settings
 
 KITS = settings.BASE_DIR / "seeds" / "bots"
-PROTOCOL = settings.BASE_DIR / "docs" / "protocol.md"
+ENGINES = settings.BASE_DIR / "engines"
 
 
 @cache
@@ -35,5 +36,11 @@ def kit_zip(name: str) -> bytes | None:
 
 
 @cache
-def protocol_text() -> str:
-    return PROTOCOL.read_text(encoding="utf-8")
+def library_zip() -> bytes:
+    """The ``engines`` package's sources as ``engines/...`` in a zip: unpacked beside a bot, ``import engines`` and
+    ``from engines.botkit import run`` work as they do in the sandbox (standard library only, nothing to install)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(ENGINES.rglob("*.py")):
+            archive.write(path, (ENGINES.name / path.relative_to(ENGINES)).as_posix())
+    return buffer.getvalue()

@@ -26,7 +26,7 @@ from tournaments import services as app_services
 from tournaments.models import BotVersion, Game, Match, Tournament
 from tournaments.services import worker_time
 
-from . import boards, charts, forms, selectors, starters
+from . import boards, charts, docs, forms, selectors, starters
 from .pagecache import for_visitors
 from .viewer import viewer
 
@@ -364,7 +364,28 @@ def take_part(request):
 
 
 def protocol(request):
-    return render(request, "web/protocol.html", {"text": starters.protocol_text()})
+    kits = [(selectors.GAME_NAMES[game_id], starters.kits_of(game_id)) for game_id in GAME_IDS]
+    return render(request, "web/protocol.html", {"html": docs.render("protocol.md"), "kits": kits})
+
+
+def bot_library(request):
+    return HttpResponse(starters.library_zip(), content_type="application/zip",
+                        headers={"Content-Disposition": 'attachment; filename="engines.zip"'})
+
+
+def rules_index(request):
+    return render(request, "web/rules.html", {"title": "Rules", "html": docs.render("rules/README.md")})
+
+
+def rules(request, page: str):
+    """A game's rules, from ``docs/rules/<page>.md``; a Fidchell game id leads to its rule set's section."""
+    if page in docs.SECTION_OF_GAME:
+        target = reverse("web:rules", args=[docs.PAGE_OF_GAME[page]]) + "#" + docs.SECTION_OF_GAME[page]
+        return redirect(target)
+    if page not in docs.RULE_PAGES:
+        return not_found(request, what="rule page")
+    title = boards.TITLES.get(page, "Fidchell") + " rules"
+    return render(request, "web/rules.html", {"title": title, "html": docs.render(f"rules/{docs.RULE_PAGES[page]}")})
 
 
 def starter_kit(request, name: str):
