@@ -1,6 +1,6 @@
 """Fidchell (Nigel Suckling), both rule sets: ``fidchell-1`` (Rules One) and ``fidchell-2`` (Rules 2).
 
-The normative text is ``rules/fidchell.md``. The board is the book's reconstruction R1,
+The normative text is ``docs/rules/fidchell.md``. The board is the book's reconstruction R1,
 kept as data (``Settings.ring_sizes``): every table below is derived from the ring sizes
 by the rule "a radial edge joins two nodes at the same angle on adjacent rings" (§2.3).
 
@@ -60,7 +60,7 @@ PLACEHOLDER_OPENING_LAYOUT = (
 
 @dataclass(frozen=True)
 class Settings:
-    """The decisions of rules/fidchell.md §7 (one type for both variants; defaults as written).
+    """The decisions of docs/rules/fidchell.md §7 (one type for both variants; defaults as written).
 
     A setting that only concerns one variant is ignored by the other. Decisions whose
     alternative makes no difference on this board, or that the book rejects outright,

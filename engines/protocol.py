@@ -1,4 +1,4 @@
-"""The lines and texts of BGTP/1 (``shared/protocol.md``) that both ends of a game share.
+"""The lines and texts of BGTP/1 (``docs/protocol.md``) that both ends of a game share.
 
 The time control's text (§5) is parsed here, once, for everyone: the runner that keeps the clocks,
 the service that checks a match's time control before it is stored, the scheduler that sizes a

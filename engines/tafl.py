@@ -1,4 +1,4 @@
-"""Tafl 9x9 (game id ``tafl9``): the referee for ``rules/tafl.md``.
+"""Tafl 9x9 (game id ``tafl9``): the referee for ``docs/rules/tafl9.md``.
 
 The board is a list of 81 small ints, square ``(rank - 1) * 9 + file`` (A1 = 0,
 I9 = 80). Empty special squares carry their own cell value (``_THRONE``,
@@ -55,7 +55,7 @@ KING_CAPTURE_CHECKS = ("adjacent_black_move", "any_black_move")
 
 @dataclass(frozen=True)
 class Settings:
-    """The decisions of rules/tafl.md §9, each with the book's default."""
+    """The decisions of docs/rules/tafl9.md §9, each with the book's default."""
 
     ranks_numbered_from_bottom: bool = True  # D1: A1 bottom-left; False names rank 1 at the top
     initial_tfen: str = INITIAL_TFEN  # D2: standard Tablut layout

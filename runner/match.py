@@ -1,4 +1,4 @@
-"""The referee side of BGTP/1 (``shared/protocol.md``): one game between two bots.
+"""The referee side of BGTP/1 (``docs/protocol.md``): one game between two bots.
 
 ``play_game`` starts both bots in the sandbox, plays the handshake, every
 action and the game over exactly as the protocol says, and returns the game

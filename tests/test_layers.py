@@ -1,4 +1,4 @@
-"""The layers' import arrows (shared/DESIGN.md), read from the source: every import, also inside functions.
+"""The layers' import arrows (docs/architecture.md), read from the source: every import, also inside functions.
 
 ``engines`` is the bot's library, mounted in every sandbox: the standard library only, and nothing that
 starts or controls processes (that is the host side's work). ``runner``, the host side, imports ``engines``

@@ -1,4 +1,4 @@
-"""Altai Shatra (game id ``shatra``): the referee for ``rules/shatra.md``.
+"""Altai Shatra (game id ``shatra``): the referee for ``docs/rules/shatra.md``.
 
 Split along its seams: ``tables`` (the board, its geometry and every precomputed table), ``board`` (``_Board``,
 the mutable make/unmake core shared by ``legal_moves``, ``play`` and ``perft``), ``notation`` (square names and

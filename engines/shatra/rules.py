@@ -1,4 +1,4 @@
-"""The settings of Altai Shatra (rules/shatra.md §6) and the tables each one turns into."""
+"""The settings of Altai Shatra (docs/rules/shatra.md §6) and the tables each one turns into."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ DROP_SEPARATORS = ("-", "*")
 
 @dataclass(frozen=True)
 class Settings:
-    """The decisions of rules/shatra.md §6 (A1-A28, with A24's draws D1-D4), each with the book's default."""
+    """The decisions of docs/rules/shatra.md §6 (A1-A28, with A24's draws D1-D4), each with the book's default."""
 
     coordinates: str = "algebraic"  # A1: square names in actions and the ep field; or "numeric" (1-62)
     first_side: str = WHITE  # A2: White moves first

@@ -1,4 +1,4 @@
-"""``python -m engines`` exactly as rules/README.md writes it, run as a real subprocess."""
+"""``python -m engines`` exactly as docs/rules/README.md writes it, run as a real subprocess."""
 
 import subprocess
 import sys
@@ -52,7 +52,7 @@ def test_play_reports_the_end_of_the_game():
 
 
 def test_a_printed_last_position_reads_back_as_over():
-    # rules/fidchell.md T27: the challenge is upheld; the line play prints (CH=0) is a game over when given back
+    # docs/rules/fidchell.md T27: the challenge is upheld; the line play prints (CH=0) is a game over when given back
     t27 = "V=F2; W=r4s4,r6s8,r7s1,r7s5,r7s9,r7s13,r7s17,r7s21,r6s20; B=r5s4,r3s0,r3s8,r6s0; H=0/0; T=W; K=both; CH=1"
     done = engines("play", "fidchell-2", "--position", t27, "r7s1-r7s2")
     final, outcome = done.stdout.splitlines()

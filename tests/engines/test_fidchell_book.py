@@ -1,4 +1,4 @@
-"""Fidchell (both rule sets): the rule book's worked cases (rules/fidchell.md §9), perft,
+"""Fidchell (both rule sets): the rule book's worked cases (docs/rules/fidchell.md §9), perft,
 notation, settings and immutability."""
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from tests.engines.test_fidchell_book import BOOK, T26, load
 FURTHER_ACTIONS = 6
 GAMES = {"tafl9": 60, "fidchell-1": 12, "fidchell-2": 80, "shatra": 250}  # seeds 0.. : the same games every run
 # Games start from the initial position, and from these book positions in turn: random Shatra games end with a
-# captured biy long before a shatra can promote or be taken en passant (rules/shatra.md T23, T24, T28), or the two
+# captured biy long before a shatra can promote or be taken en passant (docs/rules/shatra.md T23, T24, T28), or the two
 # biys are left alone.
 LATER_STARTS = {
     "shatra": [
@@ -150,7 +150,7 @@ def assert_same_game_on(p, q, actions):
 
 
 def test_fidchell_owed_removal_read_from_text_gives_white_one_extra_turn():
-    # rules/fidchell.md §5.5 and T26: after the removal White takes the one extra turn its capture earned
+    # docs/rules/fidchell.md §5.5 and T26: after the removal White takes the one extra turn its capture earned
     played = load(T26 + "; CH=3").play("r6s8-r6s6")
     assert played.text().endswith("T=W; K=both; CH=R")
     read = FIDCHELL_2.parse(played.text())
@@ -160,7 +160,7 @@ def test_fidchell_owed_removal_read_from_text_gives_white_one_extra_turn():
 
 
 def test_fidchell_upheld_challenge_read_from_text_is_over():
-    # rules/fidchell.md T27: White's last window action takes nothing, so Black wins; the line says so with CH=0
+    # docs/rules/fidchell.md T27: White's last window action takes nothing, so Black wins; the line says so with CH=0
     played = load(T26 + "; CH=1").play("r7s1-r7s2")
     assert played.text().endswith("T=B; K=both; CH=0")
     read = FIDCHELL_2.parse(played.text())

@@ -1,4 +1,4 @@
-"""Altai Shatra: the book cases of rules/shatra.md §7 (tests/data/shatra.json), perft, notation, settings."""
+"""Altai Shatra: the book cases of docs/rules/shatra.md §7 (tests/data/shatra.json), perft, notation, settings."""
 
 import dataclasses
 import inspect

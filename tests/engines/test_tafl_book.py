@@ -1,4 +1,4 @@
-"""Tafl 9x9 against its rule book (rules/tafl.md): the §11 cases, the §10 perft counts,
+"""Tafl 9x9 against its rule book (docs/rules/tafl9.md): the §11 cases, the §10 perft counts,
 notation, settings (every §9 decision) and immutability."""
 
 from __future__ import annotations
