@@ -52,6 +52,14 @@ class EloEstimate:
             return f"{self.elo:+.1f} +/- inf"
         return f"{self.elo:+.1f} +/- {self.margin:.1f}"
 
+    def words(self) -> str:
+        """For people: the difference with its interval, or what stands in for a number that is not one."""
+        if math.isinf(self.elo):
+            return "scored every point" if self.elo > 0 else "scored no point"
+        if math.isinf(self.margin) or math.isnan(self.margin):
+            return f"{self.elo:+.1f} (too few games for an interval)"
+        return f"{self.elo:+.1f} ± {self.margin:.1f}"
+
 
 def _check_counts(counts: tuple[int, ...], names: str) -> None:
     for value in counts:
@@ -76,7 +84,9 @@ def los(wins: int, losses: int) -> float:
 
 def _interval(mean: float, variance_per_unit: float, units: int) -> float:
     """Half-width in Elo of the 95% interval around ``mean`` (a score) from its variance."""
-    if units == 0:
+    if units == 0 or variance_per_unit == 0.0:
+        # Every game (or pair) scored the same: the sample says nothing of the spread yet, so the interval is
+        # unknown, not zero ("0.0 +/- 0.0" after one drawn pair claimed certainty).
         return math.inf
     stdev = math.sqrt(variance_per_unit / units)
     low = elo_from_score(mean - Z95 * stdev)

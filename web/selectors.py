@@ -88,10 +88,12 @@ def rating_points(bot: Bot) -> list[tuple[float, object]]:
 
 
 def recent_games(user, version_ids: list[int], count: int = 20) -> list[Game]:
-    """The newest games of these versions, as white or black (two index scans, merged)."""
+    """The newest games of these versions, as white or black (two index scans, merged); a game between two of
+    them (a bot's own versions) comes from both scans and is listed once."""
     games = api_selectors.games_visible_to(user).order_by("-created_at", "-id")
     both = list(games.filter(white_id__in=version_ids)[:count]) + list(games.filter(black_id__in=version_ids)[:count])
-    return sorted(both, key=lambda g: (g.created_at, g.id), reverse=True)[:count]
+    once = {game.pk: game for game in both}.values()
+    return sorted(once, key=lambda g: (g.created_at, g.id), reverse=True)[:count]
 
 
 # --- games, matches, tournaments, players ---------------------------------------------------------

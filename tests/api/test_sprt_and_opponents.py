@@ -138,7 +138,7 @@ def test_the_owner_stops_a_running_test_and_its_queued_matches_go(ada, grace, an
     assert VersionTest.objects.get().state == "running"
     response = ada.post(url)
     assert response.status_code == 200, response.content
-    assert (response.json()["state"], response.json()["note"]) == ("stopped", "stopped by its owner")
+    assert (response.json()["state"], response.json()["note"]) == ("stopped", "by its owner")
     assert set(Match.objects.values_list("status", flat=True)) == {"cancelled"}
     again = ada.post(url)
     assert again.status_code == 400 and "has ended already (stopped)" in again.json()["detail"][0]

@@ -70,11 +70,27 @@ def test_pentanomial_counts_and_estimate():
 
 
 def test_pentanomial_interval_is_narrower_when_pairs_cancel_side_advantage():
-    # every pair split 1-1 (each bot wins with the strong side): trinomial sees noise, pentanomial none
+    # most pairs split 1-1 (each bot wins with the strong side): trinomial sees noise, pentanomial little
     trinomial = stats.elo_trinomial(10, 0, 10)
-    pentanomial = stats.elo_pentanomial((0, 0, 10, 0, 0))
-    assert pentanomial.margin < trinomial.margin
-    assert pentanomial.margin == 0.0 and pentanomial.elo == 0.0
+    pentanomial = stats.elo_pentanomial((0, 1, 8, 1, 0))
+    assert pentanomial.margin < trinomial.margin / 2 and pentanomial.elo == 0.0
+
+
+@pytest.mark.parametrize("pairs", [(0, 0, 1, 0, 0), (0, 0, 10, 0, 0), (0, 3, 0, 0, 0)])
+def test_a_sample_with_no_spread_has_no_interval_yet(pairs):
+    """Every pair scored the same (one pair, or ten split 1-1): the sample says nothing of the spread, so
+    the interval is unknown, never a claimed ±0 ("0.0 +/- 0.0" after one pair of an SPRT)."""
+    estimate = stats.elo_pentanomial(pairs)
+    assert math.isinf(estimate.margin)
+    assert estimate.words().endswith("(too few games for an interval)")
+    assert stats.elo_trinomial(0, 4, 0).margin == math.inf
+
+
+def test_the_words_for_people_spell_out_what_is_not_a_number():
+    assert stats.elo_trinomial(3, 0, 0).words() == "scored every point"
+    assert stats.elo_trinomial(0, 0, 2).words() == "scored no point"
+    assert stats.elo_trinomial(6, 2, 2).words() == f"+{stats.elo_trinomial(6, 2, 2).elo:.1f} ± " \
+        f"{stats.elo_trinomial(6, 2, 2).margin:.1f}"
 
 
 def fishtest_stats(results):

@@ -512,3 +512,33 @@ def test_the_bot_page_shows_each_versions_own_fitted_rating(league):
     assert 'data-fitted="1432.0"' in first and "± 90" in first and "ladder" not in first
     assert "unsettled" in second and "1611" not in second and "ladder" in second
     assert "No fitted rating" not in page
+
+
+# --- issue 21's small things ----------------------------------------------------------------------
+
+def test_a_game_between_a_bots_own_versions_is_listed_once(player):
+    old = ready_version(make_bot(player, "twin"))
+    new = ready_version(old.bot)
+    finish(old, new, games=2, rated=False)
+    response = client_for(player).get(f"/bots/{old.bot_id}/")
+    ids = [game.pk for game in response.context["recent"]]
+    assert len(ids) == 2 and len(set(ids)) == 2
+
+
+def test_standings_before_the_first_game_show_a_dash_for_the_rank(league, player):
+    client = client_for(player)
+    client.post("/tournaments/new/", {"name": "Cup", "game": "tafl9", "time_control": "move:200",
+                                      "games_per_pairing": 2})
+    tournament = Tournament.objects.get(name="Cup")
+    for key in ("alpha", "beta"):
+        client.post(f"/tournaments/{tournament.pk}/", {"action": "add", "version": league[key].pk})
+    page = text(client.get(f"/tournaments/{tournament.pk}/"))
+    assert '<td class="num">–</td>' in page and '<td class="num">None</td>' not in page
+
+
+def test_the_opponents_table_spells_out_what_is_not_a_number(player, other_player):
+    mine, theirs = ready_version(make_bot(player, "sweeper")), ready_version(make_bot(other_player, "swept"))
+    match = finish(mine, theirs, games=2)
+    Game.objects.filter(match=match).update(winner="white")  # one win each side: 1-1, one pair split
+    page = text(client_for(player).get(f"/bots/{mine.bot_id}/"))
+    assert "inf" not in page.split('id="opponents"')[1].split("</section>")[0]

@@ -245,7 +245,7 @@ def stop_version_test(test: VersionTest) -> VersionTest:
     test = VersionTest.objects.select_for_update().get(pk=test.pk)
     if test.state != VersionTest.State.RUNNING:
         raise ValidationError({"detail": [f"SPRT {test.pk} has ended already ({test.state})"]})
-    _stop(test, VersionTest.State.STOPPED, "stopped by its owner")
+    _stop(test, VersionTest.State.STOPPED, "by its owner")
     return test
 
 
