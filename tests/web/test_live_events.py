@@ -64,6 +64,19 @@ def read_events(chunks, count: int) -> list[tuple[str, str, dict]]:
     raise AssertionError(f"the stream ended after {found}")
 
 
+def close(response) -> None:
+    """What the server does when a response ends; without closing the test's database connection (the test
+    client does the same for the streams it reads to the end)."""
+    from django.core.signals import request_finished
+    from django.db import close_old_connections
+
+    request_finished.disconnect(close_old_connections)
+    try:
+        response.close()
+    finally:
+        request_finished.connect(close_old_connections)
+
+
 @pytest.fixture
 def quick(monkeypatch):
     monkeypatch.setattr(streams, "TICK_SECONDS", 0.02)
@@ -146,11 +159,11 @@ def test_a_server_that_cannot_hold_streams_says_poll_instead(player, other_playe
     assert held.status_code == 200
     full = Client().get(url, **THREADED)
     assert full.status_code == 503 and int(full["Retry-After"]) > 0
-    held.close()  # the server closes a finished response: its slot is free again
+    close(held)  # the server closes a finished response: its slot is free again
     assert streams.SLOTS.used == 0
     again = Client().get(url, **THREADED)
     assert again.status_code == 200
-    again.close()
+    close(again)
 
 
 @pytest.mark.django_db
@@ -164,7 +177,7 @@ def test_streams_are_throttled_like_the_polls(player, other_player, settings):
     for _ in range(3):
         response = client.get(f"/matches/{match.pk}/live/events", **THREADED)
         codes.append(response.status_code)
-        response.close()
+        close(response)
     assert codes == [200, 200, 429]
 
 
