@@ -153,3 +153,50 @@ def watch(page, published: Path, deadline: float) -> list[dict]:
             return seen
         assert time.monotonic() < deadline, seen[-5:]
         page.wait_for_timeout(100)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_where_the_stream_is_refused_the_page_polls_and_still_moves_on(site, player, other_player, monkeypatch):
+    """A server that cannot hold a stream (503, as gunicorn's sync workers get): the page polls the JSON instead,
+    follows the plies a publisher thread writes, and moves on to game 2 once game 1 is over and game 2 started."""
+    import threading
+
+    from django.conf import settings
+
+    from tests.web.test_live_events import game_so_far
+    from tournaments import live
+    from tournaments.services import claim_match, create_match
+    from web import streams
+
+    from .conftest import make_bot, ready_version
+
+    monkeypatch.setattr(streams, "SLOTS", streams.Slots(0))
+    match = create_match(ready_version(make_bot(player, "north")), ready_version(make_bot(other_player, "south")),
+                         games=2, rated=False)
+    claim_match(match.pk, "browser-test")
+    live.publish(match.pk, 1, game_so_far(0))
+    requests = []
+    site.page.on("request", lambda request: requests.append(request.url))
+
+    def worker():
+        for plies in range(1, 9):
+            time.sleep(0.4)
+            live.publish(match.pk, 1, game_so_far(plies, over=plies == 8))
+        time.sleep(1)
+        for plies in range(0, 3):
+            live.publish(match.pk, 2, game_so_far(plies, seed=3))
+            time.sleep(0.4)
+
+    publisher = threading.Thread(target=worker)
+    site.open(f"/matches/{match.pk}/live/")
+    publisher.start()
+    try:
+        seen = watch(site.page, Path(settings.ARENA["LIVE_DIR"]) / f"m{match.pk}-g1.json", time.monotonic() + 60)
+    finally:
+        publisher.join()
+    assert len({look["max"] for look in seen if look["number"] == "1"}) >= 4
+    assert (seen[-1]["white"], seen[-1]["black"]) == ("south", "north")
+    assert any(url.endswith("/live/events?game=1&have=1") for url in requests)  # tried first
+    assert any("/live/2.json" in url for url in requests)  # then polled, game 2 included
+    site.forgive("503")
+    site.forgive("404")  # game 2's JSON before it started

@@ -135,6 +135,23 @@ def test_a_finished_match_streams_its_stored_games_and_a_reconnect_resumes(playe
 
 
 @pytest.mark.django_db
+def test_the_page_names_both_bots_before_the_first_ply_and_points_at_its_stream(player, other_player):
+    match, _ = running_match(player, other_player)  # claimed: no ply published yet
+    page = Client().get(f"/matches/{match.pk}/live/").content.decode()
+    assert "White <span data-live-white>north</span>, Black <span data-live-black>south</span>" in page
+    assert f'data-live-events="/matches/{match.pk}/live/events"' in page
+    assert f'data-live-poll="/matches/{match.pk}/live/"' in page and 'data-live-games="2"' in page
+
+
+@pytest.mark.django_db
+def test_the_polling_fallback_names_each_games_bots(player, other_player):
+    match, _ = running_match(player, other_player)
+    live.publish(match.pk, 2, game_so_far(1))
+    polled = Client().get(f"/matches/{match.pk}/live/2.json").json()
+    assert (polled["number"], polled["white"], polled["black"], polled["first"]) == (2, "south", "north", 0)
+
+
+@pytest.mark.django_db
 def test_bad_resume_points_are_refused_naming_the_field(player, other_player):
     match, _ = running_match(player, other_player)
     client = Client()
