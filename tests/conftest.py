@@ -7,9 +7,9 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path):
-    """Uploaded bot files go to a fresh directory per test, never into var/."""
+    """Uploaded bot files (and live games) go to a fresh directory per test, never into var/."""
     settings.MEDIA_ROOT = tmp_path / "media"
-    settings.ARENA = {**settings.ARENA, "BOT_CACHE_DIR": tmp_path / "bots"}
+    settings.ARENA = {**settings.ARENA, "BOT_CACHE_DIR": tmp_path / "bots", "LIVE_DIR": tmp_path / "live"}
 
 
 @pytest.fixture

@@ -30,6 +30,7 @@ urlpatterns = [
     path("matches/<id:match_id>/", views.match, name="match"),
     path("matches/<id:match_id>/live/", views.match_live, name="match-live"),
     path("matches/<id:match_id>/live/<id:number>.json", views.match_live_json, name="match-live-json"),
+    path("matches/<id:match_id>/live/events", views.match_live_events, name="match-live-events"),
     path("tournaments/", views.tournament_list, name="tournaments"),
     path("tournaments/new/", views.tournament_create, name="tournament-create"),
     path("tournaments/<id:tournament_id>/", views.tournament, name="tournament"),

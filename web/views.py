@@ -8,7 +8,7 @@ from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
@@ -25,8 +25,9 @@ from tournaments import selectors as app_selectors
 from tournaments import services as app_services
 from tournaments.models import BotVersion, Game, Match, Tournament
 from tournaments.services import worker_time
+from tournaments.services.matches import colours
 
-from . import boards, charts, docs, forms, selectors, starters
+from . import boards, charts, docs, forms, selectors, starters, streams
 from .pagecache import for_visitors
 from .viewer import viewer
 
@@ -196,8 +197,9 @@ def match(request, match_id: int):
 
 
 def match_live(request, match_id: int):
-    """The game a running match is playing, updated as it goes (the viewer polls ``match_live_json``); once the
-    game is over the viewer shows its whole replay. A match not running has its own page."""
+    """The game a running match is playing, updated as it goes: the viewer follows ``match_live_events`` (or polls
+    ``match_live_json`` where EventSource fails), and moves on to the match's next game by itself. A match not
+    running has its own page, its stored games."""
     found = selectors.match(request.user, match_id)
     if found is None:
         return not_found(request, what="match")
@@ -206,13 +208,47 @@ def match_live(request, match_id: int):
     number = live.current(found.pk) or 1
     record = live.game(found.pk, number) or {"game": found.game, "initial": get_game(found.game).initial().text(),
                                              "actions": []}
+    white, black = colours(found, number)  # from the match row: known before the game's first ply
     return render(request, "web/live.html", {
-        "match": found, "number": number, "record": record, "game_name": selectors.GAME_NAMES[found.game],
+        "match": found, "number": number, "white": white.bot.name, "black": black.bot.name,
+        "game_name": selectors.GAME_NAMES[found.game],
+        "events_url": reverse("web:match-live-events", args=[found.pk]),
+        "poll_url": reverse("web:match-live", args=[found.pk]),
         **viewer(record, reverse("web:match-live-json", args=[found.pk, number]))})
 
 
+def match_live_events(request, match_id: int):
+    """The live page's Server-Sent Events (``web.streams``): a bounded stream the browser resumes from its
+    Last-Event-ID; ``?game=&have=`` says where the page starts. Throttled as the polls are (scope ``live``), one
+    count per stream."""
+    refused = api_throttles.refusal(request, "live")
+    if refused is not None:
+        return JsonResponse({"detail": str(refused.detail)}, status=429,
+                            headers={"Retry-After": str(int(refused.wait or 1))})
+    found = api_selectors.matches_visible_to(request.user).filter(pk=match_id).first()
+    if found is None:
+        return JsonResponse({"detail": "no such match"}, status=404)
+    try:
+        number, have, over = streams.resume_point(request.headers.get("Last-Event-ID"), request.GET.get("game"),
+                                                  request.GET.get("have"), found.games_per_match)
+    except streams.BadPlace as error:
+        return JsonResponse({"detail": str(error)}, status=400)
+    if request.META.get("wsgi.multithread") is False:  # e.g. gunicorn's sync workers: a stream would hold one
+        return JsonResponse({"detail": "this server answers one request at a time per process: poll instead"},
+                            status=503, headers={"Retry-After": "60"})
+    if not streams.SLOTS.take():
+        return JsonResponse({"detail": "too many live streams on this server now: poll instead"}, status=503,
+                            headers={"Retry-After": "30"})
+    response = StreamingHttpResponse(streams.Stream(streams.events(found, number, have, over)),
+                                     content_type="text/event-stream")
+    response["Cache-Control"] = "no-store"
+    response["X-Accel-Buffering"] = "no"  # nginx: pass each event on as it comes
+    return response
+
+
 def match_live_json(request, match_id: int, number: int):
-    """What the live viewer polls: ``web.boards.replay`` of game ``number`` so far, the plies after ``?since=``.
+    """What the live viewer polls where EventSource fails: ``web.boards.replay`` of game ``number`` so far, the
+    plies after ``?since=``, with the game's number and its bots' names.
 
     Polls are throttled (scope ``live``): each one of a game in progress replays it through the referee. A
     finished game is replayed once from its stored record and kept (``live.kept_replay``)."""
@@ -224,11 +260,12 @@ def match_live_json(request, match_id: int, number: int):
     if since is not None and not (since.isdigit() and len(since) < 7):
         return JsonResponse({"detail": "since must be a ply number (0 or more)"}, status=400)
     since = None if since is None else int(since)
-    # Only what the poll needs: may the user see the match, and is the game stored (over) yet. Two small queries,
-    # not the match page's (its prefetched games were most of a kept replay's poll).
-    found = api_selectors.matches_visible_to(request.user).filter(pk=match_id).values_list("pk", flat=True).first()
-    if found is None:
+    # Only what the poll needs: may the user see the match (and its bots' names), and is the game stored (over)
+    # yet. Two small queries, not the match page's (its prefetched games were most of a kept replay's poll).
+    match = api_selectors.matches_visible_to(request.user).filter(pk=match_id).first()
+    if match is None:
         return JsonResponse({"detail": "no such match"}, status=404)
+    found = match.pk
     stored = Game.objects.filter(match_id=found, number=number).values_list("pk", flat=True).first()
     try:
         if stored is not None:
@@ -243,7 +280,9 @@ def match_live_json(request, match_id: int, number: int):
             body = boards.replay(record, since)
     except ValueError as error:
         return JsonResponse({"detail": str(error)}, status=400)
-    return JsonResponse(body, headers={"Cache-Control": "no-store"})
+    white, black = colours(match, number)
+    return JsonResponse({**body, "number": number, "white": white.bot.name, "black": black.bot.name},
+                        headers={"Cache-Control": "no-store"})
 
 
 def _finished_replay(game_id: int) -> dict:

@@ -1,7 +1,10 @@
 /* The replay viewer: shows the plies web.boards.replay computed with the referee. No rules here.
    The page holds the board SVG (every point a <g data-point data-piece> with a <use class="piece">),
    the JSON in <script type="application/json" id="replay-data">, and, for a game in progress,
-   data-live-url on the [data-replay] element: polled with ?since=N for the plies after N. */
+   data-live-url on the [data-replay] element: polled with ?since=N for the plies after N.
+   The live page of a match adds data-live-events (its Server-Sent Events: every ply as it is played, then the
+   match's next game), data-live-poll (where game N's JSON is, for browsers where EventSource fails),
+   data-live-game and data-live-games; the viewer then follows game after game by itself. */
 (function () {
   "use strict";
   var root = document.querySelector("[data-replay]");
@@ -22,6 +25,12 @@
   var slider = root.querySelector("[data-replay-slider]");
   var controls = root.querySelector("[data-replay-controls]");
   var liveUrl = root.getAttribute("data-live-url");
+  var liveEvents = root.getAttribute("data-live-events");
+  var livePoll = root.getAttribute("data-live-poll");
+  var liveGame = parseInt(root.getAttribute("data-live-game") || "1", 10);
+  var liveGames = parseInt(root.getAttribute("data-live-games") || "1", 10);
+  var PAUSE_MS = 3000;  /* a finished game stays on the board this long before the match's next one replaces it */
+  var overAt = 0, waiting = false, queue = [];
   var plies = [], states = [], shown = -1;
   var MARKS = ["is-from", "is-via", "is-to", "is-captured"];
 
@@ -94,7 +103,7 @@
     tallies.white.textContent = tallyText("white", state);
     tallies.black.textContent = tallyText("black", state);
     status.textContent = statusText(i);
-    if (liveUrl && !data.over) {
+    if ((liveUrl || liveEvents) && !data.over) {
       var badge = document.createElement("span");
       badge.className = "replay-live";
       badge.textContent = "Live";
@@ -127,23 +136,82 @@
     step(how);
   });
 
-  /* A game in progress: fetch the plies after the last one we have, every second, until it ends. */
+  /* An update (web.boards.replay's plies after the ones we have, with the game's number and names on the live
+     page): applied, or queued while a finished game is still shown. False when it does not follow on from what we
+     have, so that the whole game must be asked for again. */
+  function apply(update) {
+    var number = update.number || liveGame;
+    if (number !== liveGame || waiting) {
+      var wait = waiting ? 1 : overAt ? PAUSE_MS - (Date.now() - overAt) : 0;
+      if (wait > 0) {
+        queue.push(update);
+        if (!waiting) { waiting = true; setTimeout(flush, wait); }
+        return true;
+      }
+      liveGame = number;
+      plies = []; states = [];
+      data.over = false; data.outcome = null; overAt = 0;
+      shown = -1;
+    }
+    var following = shown === plies.length - 1;
+    if (update.first === 0) { plies = []; states = []; }
+    if (update.first !== plies.length) return false;
+    name(update);
+    append(update.plies);
+    data.over = update.over;
+    data.outcome = update.outcome;
+    if (data.over && !overAt) overAt = Date.now();
+    show(following ? plies.length - 1 : shown);
+    return true;
+  }
+
+  function flush() {
+    var pending = queue;
+    queue = []; waiting = false; overAt = 0;
+    pending.forEach(apply);
+  }
+
+  /* The game's number and its bots' names in the page's heading line, where it has them. */
+  function name(update) {
+    [["number", update.number], ["white", update.white], ["black", update.black]].forEach(function (pair) {
+      var element = document.querySelector("[data-live-" + pair[0] + "]");
+      if (element && pair[1] !== undefined) element.textContent = String(pair[1]);
+    });
+  }
+
+  /* The live page: the stream's events as they come. EventSource reconnects by itself when a (bounded) stream
+     ends, sending the last event's id; it gives up only on an answer that is not a stream (a refusal, a 503 from
+     a server that cannot hold streams), and then the page polls. */
+  function follow() {
+    if (typeof EventSource === "undefined") { setTimeout(poll, 1000, false); return; }
+    var source = new EventSource(liveEvents + "?game=" + liveGame + "&have=" + plies.length);
+    source.addEventListener("plies", function (event) {
+      if (!apply(JSON.parse(event.data))) { source.close(); plies = []; states = []; follow(); }
+    });
+    source.addEventListener("end", function () { source.close(); });
+    source.addEventListener("error", function () {
+      if (source.readyState === EventSource.CLOSED) setTimeout(poll, 1000, false);
+    });
+  }
+
+  function pollUrl(number) { return livePoll ? livePoll + number + ".json" : liveUrl; }
+
+  /* A game in progress, where there is no stream: fetch the plies after the last one we have, every second,
+     until it ends; on the live page then the match's next game, once it has started (404 until then). */
   function poll(full) {
-    var url = liveUrl + (full ? "" : (liveUrl.indexOf("?") < 0 ? "?" : "&") + "since=" + (plies.length - 1));
+    var next = data.over && liveEvents && liveGame < liveGames;
+    var url = pollUrl(next ? liveGame + 1 : liveGame);
+    if (!full && !next) url += (url.indexOf("?") < 0 ? "?" : "&") + "since=" + (plies.length - 1);
     fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin", cache: "no-store" })
       .then(function (response) {
+        if (next && response.status === 404) return null;
         if (!response.ok) throw new Error("HTTP " + response.status);
         return response.json();
       })
       .then(function (update) {
-        var following = shown === plies.length - 1;
-        if (update.first === 0) { plies = []; states = []; }
-        if (update.first !== plies.length) { setTimeout(poll, 1000, true); return; }
-        append(update.plies);
-        data.over = update.over;
-        data.outcome = update.outcome;
-        show(following ? plies.length - 1 : shown);
-        if (!update.over) setTimeout(poll, 1000, false);
+        if (update === null) { setTimeout(poll, 2000, false); return; }
+        if (!apply(update)) { setTimeout(poll, 1000, true); return; }
+        if (!data.over || (liveEvents && liveGame < liveGames)) setTimeout(poll, 1000, false);
       })
       .catch(function () { setTimeout(poll, 5000, false); });
   }
@@ -151,5 +219,7 @@
   append(data.plies);
   controls.hidden = false;
   show(plies.length - 1);
-  if (liveUrl && !data.over) setTimeout(poll, 1000, false);
+  if (data.over) overAt = Date.now();
+  if (liveEvents) follow();
+  else if (liveUrl && !data.over) setTimeout(poll, 1000, false);
 })();
