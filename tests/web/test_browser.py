@@ -290,6 +290,16 @@ def test_every_other_page_passes_the_accessibility_check(site, league, player):
     assert site.page.locator("button[value=stop-sprt]").count() == 0
 
 
+def contrast(first: str, second: str) -> float:
+    """WCAG's contrast ratio of two CSS colours given as ``rgb(r, g, b)``: 1 (the same) to 21."""
+    def luminance(colour: str) -> float:
+        channels = [int(c) / 255 for c in colour[colour.index("(") + 1:colour.index(")")].split(",")[:3]]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
 def test_the_content_security_policy_holds_on_every_page_and_refuses_an_injected_script(site, league, player):
     """Issue 18: every page carries the policy and runs under it with no violation in the console (the ``site``
     fixture fails on any console error, and Chromium reports each refused script or style as one); a script
@@ -308,6 +318,12 @@ def test_the_content_security_policy_holds_on_every_page_and_refuses_an_injected
         site.open(path)
         site.forgive("404")
         assert not site.errors, (path, site.errors)
+        if path == "/admin/":  # the dashboard's link is seen: it stands out from its bar (issue 21)
+            colours = site.page.evaluate("""() => {
+                const link = document.querySelector('#arena-dashboard-link h2 a');
+                const bar = getComputedStyle(link.parentElement).backgroundColor;
+                return [getComputedStyle(link).color, bar, link.getBoundingClientRect().width]; }""")
+            assert contrast(colours[0], colours[1]) >= 3 and colours[2] > 50, colours
     site.page.evaluate("() => { const s = document.createElement('script'); s.textContent = 'window.injected = 1';"
                        " document.head.appendChild(s); }")
     site.page.wait_for_timeout(200)
