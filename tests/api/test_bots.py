@@ -6,6 +6,8 @@ import io
 import tarfile
 import zipfile
 
+import pytest
+
 from tournaments.models import Bot, BotVersion
 
 from .conftest import RANDOM_BOT, bot_upload, make_bot
@@ -115,6 +117,18 @@ def test_upload_archives(ada, player):
     assert tarred.status_code == 201, tarred.content
     assert [(v["number"], v["kind"]) for v in ada.get(f"/api/bots/{bot.pk}/versions/").json()] == [
         (2, "tar.gz"), (1, "zip")]
+
+
+@pytest.mark.parametrize(("uploaded", "kept"), [
+    ("ragnar-2.zip", "ragnar-2.zip"), ("My Bot (v2).ZIP", "My_Bot__v2.zip"), ("ragnar.tar.gz", "ragnar.tar.gz"),
+    ("../../etc/x.tgz", "x.tgz"), ("\u0430\u0000 .zip", "bot.zip"), ("a" * 300 + ".zip", "a" * 100 + ".zip")])
+def test_an_uploaded_archive_keeps_its_name_as_a_label(ada, player, uploaded, kept):
+    """The owner finds their own file name again (not bot.zip); what a stranger may not put in a name goes."""
+    bot = make_bot(player, "ragnar")
+    content = _tar_bot() if uploaded.endswith(("gz",)) else _zip_bot()
+    response = ada.post(f"/api/bots/{bot.pk}/versions/", {"file": bot_upload(uploaded, content)}, format="multipart")
+    assert response.status_code == 201, response.content
+    assert BotVersion.objects.get(bot=bot).filename == kept
 
 
 def test_upload_rejects_bad_files_and_stores_nothing(ada, player):

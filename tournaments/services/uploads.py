@@ -157,6 +157,14 @@ def _check_quota(owner, size: int) -> None:
                       f"upload is {size} bytes; delete a bot you no longer need to make room")
 
 
+def archive_label(filename: str) -> str:
+    """An archive keeps its owner's name, as a label only (nothing runs by it; a .py file's name is checked
+    instead, since it is run): characters outside the bot-file rule become ``_``, and it stays short."""
+    suffix = ".tar.gz" if filename.lower().endswith(".tar.gz") else filename[filename.rindex("."):]
+    stem = NAME_CHARS.sub("_", filename[: -len(suffix)]).strip("._")[:100] or "bot"
+    return stem + suffix.lower()
+
+
 def upload_version(bot: Bot, uploaded) -> BotVersion:
     """Store ``uploaded`` (a Django UploadedFile or any object with ``name`` and ``read``) as the
     bot's next version, status pending. Refused uploads raise ValidationError and store nothing."""
@@ -166,7 +174,7 @@ def upload_version(bot: Bot, uploaded) -> BotVersion:
     content = _read_upload(uploaded)
     kind, _ = validate_upload(filename, content)
     if kind != BotVersion.Kind.PYTHON:
-        filename = "bot.zip" if kind == BotVersion.Kind.ZIP else "bot.tar.gz"
+        filename = archive_label(filename)
     digest = hashlib.sha256(content).hexdigest()
     version = None
     try:
