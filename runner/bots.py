@@ -6,6 +6,7 @@ once, offline, inside the sandbox, before the first game)::
 
     run = "python3 main.py"
     build = "python3 -m compileall -q ."
+    games = ["tafl9"]          # optional: the game ids it plays (the arena refuses it for any other)
 
 A single ``something.py`` is a bot too: its run command is
 ``python3 something.py`` and only that file is copied into the sandbox, never
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engines.core import RefereeError
+from engines.registry import GAME_IDS
 
 MANIFESTS = ("bot.toml", "bot.json")
 NAME_CHARS = re.compile(r"[^A-Za-z0-9_.-]")
@@ -48,6 +50,12 @@ class Bot:
     run: str  # command line, run by /bin/sh in the bot's directory
     build: str | None = None
     single_file: str | None = None  # for a one-file bot: the only file exposed
+    games: tuple[str, ...] | None = None  # the game ids its manifest says it plays; None: it does not say
+
+    def check_plays(self, game_id: str) -> None:
+        """Raises BadBot when the bot's manifest names the games it plays and ``game_id`` is not one."""
+        if self.games is not None and game_id not in self.games:
+            raise BadBot(f"bot {self.name!r} plays {', '.join(self.games)} (its manifest's 'games'), not {game_id}")
 
     def files(self) -> list[Path]:
         """The paths copied into the sandbox: the whole directory, or the one file."""
@@ -78,21 +86,23 @@ def load_bot(path: str | Path) -> Bot:
         raw = manifest.read_bytes()
     except OSError as error:
         raise BadBot(f"{manifest}: cannot read: {error.strerror}") from None
-    run, build = manifest_commands(str(manifest), raw, lambda name: (path / name).is_file())
-    return Bot(name=sanitise_name(path.name), directory=path, run=run, build=build)
+    run, build, games = manifest_fields(str(manifest), raw, lambda name: (path / name).is_file())
+    return Bot(name=sanitise_name(path.name), directory=path, run=run, build=build, games=games)
 
 
-def check_bot_files(files: dict[str, bytes]) -> None:
+def check_bot_files(files: dict[str, bytes]) -> tuple[str, ...] | None:
     """What ``load_bot`` checks, on a bot's files held in memory (an upload, by relative name):
-    nothing on disk is looked at, so no name in the manifest can ask about a file of the host."""
+    nothing on disk is looked at, so no name in the manifest can ask about a file of the host. The games
+    the manifest says the bot plays (None: it does not say)."""
     manifest = next((name for name in MANIFESTS if name in files), None)
     if manifest is None:
         raise BadBot("no bot.toml or bot.json at the top level")
-    manifest_commands(manifest, files[manifest], lambda name: posixpath.normpath(name) in files)
+    return manifest_fields(manifest, files[manifest], lambda name: posixpath.normpath(name) in files)[2]
 
 
-def manifest_commands(label: str, raw: bytes, has_file: Callable[[str], bool]) -> tuple[str, str | None]:
-    """``run`` and ``build`` of a manifest's bytes; ``label`` (its path, or its name in an upload)
+def manifest_fields(label: str, raw: bytes, has_file: Callable[[str], bool]) -> tuple[str, str | None,
+                                                                                      tuple[str, ...] | None]:
+    """``run``, ``build`` and ``games`` of a manifest's bytes; ``label`` (its path, or its name in an upload)
     names it in errors. ``has_file`` says whether the bot holds a regular file: it is only ever asked
     about relative names without ``..``, as the commands may name nothing else."""
     fields = _read_manifest(label, raw)
@@ -100,7 +110,20 @@ def manifest_commands(label: str, raw: bytes, has_file: Callable[[str], bool]) -
     build = _command(label, fields, "build", required=False)
     if build is None:  # a built bot's entry point may not exist yet
         _check_entry_point(label, run, has_file)
-    return run, build
+    return run, build, _games(label, fields)
+
+
+def _games(label: str, fields: dict) -> tuple[str, ...] | None:
+    games = fields.get("games")
+    if games is None:
+        return None
+    if not isinstance(games, list) or not games or not all(isinstance(g, str) for g in games):
+        raise BadBot(f"{label}: 'games' must be a non-empty list of game ids ({', '.join(GAME_IDS)})")
+    unknown = [g for g in games if g not in GAME_IDS]
+    if unknown:
+        raise BadBot(f"{label}: 'games' names unknown game id(s) {', '.join(map(repr, unknown[:5]))}; "
+                     f"the game ids are {', '.join(GAME_IDS)}")
+    return tuple(dict.fromkeys(games))
 
 
 def _single_file_bot(path: Path) -> Bot:
@@ -128,9 +151,9 @@ def _read_manifest(label: str, raw: bytes) -> dict:
         raise BadBot(f"{label}: cannot parse: {error}") from None
     if not isinstance(fields, dict):
         raise BadBot(f"{label}: must be a table/object with 'run' (and optionally 'build')")
-    unknown = sorted(set(fields) - {"run", "build", "name", "author", "version", "description"})
+    unknown = sorted(set(fields) - {"run", "build", "games", "name", "author", "version", "description"})
     if unknown:
-        raise BadBot(f"{label}: unknown key(s) {', '.join(unknown)}; expected run, build")
+        raise BadBot(f"{label}: unknown key(s) {', '.join(unknown)}; expected run, build, games")
     return fields
 
 

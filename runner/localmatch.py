@@ -125,6 +125,8 @@ def cmd_match(args) -> int:
     if args.retries < 0 or args.margin < 0 or args.startup_ms <= 0:
         raise BadSettings("--retries and --margin must be 0 or more, --startup-ms positive")
     bots = [load_bot(path) for path in args.bots]
+    for bot in bots:
+        bot.check_plays(game.id)
     names = _unique_names([bot.name for bot in bots])
     records_file = open(args.records, "w", encoding="utf-8") if args.records else None
     try:
@@ -338,6 +340,7 @@ def cmd_check(args) -> int:
     if args.startup_ms <= 0:
         raise BadSettings("--startup-ms must be positive")
     bot = load_bot(args.bot)
+    bot.check_plays(game.id)
     sandbox = _open_sandbox(args.trusted)
     if sandbox is None:
         return 2

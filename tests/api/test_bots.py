@@ -131,6 +131,24 @@ def test_an_uploaded_archive_keeps_its_name_as_a_label(ada, player, uploaded, ke
     assert BotVersion.objects.get(bot=bot).filename == kept
 
 
+def test_an_archive_whose_manifest_names_other_games_is_refused(ada, player):
+    def declaring(games: str) -> bytes:
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive:
+            archive.writestr("bot.toml", f'run = "python3 main.py"\ngames = {games}\n')
+            archive.writestr("main.py", RANDOM_BOT)
+        return buffer.getvalue()
+
+    bot = make_bot(player, "ragnar", game="fidchell-1")
+    url = f"/api/bots/{bot.pk}/versions/"
+    refused = ada.post(url, {"file": bot_upload("tafl.zip", declaring('["tafl9"]'))}, format="multipart")
+    assert refused.status_code == 400 and "manifest says it plays tafl9; this is a fidchell-1 bot" in str(
+        refused.json()["file"])
+    assert not BotVersion.objects.filter(bot=bot).exists()
+    taken = ada.post(url, {"file": bot_upload("f.zip", declaring('["fidchell-1", "fidchell-2"]'))}, format="multipart")
+    assert taken.status_code == 201, taken.content
+
+
 def test_upload_rejects_bad_files_and_stores_nothing(ada, player):
     bot = make_bot(player, "ragnar")
     cases = [

@@ -114,6 +114,7 @@ def test_match_without_failures_prints_no_failure_section(flex):
     ('run = "python3 main.py"\nbogus = 1\n', "unknown key"),
     ('run = \n', "cannot parse"),
     ('run = "python3 missing.py"\n', "missing.py"),
+    ('run = "python3 main.py"\ngames = ["shatra"]\n', "plays shatra (its manifest's 'games'), not tafl9"),
 ])
 def test_bad_bot_is_one_line_error_exit_2(tmp_path, manifest, message):
     bad = tmp_path / "bad"

@@ -51,6 +51,10 @@ def test_names_are_sanitised():
     ("bot.toml", 'run = "python3 \'main.py"\n', "not a valid command line"),
     ("bot.json", '["python3 main.py"]', "must be a table/object"),
     ("bot.json", '{"run": "python3 main.py",}', "cannot parse"),
+    ("bot.toml", 'run = "python3 main.py"\ngames = "tafl9"\n', "'games' must be a non-empty list"),
+    ("bot.toml", 'run = "python3 main.py"\ngames = []\n', "'games' must be a non-empty list"),
+    ("bot.toml", 'run = "python3 main.py"\ngames = ["chess"]\n', "unknown game id(s) 'chess'"),
+    ("bot.json", '{"run": "python3 main.py", "games": [1]}', "'games' must be a non-empty list"),
 ])
 def test_bad_manifests(tmp_path, manifest, text, problem):
     write(tmp_path / "main.py", "")
@@ -60,6 +64,18 @@ def test_bad_manifests(tmp_path, manifest, text, problem):
     assert problem in str(caught.value)
     assert manifest in str(caught.value)
     assert isinstance(caught.value, RefereeError)
+
+
+def test_a_manifest_may_say_which_games_the_bot_plays(tmp_path):
+    write(tmp_path / "main.py", "")
+    write(tmp_path / "bot.toml", 'run = "python3 main.py"\ngames = ["fidchell-1", "fidchell-2", "fidchell-1"]\n')
+    bot = load_bot(tmp_path)
+    assert bot.games == ("fidchell-1", "fidchell-2")
+    bot.check_plays("fidchell-2")
+    with pytest.raises(BadBot, match="plays fidchell-1, fidchell-2 .*not tafl9"):
+        bot.check_plays("tafl9")
+    write(tmp_path / "bot.toml", 'run = "python3 main.py"\n')
+    load_bot(tmp_path).check_plays("tafl9")  # a bot that does not say plays any game
 
 
 def test_a_built_entry_point_need_not_exist_yet(tmp_path):

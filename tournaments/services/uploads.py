@@ -123,17 +123,19 @@ def _python_files(filename: str, content: bytes) -> list[Entry]:
 READERS = {BotVersion.Kind.ZIP: read_zip, BotVersion.Kind.TAR_GZ: read_tar_gz}
 
 
-def validate_upload(filename: str, content: bytes) -> tuple[str, list[Entry]]:
-    """The kind of a valid upload and its checked list of files (the one reading of the archive);
-    raises ValidationError (field ``file``) naming the problem."""
+def validate_upload(filename: str, content: bytes, game_id: str) -> tuple[str, list[Entry]]:
+    """The kind of a valid upload for a bot of ``game_id`` and its checked list of files (the one reading of
+    the archive); raises ValidationError (field ``file``) naming the problem."""
     kind = upload_kind(filename)
     if kind == BotVersion.Kind.PYTHON:
         return kind, _python_files(filename, content)
     try:
         entries = READERS[kind](content, file_limits())
-        check_bot_files({entry.name: entry.data for entry in entries if not entry.is_dir})
+        games = check_bot_files({entry.name: entry.data for entry in entries if not entry.is_dir})
     except (BadFiles, BadBot) as error:
         raise _refuse(str(error)) from None
+    if games is not None and game_id not in games:
+        raise _refuse(f"its manifest says it plays {', '.join(games)}; this is a {game_id} bot")
     return kind, entries
 
 
@@ -172,7 +174,7 @@ def upload_version(bot: Bot, uploaded) -> BotVersion:
     if not filename:
         raise _refuse("the upload has no file name")
     content = _read_upload(uploaded)
-    kind, _ = validate_upload(filename, content)
+    kind, _ = validate_upload(filename, content, bot.game)
     if kind != BotVersion.Kind.PYTHON:
         filename = archive_label(filename)
     digest = hashlib.sha256(content).hexdigest()
