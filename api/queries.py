@@ -39,6 +39,9 @@ class KnownQueryParameters:
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
+        method = request.method.lower()
+        if method not in self.http_method_names or not hasattr(self, method):
+            return  # the method is not allowed here: dispatch answers its 405, which says more
         known = self.known_query_parameters()
         unknown = sorted(set(request.query_params) - known)
         if unknown:

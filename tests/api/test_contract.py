@@ -410,3 +410,8 @@ def test_a_token_is_given_for_a_form_post(anon, player):
     refused = anon.post("/api/auth/token/", "username=ada&password=lovelace-1815&remember=1",
                         content_type="application/x-www-form-urlencoded")
     assert_refused(refused, "remember")
+
+
+def test_a_method_not_allowed_is_a_405_whatever_the_query(ada, db):
+    response = ada.generic("TRACE", "/api/bots/?ordering=id&unknown=1")
+    assert response.status_code == 405
