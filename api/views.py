@@ -126,13 +126,17 @@ class TokenView(ArenaViewMixin, APIView):
     authentication_classes = []
     throttle_scope = "token"
     # A form post too: what curl -d and most OAuth-style clients send for a password exchange (both are read
-    # by the same strict serializer; only the declared fields, as text).
+    # by the same strict serializer; only the declared fields, as text). The schema shows the JSON body only:
+    # openapi-python-client generates code that does not import for an operation with two body types.
     parser_classes = [JSONParser, FormParser]
 
-    @extend_schema(request=serializers.TokenRequestSerializer,
+    @extend_schema(request={"application/json": serializers.TokenRequestSerializer},
                    responses={200: serializers.TokenSerializer,
                               400: refused_when("no active player has this user name and password."),
                               429: OpenApiResponse(serializers.ErrorSerializer, description=LOCKED_OUT)},
+                   description="Exchange a user name and password for the API token (send it as `Authorization: "
+                               "Token <token>`). The same two fields may also come as a form "
+                               "(`application/x-www-form-urlencoded`, as `curl -d` sends them).",
                    auth=[])
     def post(self, request):
         data = serializers.TokenRequestSerializer(data=request.data)

@@ -415,3 +415,9 @@ def test_a_token_is_given_for_a_form_post(anon, player):
 def test_a_method_not_allowed_is_a_405_whatever_the_query(ada, db):
     response = ada.generic("TRACE", "/api/bots/?ordering=id&unknown=1")
     assert response.status_code == 405
+
+
+def test_the_token_form_post_is_said_in_the_schema(spec):
+    operation = spec["paths"]["/api/auth/token/"]["post"]
+    assert "application/x-www-form-urlencoded" in operation["description"]
+    assert list(operation["requestBody"]["content"]) == ["application/json"]  # one body type: see TokenView
