@@ -177,6 +177,7 @@ class MatchFilter(StrictFilterSet):
 class GameFilter(StrictFilterSet):
     game = filters.ChoiceFilter(field_name="match__game", choices=GAME_CHOICES, label="Only games of this game.")
     match = IdFilter(field_name="match_id", label="Only games of the match with this id.")
+    tournament = IdFilter(field_name="match__tournament_id", label="Only games of the tournament with this id.")
     winner = filters.ChoiceFilter(choices=Game._meta.get_field("winner").choices,
                                   label="Only games won by this side (`none`: drawn).")
     reason = TextFilter(label="Only games that ended this way, e.g. `timeout`.")
@@ -186,7 +187,7 @@ class GameFilter(StrictFilterSet):
 
     class Meta:
         model = Game
-        fields = ["game", "match", "winner", "reason", "bot", "created_after", "created_before"]
+        fields = ["game", "match", "tournament", "winner", "reason", "bot", "created_after", "created_before"]
 
     def filter_bot(self, queryset, name, value):
         ids = versions_of_bot(value)

@@ -3,16 +3,17 @@ answer, each error with the one error body (``Error``, tournaments.exceptions), 
 open to anonymous clients.
 
 Which errors an operation can give follows from the view, so it is derived here once rather than written on
-every view: 400 for anything that takes input, 401 wherever a token is read (a wrong one is refused even on a
-public read), 403 for writes (not yours, or a session without its CSRF token), 404 for an id in the path or a
-page past the end, 415 for a body in a type the operation does not read, 429 for throttled writes."""
+every view: 400 everywhere (an unknown query parameter is refused, api.queries), 401 wherever a token is read
+(a wrong one is refused even on a public read), 403 for writes (not yours, or a session without its CSRF
+token), 404 for an id in the path or a page past the end, 415 for a body in a type the operation does not
+read, 429 for throttled writes."""
 
 from __future__ import annotations
 
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import get_view_model
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import permissions, serializers
 
 from .permissions import IsOwnerOrAdminOrReadOnly
@@ -27,7 +28,8 @@ ID_PATTERN = "^[0-9]{1,18}$"  # views.ID_REGEX as drf-spectacular writes it
 
 ERROR_DESCRIPTIONS = {
     "400": "The request is not valid: each key names a field of the request (or `detail` for the request as a "
-           "whole) with what is wrong with it. Nothing was changed.",
+           "whole) with what is wrong with it. Nothing was changed. A query parameter the operation does not "
+           "list is refused too, under its own name, as is a `format` it does not answer in.",
     "401": "The `Authorization` token is not valid, or this operation needs one and none was sent.",
     "403": "Signed in, but not allowed to do this (only the owner, organiser or an admin may), or a browser "
            "session without its CSRF token.",
@@ -101,10 +103,7 @@ class ArenaAutoSchema(AutoSchema):
 
     def _error_codes(self) -> list[str]:
         safe = self.method in permissions.SAFE_METHODS
-        has_input = not safe or self._is_list_view() or any(
-            isinstance(p, OpenApiParameter) and p.location == OpenApiParameter.QUERY
-            for p in self.get_override_parameters())
-        codes = ["400"] if has_input else []
+        codes = ["400"]  # every operation reads its query string, if only to refuse what it does not read
         if self.view.get_authenticators():
             codes.append("401")
         if not safe and self.view.get_authenticators():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.validators import RegexValidator
+from django.core.validators import MaxValueValidator, RegexValidator
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
@@ -13,6 +13,7 @@ from engines import GAME_IDS
 from ratings import selectors as ratings_selectors
 from ratings import sprt
 from ratings.models import FittedRating, Rating, RatingChange, VersionTest
+from tournaments.bounds import games_problem
 from tournaments.models import (
     BOT_NAME,
     BOT_NAME_RULE,
@@ -60,6 +61,31 @@ class StrictInput(serializers.Serializer):
             if errors:
                 raise serializers.ValidationError(errors)
         return super().to_internal_value(data)
+
+
+class GamesCount(serializers.IntegerField):
+    """A number of games, from 1 to the server's bound (ARENA_MAX_GAMES_PER_MATCH), read from the settings when a
+    value is checked and when the schema is drawn, so the schema's maximum is what the server allows."""
+
+    def __init__(self, **kwargs):
+        super().__init__(min_value=1, **kwargs)
+        # DRF made a validator of the bound as it was at import: the check below reads it each time instead.
+        self.validators = [v for v in self.validators if not isinstance(v, MaxValueValidator)]
+
+    @property
+    def max_value(self) -> int:
+        return settings.ARENA["MAX_GAMES_PER_MATCH"]
+
+    @max_value.setter
+    def max_value(self, _ignored) -> None:
+        pass  # IntegerField.__init__ assigns it; the setting is the bound
+
+    def to_internal_value(self, data):
+        games = super().to_internal_value(data)
+        problem = games_problem(games, settings.ARENA)  # the services' own check and words
+        if problem:
+            raise serializers.ValidationError(problem)
+        return games
 
 
 def _json_type(field):
@@ -468,6 +494,8 @@ BOT_NAME_HELP = f"The bot's name: {BOT_NAME_RULE}."
 CONSENT_HELP = ("Whether other players may enter this bot in their tournaments (rated or not); off by default. "
                 "Your own tournaments never need it.")
 GAME_HELP = "The game: `tafl9` (Tafl 9x9), `fidchell-1` / `fidchell-2` (Fidchell, Rules One / 2), `shatra`."
+# DRF's own message only says the value is not a valid choice: name the ones that are.
+UNKNOWN_GAME = {"invalid_choice": f"unknown game {{input!r}}: the games are {', '.join(GAME_IDS)}"}
 DESCRIPTION_HELP = "Free text about the bot, up to 2000 characters."
 PUBLIC_HELP = "Whether anyone may see the bot, its versions and games; a private bot is seen by its owner only."
 
@@ -523,7 +551,7 @@ class BotDetailSerializer(BotSerializer):
 class BotCreateSerializer(StrictInput):
     name = serializers.CharField(max_length=32, trim_whitespace=False, validators=[BOT_NAME_PATTERN],
                                  help_text=BOT_NAME_HELP + " Unique among your bots of this game.")
-    game = serializers.ChoiceField(choices=GAME_IDS, help_text=GAME_HELP)
+    game = serializers.ChoiceField(choices=GAME_IDS, help_text=GAME_HELP, error_messages=UNKNOWN_GAME)
     description = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000,
                                         help_text=DESCRIPTION_HELP)
     is_public = serializers.BooleanField(required=False, default=True, help_text=PUBLIC_HELP + " On by default.")
@@ -547,6 +575,7 @@ class BotUpdateSerializer(StrictInput):
                   "matches with other versions are cancelled); null: the newest such version plays.")
 
 
+@extend_schema_serializer(component_name="Sprt")  # "SprtRequest" in the schema, not "VersionTestRequestRequest"
 class VersionTestRequestSerializer(StrictInput):
     version = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False,
                                        help_text="The new version to test (default: the bot's newest ready one).")
@@ -650,6 +679,54 @@ class GameBriefSerializer(serializers.ModelSerializer):
         extra_kwargs = GAME_FIELDS_HELP
 
 
+class SidesTextSerializer(serializers.Serializer):
+    """Text per side: only the sides of the reader's own bots (staff: both)."""
+
+    white = serializers.CharField(required=False, help_text="White's.")
+    black = serializers.CharField(required=False, help_text="Black's.")
+
+
+class ThinkingSerializer(serializers.Serializer):
+    white = serializers.FloatField(help_text="Seconds White's bot spent on its actions.")
+    black = serializers.FloatField(help_text="Seconds Black's bot spent on its actions.")
+
+
+class GameRecordSerializer(serializers.Serializer):
+    """A game record (engines/record.py; the README's "Game records"): the game, its rules and start, the actions
+    with their times, the result; what replays it through the referee to the same end. Schema only: the record is
+    served as stored, less what the reader may not see."""
+
+    game = serializers.ChoiceField(choices=GAME_IDS, help_text=GAME_HELP)
+    ruleset = serializers.CharField(help_text="The referee's ruleset version the game was played under.")
+    settings = serializers.DictField(help_text="Each rule-book decision of the game by its setting name, with its "
+                                               "value (the book's default unless changed).")
+    initial = serializers.CharField(help_text="The starting position, in the game's notation.")
+    actions = serializers.ListField(child=serializers.CharField(), help_text="The actions, in canonical notation, "
+                                                                              "in the order played.")
+    winner = serializers.ChoiceField(choices=["white", "black", "none"], help_text="`white`, `black`, or `none` "
+                                                                                 "for a draw.")
+    reason = serializers.CharField(help_text="How the game ended: the protocol's word (e.g. `king-captured`, "
+                                             "`timeout`, `resign`).")
+    plies = serializers.IntegerField(help_text="How many actions were played.")
+    final = serializers.CharField(required=False, help_text="The final position, in the game's notation.")
+    times = serializers.ListField(child=serializers.IntegerField(allow_null=True), required=False,
+                                  help_text="Milliseconds each action took, one per action.")
+    white = serializers.CharField(required=False, help_text="White's bot, as the runner named it.")
+    black = serializers.CharField(required=False, help_text="Black's bot, as the runner named it.")
+    tc = serializers.CharField(required=False, help_text="The time control the game was played under.")
+    duration = serializers.FloatField(required=False, help_text="Seconds of wall-clock time the game took (a "
+                                                                "played game's record).")
+    thinking = ThinkingSerializer(required=False, help_text="Each side's seconds on its actions (a played "
+                                                            "game's record).")
+    stderr = SidesTextSerializer(required=False, help_text="The end of each of your bots' stderr (owners and "
+                                                           "staff only).")
+    log = serializers.ListField(child=serializers.CharField(), required=False,
+                                help_text="The protocol lines to and from your bots, and the runner's about them "
+                                          "(owners and staff only).")
+    detail = serializers.CharField(required=False, help_text="The runner's account of how the game ended (owners "
+                                                             "of a bot that did not win, and staff).")
+
+
 class GameSerializer(GameBriefSerializer):
     record = serializers.SerializerMethodField(
         help_text="The game record (see the README: game, ruleset, settings, initial, actions, winner, reason, "
@@ -659,7 +736,7 @@ class GameSerializer(GameBriefSerializer):
         fields = GameBriefSerializer.Meta.fields + ["record"]
         read_only_fields = fields
 
-    @extend_schema_field(serializers.DictField())
+    @extend_schema_field(GameRecordSerializer)
     def get_record(self, game) -> dict:
         """The public record (actions, times, result, reason); a bot's stderr and protocol log only for its
         owner and staff."""
@@ -714,8 +791,8 @@ class MatchRequestSerializer(StrictInput):
     rated = serializers.BooleanField(
         default=False, help_text="Always false: a challenge is unrated (true is refused with a 400); rated games "
                                  "come from the ranked ladder and official tournaments (marked by staff).")
-    games_per_match = serializers.IntegerField(
-        min_value=1, max_value=10_000, required=False,
+    games_per_match = GamesCount(
+        required=False,
         help_text=f"How many games to play, colours alternating: at most the server's bound "
                   f"({ARENA['MAX_GAMES_PER_MATCH']} unless set otherwise); the server's default when left out.")
     time_control = serializers.CharField(max_length=40, required=False, trim_whitespace=False,
@@ -827,11 +904,11 @@ class TournamentDetailSerializer(TournamentSerializer):
 
 class TournamentCreateSerializer(StrictInput):
     name = serializers.CharField(max_length=100, help_text="The tournament's name, up to 100 characters.")
-    game = serializers.ChoiceField(choices=GAME_IDS, help_text=GAME_HELP)
+    game = serializers.ChoiceField(choices=GAME_IDS, help_text=GAME_HELP, error_messages=UNKNOWN_GAME)
     time_control = serializers.CharField(max_length=40, required=False, trim_whitespace=False,
                                          validators=[TIME_CONTROL_PATTERN], help_text=TIME_CONTROL_HELP)
-    games_per_pairing = serializers.IntegerField(
-        min_value=1, max_value=10_000, required=False,
+    games_per_pairing = GamesCount(
+        required=False,
         help_text=GAMES_PER_PAIRING_HELP + f" At most the server's bound ({ARENA['MAX_GAMES_PER_MATCH']} unless set "
                                            f"otherwise); the server's default when left out.")
     double_round = serializers.BooleanField(required=False, default=True,

@@ -14,7 +14,7 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.generics import GenericAPIView, ListAPIView
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
@@ -32,6 +32,7 @@ from . import services as api_services
 from .filters import BotFilter, BotVersionFilter, GameFilter, MatchFilter, StrictOrdering, TournamentFilter
 from .pagination import NewestChangeFirstCursor, NewestFirstCursor, SmallPages
 from .permissions import IsOwnerOrAdminOrReadOnly
+from .queries import KnownQueryParameters
 from .records import record_text
 from .schema import refused_when
 from .throttles import ArenaScopedThrottle
@@ -71,7 +72,7 @@ class FileRenderer(BaseRenderer):
         return JSONRenderer().render(data)
 
 
-class ArenaViewMixin(NoListFiltersOnDetail):
+class ArenaViewMixin(KnownQueryParameters, NoListFiltersOnDetail):
     throttle_classes = [ArenaScopedThrottle]
     throttle_scope = "writes"
     action_scopes: dict[str, str] = {}  # the actions counted in a scope of their own, shared with the site's forms
@@ -105,7 +106,7 @@ ROOT = [  # (name, URL name, arguments, what it is)
 ]
 
 
-class ApiRootView(APIView):
+class ApiRootView(KnownQueryParameters, APIView):
     """Every top-level endpoint of the API, with its address and a sentence on what it is."""
 
     permission_classes = [AllowAny]
@@ -124,11 +125,18 @@ class TokenView(ArenaViewMixin, APIView):
     permission_classes = [AllowAny]
     authentication_classes = []
     throttle_scope = "token"
+    # A form post too: what curl -d and most OAuth-style clients send for a password exchange (both are read
+    # by the same strict serializer; only the declared fields, as text). The schema shows the JSON body only:
+    # openapi-python-client generates code that does not import for an operation with two body types.
+    parser_classes = [JSONParser, FormParser]
 
-    @extend_schema(request=serializers.TokenRequestSerializer,
+    @extend_schema(request={"application/json": serializers.TokenRequestSerializer},
                    responses={200: serializers.TokenSerializer,
                               400: refused_when("no active player has this user name and password."),
                               429: OpenApiResponse(serializers.ErrorSerializer, description=LOCKED_OUT)},
+                   description="Exchange a user name and password for the API token (send it as `Authorization: "
+                               "Token <token>`). The same two fields may also come as a form "
+                               "(`application/x-www-form-urlencoded`, as `curl -d` sends them).",
                    auth=[])
     def post(self, request):
         data = serializers.TokenRequestSerializer(data=request.data)
@@ -158,7 +166,7 @@ class RegisterView(ArenaViewMixin, APIView):
                         status=status.HTTP_201_CREATED)
 
 
-class PlayerViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
+class PlayerViewSet(KnownQueryParameters, NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
     """Players: their public profile (user name and when they joined)."""
 
     lookup_value_regex = ID_REGEX
@@ -201,6 +209,7 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
     retires or deletes."""
 
     action_scopes = {"versions": "uploads", "sprt": "sprt"}
+    extra_query_parameters = {"versions": frozenset(BotVersionFilter.base_filters)}  # filtered by hand there
     permission_classes = [IsOwnerOrAdminOrReadOnly]
     pagination_class = SmallPages
     filterset_class = BotFilter
@@ -251,7 +260,9 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
     @extend_schema(
         methods=["GET"], responses={200: serializers.BotVersionSerializer(many=True)},
         parameters=[OpenApiParameter("status", str, enum=BotVersion.Status.values,
-                                     description="Only versions in this status.")])
+                                     description=BotVersionFilter.base_filters["status"].label),
+                    *(OpenApiParameter(name, bool, description=BotVersionFilter.base_filters[name].label)
+                      for name in ("is_disabled", "is_active"))])
     @extend_schema(
         methods=["POST"], request={"multipart/form-data": serializers.VersionUploadSerializer},
         responses={201: serializers.BotVersionSerializer,
@@ -325,11 +336,12 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
         return Response(serializers.VersionTestSerializer(test).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
-        request=None, parameters=[OpenApiParameter("test", int, OpenApiParameter.PATH, description="The SPRT's id.")],
+        request=None,
+        parameters=[OpenApiParameter("test", PATH_ID, OpenApiParameter.PATH, description="The SPRT's id.")],
         responses={200: serializers.VersionTestSerializer, 400: refused_when("the test has ended already.")},
         description="Stop a running SPRT of the bot without a verdict; its queued matches are cancelled. A gated "
                     "version stays off the ladder, as without a pass. Owner or admin only.")
-    @action(detail=True, methods=["post"], url_path=r"sprt/(?P<test>[0-9]{1,19})/stop", url_name="sprt-stop",
+    @action(detail=True, methods=["post"], url_path=rf"sprt/(?P<test>{ID_REGEX})/stop", url_name="sprt-stop",
             pagination_class=None, filter_backends=[])
     def stop_sprt(self, request, pk=None, test=None):
         """Stop one of the bot's running SPRTs."""
@@ -459,7 +471,7 @@ class MatchViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
         return Response(serializers.MatchSerializer(match).data, status=status.HTTP_201_CREATED)
 
 
-class GameViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
+class GameViewSet(KnownQueryParameters, NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
     """Games, newest first (cursor pages); one game with its full record, or the record as text."""
 
     lookup_value_regex = ID_REGEX
@@ -507,7 +519,7 @@ class GameViewSet(NoListFiltersOnDetail, viewsets.ReadOnlyModelViewSet):
 GAME_RECORD_MAX_AGE = 60  # what a browser or proxy may reuse without asking (bounds a rename's staleness)
 
 
-class GameRecordTextView(GenericAPIView):
+class GameRecordTextView(KnownQueryParameters, GenericAPIView):
     """A game's record as plain text: header tags, then the actions numbered by ply."""
 
     filter_backends = []
@@ -677,7 +689,7 @@ def crosstable_rows(table) -> list[dict]:
 
 # --- ratings ----------------------------------------------------------------------------------------
 
-class LeaderboardView(ListAPIView):
+class LeaderboardView(KnownQueryParameters, ListAPIView):
     """Public bots of one game: the ranked ones by fitted rating, then the provisional ones."""
 
     serializer_class = serializers.LeaderboardEntrySerializer

@@ -1,9 +1,12 @@
-"""Middleware of the whole site (pages, API, admin): a bound on request bodies and the Content-Security-Policy."""
+"""Middleware of the whole site (pages, API, admin): a bound on request bodies, the Content-Security-Policy, and
+the API's JSON 404 where Django would answer its own HTML page."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.http import JsonResponse
+
+from tournaments.exceptions import api_not_found
 
 
 class BodyLimitMiddleware:
@@ -57,4 +60,21 @@ class ContentSecurityPolicyMiddleware:
             policy = next((special for prefix, special in settings.CONTENT_SECURITY_POLICY_BY_PATH.items()
                            if path.startswith(prefix)), policy)
             response.headers.setdefault("Content-Security-Policy", policy)
+        return response
+
+
+class ApiNotFoundMiddleware:
+    """An /api/ address no route matches (an id beyond the database's range, ``/api/bots/9223372036854775808/``,
+    a misspelt path) is a 404 in the API's error shape, whatever DEBUG says: ``handler404`` (config/urls.py) only
+    serves with DEBUG off, and with DEBUG on Django answers its HTML debug page where the schema promises JSON.
+    Only an HTML 404 is replaced: the API's own 404s are JSON already and say more."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if (response.status_code == 404 and request.path_info.startswith("/api/")
+                and response.get("Content-Type", "").startswith("text/html")):
+            return api_not_found(request)
         return response

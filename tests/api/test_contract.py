@@ -220,3 +220,204 @@ def test_the_root_lists_every_top_level_endpoint_with_a_sentence(anon, spec):
         assert name in listed
     for entry in listed.values():
         assert anon.get(entry["url"].removeprefix("http://testserver")).status_code in (200, 401, 405)
+
+
+# --- an exact contract (issue 21) --------------------------------------------------------------------
+
+OUT_OF_RANGE = "9223372036854775808"  # 2**63: beyond any id column
+
+
+@pytest.mark.parametrize("method, path", [
+    ("get", f"/api/bots/{OUT_OF_RANGE}/"), ("get", f"/api/games/{OUT_OF_RANGE}/record.txt"),
+    ("get", f"/api/versions/{OUT_OF_RANGE}/download/"), ("patch", f"/api/bots/{OUT_OF_RANGE}/"),
+    ("delete", f"/api/tournaments/1/entrants/{OUT_OF_RANGE}/"), ("post", f"/api/bots/1/sprt/{OUT_OF_RANGE}/stop/"),
+    ("get", "/api/bots/1/no-such-thing/"),
+])
+@pytest.mark.parametrize("debug", [True, False])
+def test_an_id_out_of_range_is_the_json_404_with_debug_on_or_off(ada, settings, method, path, debug):
+    """With DEBUG on (how `./arena up` serves, and where a schemathesis run by hand looks) Django answered its HTML
+    debug page for an address no route matches; the schema promises the JSON error there."""
+    settings.DEBUG = debug
+    response = getattr(ada, method)(path)
+    assert response.status_code == 404, response.content[:200]
+    assert response["Content-Type"].startswith("application/json")
+    assert isinstance(response.json()["detail"], list)
+
+
+def test_a_path_without_its_slash_still_redirects(anon, db, settings):
+    settings.DEBUG = True
+    response = anon.get("/api/bots")
+    assert response.status_code == 301 and response["Location"] == "/api/bots/"
+
+
+@pytest.mark.parametrize("method, url", [
+    ("get", "/api/games/?tournamnet=5"), ("get", "/api/bots/?ownr=1"), ("get", "/api/bots/{bot}/?game=tafl9"),
+    ("get", "/api/bots/{bot}/versions/?page=2"), ("get", "/api/leaderboard/tafl9/?ordering=id"),
+    ("get", "/api/players/me/?page=1"), ("get", "/api/?x=1"), ("get", "/api/games/{game}/record.txt?plain=1"),
+    ("patch", "/api/bots/{bot}/?dry_run=true"), ("post", "/api/auth/token/?next=/"),
+])
+def test_an_unknown_query_parameter_is_a_400_naming_it(ada, versions, method, url):
+    from tournaments.models import Bot, Game
+
+    from .conftest import finished_match
+
+    finished_match(*versions)
+    bot, game = versions[0].bot, Game.objects.first()
+    url = url.format(bot=bot.pk, game=game.pk)
+    response = getattr(ada, method)(url, {"description": "changed"} if method == "patch" else None, format="json")
+    unknown = url.split("?")[1].split("=")[0]
+    assert_refused(response, unknown)
+    assert "unknown query parameter" in response.json()[unknown][0]
+    assert Bot.objects.get(pk=bot.pk).description == ""  # the PATCH changed nothing
+
+
+def _value_for(parameter: dict) -> str:
+    schema = parameter["schema"]
+    if schema.get("type") == "array":
+        return schema["items"]["enum"][0]
+    if "enum" in schema:
+        return str(schema["enum"][0])
+    return {"integer": "1", "boolean": "true"}.get(schema.get("type"), "2020-01-01T00:00:00Z"
+                                                   if schema.get("format") == "date-time" else "x")
+
+
+def test_every_documented_query_parameter_is_read_and_no_other(ada, spec, versions):
+    """The parameters an endpoint reads (api.queries) are those the schema lists for it: each documented one is
+    taken (whatever its value makes of it, it is not "unknown"), and a name it does not list is refused."""
+    from .conftest import finished_match
+
+    finished_match(*versions)
+    tried = 0
+    for path, operations in spec["paths"].items():
+        if "get" not in operations:
+            continue
+        url = path.replace("{id}", str(versions[0].bot.pk)).replace("{game}", "tafl9")
+        for parameter in operations["get"].get("parameters", []):
+            if parameter["in"] == "query":
+                response = ada.get(url, {parameter["name"]: _value_for(parameter)})
+                body = b"" if response.streaming else response.content  # a download is the file itself
+                assert b"unknown query parameter" not in body, (path, parameter["name"])
+                tried += 1
+        assert_refused(ada.get(url, {"not_a_parameter": "1"}), "not_a_parameter")
+    assert tried > 40
+
+
+def test_games_filter_by_tournament(anon, versions):
+    from tournaments.models import Match
+    from tournaments.services import create_tournament
+
+    from .conftest import finished_match
+
+    cup = create_tournament(versions[0].bot.owner, name="Cup", game="tafl9")
+    in_cup, challenge = finished_match(*versions), finished_match(*versions)
+    Match.objects.filter(pk=in_cup.pk).update(tournament=cup)
+    games = anon.get(f"/api/games/?tournament={cup.pk}").json()["results"]
+    assert sorted(game["match"] for game in games) == [in_cup.pk, in_cup.pk]
+    assert anon.get(f"/api/games/?tournament={cup.pk + 1}").json()["results"] == []
+    assert len(anon.get("/api/games/").json()["results"]) == 4  # the challenge's two as well
+    assert_refused(anon.get("/api/games/?tournament=0"), "tournament")
+    assert challenge.pk not in {game["match"] for game in games}
+
+
+def test_the_game_record_is_described_field_by_field_as_the_readme_writes_it(spec, anon, versions):
+    """The README's "Game records are JSON" lists the fields; the schema has each, typed and described."""
+    import re
+    from pathlib import Path
+
+    from .conftest import finished_match
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    paragraph = readme[readme.index("Game records are JSON"):].split("\n\n")[0]
+    fields = {name for name in re.findall(r"`([^`]+)`", paragraph) if re.fullmatch(r"[a-z_]+", name)}
+    assert {"game", "actions", "times", "thinking"} <= fields
+    record = spec["components"]["schemas"]["GameRecord"]
+    assert fields <= set(record["properties"])
+    assert set(record["required"]) == {"game", "ruleset", "settings", "initial", "actions", "winner", "reason",
+                                       "plies"}
+    assert record["properties"]["actions"] == {"type": "array", "items": {"type": "string"},
+                                               "description": record["properties"]["actions"]["description"]}
+    game = spec["components"]["schemas"]["Game"]["properties"]["record"]
+    assert game["allOf"] == [{"$ref": "#/components/schemas/GameRecord"}]
+    served = anon.get(f"/api/games/{finished_match(*versions).games.first().pk}/").json()["record"]
+    assert set(served) <= set(record["properties"]) and set(record["required"]) <= set(served)
+
+
+def test_a_bearer_token_is_told_the_scheme_is_token(player, db):
+    from rest_framework.test import APIClient
+
+    from tournaments.services import api_token
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_token(player)}")
+    for response in (client.get("/api/players/me/"), client.get("/api/bots/")):  # a public read too: not anonymous
+        assert response.status_code == 401
+        assert "Token <token>" in response.json()["detail"][0] and "not Bearer" in response.json()["detail"][0]
+        assert response["WWW-Authenticate"] == "Token"
+
+
+def test_the_sprt_request_has_a_sane_name(spec):
+    schemas = spec["components"]["schemas"]
+    assert not [name for name in schemas if name.endswith("RequestRequest")]
+    body = spec["paths"]["/api/bots/{id}/sprt/"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert body == {"$ref": "#/components/schemas/SprtRequest"}
+
+
+def test_the_games_bound_in_the_schema_is_the_server_s(spec, ada, versions, settings):
+    schemas = spec["components"]["schemas"]
+    assert settings.ARENA["MAX_GAMES_PER_MATCH"] == 100
+    assert schemas["ChallengeRequest"]["properties"]["games_per_match"]["maximum"] == 100
+    assert schemas["TournamentCreateRequest"]["properties"]["games_per_pairing"]["maximum"] == 100
+    mine, theirs = versions
+    response = ada.post("/api/matches/", {"version_a": mine.pk, "version_b": theirs.pk, "games_per_match": 101},
+                        format="json")
+    assert_refused(response, "games_per_match")
+    assert "from 1 to 100" in response.json()["games_per_match"][0]
+
+
+def test_the_games_bound_in_the_schema_follows_the_setting(anon, db, settings):
+    settings.ARENA = {**settings.ARENA, "MAX_GAMES_PER_MATCH": 300}
+    schemas = anon.get("/api/schema/?format=json").json()["components"]["schemas"]
+    assert schemas["ChallengeRequest"]["properties"]["games_per_match"]["maximum"] == 300
+
+
+def test_an_unknown_download_format_is_a_400_naming_it(ada, versions):
+    mine, _ = versions
+    response = ada.get(f"/api/versions/{mine.pk}/download/?format=zip")
+    assert_refused(response, "format")
+    assert "file, json" in response.json()["format"][0]
+    assert ada.get(f"/api/versions/{mine.pk}/download/?format=file").status_code == 200
+    assert_refused(ada.get("/api/bots/?format=xml"), "format")
+
+
+def test_an_unknown_game_lists_the_games(ada, db):
+    from engines import GAME_IDS
+    from tournaments.models import Bot, Tournament
+
+    for url, body in [("/api/bots/", {"name": "ok", "game": "chess"}),
+                      ("/api/tournaments/", {"name": "Cup", "game": "chess"})]:
+        response = ada.post(url, body, format="json")
+        assert_refused(response, "game")
+        assert all(game in response.json()["game"][0] for game in GAME_IDS), response.json()
+    assert not Bot.objects.exists() and not Tournament.objects.exists()
+
+
+def test_a_token_is_given_for_a_form_post(anon, player):
+    """`curl -d username=…&password=…` works as well as a JSON body; the form is as strict as the JSON."""
+    response = anon.post("/api/auth/token/", "username=ada&password=lovelace-1815",
+                         content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 200, response.content
+    assert response.json()["player"]["username"] == "ada"
+    refused = anon.post("/api/auth/token/", "username=ada&password=lovelace-1815&remember=1",
+                        content_type="application/x-www-form-urlencoded")
+    assert_refused(refused, "remember")
+
+
+def test_a_method_not_allowed_is_a_405_whatever_the_query(ada, db):
+    response = ada.generic("TRACE", "/api/bots/?ordering=id&unknown=1")
+    assert response.status_code == 405
+
+
+def test_the_token_form_post_is_said_in_the_schema(spec):
+    operation = spec["paths"]["/api/auth/token/"]["post"]
+    assert "application/x-www-form-urlencoded" in operation["description"]
+    assert list(operation["requestBody"]["content"]) == ["application/json"]  # one body type: see TokenView

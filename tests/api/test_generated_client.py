@@ -1,8 +1,8 @@
 """A client generated from the schema works (issue 12): openapi-python-client generates a Python package from
 /api/schema/ of a live server, and a new player's whole journey runs through it, with no hand-written HTTP:
 register, token, create a bot, upload a version, wait for it to be ready, ask for a match, read the leaderboard,
-the game record and its text, create, start and read a tournament. The worker's part (the smoke test, playing
-the match) is done here between the calls, with the real sandbox, as a worker would."""
+the game record (through its typed model) and its text, create, start and read a tournament. The worker's part
+(the smoke test, playing the match) is done here between the calls, with the real sandbox, as a worker would."""
 
 from __future__ import annotations
 
@@ -101,7 +101,11 @@ def test_a_new_player_s_whole_journey_through_the_generated_client(arena_client,
     assert finished.score_a + finished.score_b == 2 and len(finished.games) == 2
     games = api("games.games_list").sync(client=me, match=match.id)
     game = api("games.games_retrieve").sync(id=games.results[0].id, client=me)
-    assert game.record["actions"] and game.plies == len(game.record["actions"])
+    record = game.record  # the typed GameRecord, field by field as the README writes a record
+    assert isinstance(record, model("GameRecord"))
+    assert record.actions and game.plies == record.plies == len(record.actions) == len(record.times)
+    assert record.game == model("GameEnum").TAFL9 and record.winner.value == game.winner
+    assert record.thinking.white >= 0 and record.duration >= record.thinking.white + record.thinking.black
     text = api("games.games_record_txt_retrieve").sync(id=game.id, client=me)
     assert text.startswith('[Game "tafl9"]') and f"\n{game.plies}. " in text
 

@@ -1,6 +1,9 @@
 """The OpenAPI schema is the API's contract: schemathesis with all its checks, on every operation and in its
 stateful phase, in-process through the WSGI app, authenticated with a registered player's token, finds
-nothing (configuration: schemathesis.toml at the repository root)."""
+nothing (configuration: schemathesis.toml at the repository root), on SQLite and on PostgreSQL
+(``test_this_module_on_postgresql`` runs the module again there: skipped on a laptop without PostgreSQL, a
+failure when ``CI`` is set). Bounded: a fixed number of examples per operation and of stateful scenarios,
+derandomized, about two minutes a database."""
 
 from __future__ import annotations
 
@@ -10,7 +13,10 @@ import pytest
 import schemathesis
 import schemathesis.config
 from django.contrib.auth import get_user_model
+from django.db import connection
 from hypothesis import HealthCheck, settings
+
+from tests.postgresql import rerun_on_postgresql
 
 from .conftest import finished_match, make_bot, ready_version
 
@@ -57,14 +63,25 @@ def seeded_world(anon, player, other_player):
     return {"Authorization": f"Token {registered.json()['token']}"}
 
 
+@pytest.mark.skipif(connection.vendor == "postgresql", reason="already on PostgreSQL: the fuzz runs here")
+def test_this_module_on_postgresql():
+    rerun_on_postgresql(__file__, "the schema fuzz", "arena_contract")
+
+
 @pytest.fixture
-def wsgi_schema(seeded_world):
+def wsgi_schema(seeded_world, settings):
     """The real WSGI app. Like Django's test client, keep the test's connection open between requests:
-    the handler's close_old_connections would otherwise close it inside the test transaction."""
+    the handler's close_old_connections would otherwise close it inside the test transaction.
+
+    With DEBUG on, as `./arena up` serves and where a run of schemathesis by hand meets the API: Django's own
+    answers (its 404 page for an address no route matches) differ from DEBUG off, and must keep the contract too.
+    """
     from django.core.signals import request_finished, request_started
     from django.db import close_old_connections
 
     from config.wsgi import application
+
+    settings.DEBUG = True
 
     request_started.disconnect(close_old_connections)
     request_finished.disconnect(close_old_connections)

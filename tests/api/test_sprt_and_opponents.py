@@ -145,7 +145,7 @@ def test_the_owner_stops_a_running_test_and_its_queued_matches_go(ada, grace, an
     assert BotVersion.objects.filter(held_back(), pk=new.pk).exists()  # gated, stopped without a pass: held back
 
 
-@pytest.mark.parametrize("test_id", ["0", "999999", "9" * 19])
+@pytest.mark.parametrize("test_id", ["0", "999999"])  # an id past the database's range: no route (test_contract)
 def test_stopping_a_test_the_bot_does_not_have_is_a_404(ada, two_versions, player, test_id):
     old, new = two_versions
     other = make_bot(player, "other")
