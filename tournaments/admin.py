@@ -6,7 +6,11 @@ through the services, like the API does: the same rules, the same refusals.
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth import admin as auth_admin
+from django.contrib.auth import forms as auth_forms
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
 from api import services
@@ -268,3 +272,35 @@ class TournamentEntrantAdmin(admin.ModelAdmin):
     search_fields = ["tournament__name", "version__bot__name"]
     list_select_related = ["tournament", "version__bot"]
     raw_id_fields = ["tournament", "version"]
+
+
+class _UnlikeName:
+    """The admin's user forms refuse a name too like another user's, beside the field (the database would
+    refuse it anyway, PlayerName's unique key, but as an error page)."""
+
+    def clean_username(self):
+        username = super().clean_username() if hasattr(super(), "clean_username") else self.cleaned_data["username"]
+        if not username or self.has_error("username"):
+            return username  # already refused (empty, or the same name in another case)
+        try:
+            app_services.check_user_name(username, self.instance.pk)
+        except ValidationError as error:
+            raise forms.ValidationError(error.message_dict["username"]) from None
+        return username
+
+
+class UserCreationForm(_UnlikeName, auth_forms.AdminUserCreationForm):
+    pass
+
+
+class UserChangeForm(_UnlikeName, auth_forms.UserChangeForm):
+    pass
+
+
+admin.site.unregister(get_user_model())
+
+
+@admin.register(get_user_model())
+class UserAdmin(auth_admin.UserAdmin):
+    form = UserChangeForm
+    add_form = UserCreationForm

@@ -200,3 +200,22 @@ def test_admin_deletes_only_a_bot_without_rated_games(admin_client_logged, playe
     page = admin_client_logged.get(f"/admin/tournaments/bot/{a.bot_id}/delete/")
     assert page.status_code == 200 and "protected" in page.content.decode().lower()  # Django's own refusal
     assert Bot.objects.filter(pk=a.bot_id).exists()
+
+
+def test_the_admin_refuses_a_look_alike_user_name_beside_the_field(admin_client_logged, player):
+    """Adding or renaming a user in the admin: a name too like another's is a form error, not an error page."""
+    from django.contrib.auth import get_user_model
+
+    users = list(get_user_model().objects.values_list("pk", "username"))
+    added = admin_client_logged.post("/admin/auth/user/add/", {
+        "username": "\u0430da", "password1": "a-long-pass-42", "password2": "a-long-pass-42",
+        "usable_password": "true"})
+    assert added.status_code == 200 and "too like" in added.content.decode()
+    assert list(get_user_model().objects.values_list("pk", "username")) == users
+    renamed = admin_client_logged.post(f"/admin/auth/user/{player.pk}/change/", {
+        "username": "Ada", "date_joined_0": "2026-01-01", "date_joined_1": "00:00:00"})  # her own name, recased
+    assert renamed.status_code == 302, renamed.content.decode()[:2000]
+    other = get_user_model().objects.create_user("grace-two")
+    refused = admin_client_logged.post(f"/admin/auth/user/{other.pk}/change/", {
+        "username": "ada.", "date_joined_0": "2026-01-01", "date_joined_1": "00:00:00"})
+    assert refused.status_code == 200 and "too like" in refused.content.decode()

@@ -16,7 +16,7 @@ from .matches import (
     requeue_expired_matches,
     requeue_match,
 )
-from .players import api_token, create_bot, create_player, update_bot
+from .players import api_token, check_user_name, create_bot, create_player, update_bot
 from .tournaments import (
     add_entrant,
     cancel_tournament,
@@ -42,7 +42,7 @@ __all__ = [
     "Report", "add_entrant", "delete_bot", "pin_version", "set_retired", "set_version_active",
     "api_token", "cancel_match", "cancel_queued_matches_of", "cancel_tournament",
     "check_time_control", "claim_match", "claim_next_match", "claim_smoke_test",
-    "create_bot", "create_match", "create_player", "create_tournament",
+    "check_user_name", "create_bot", "create_match", "create_player", "create_tournament",
     "fail_match", "finish_match", "finish_tournament_if_done", "heartbeat",
     "remove_entrant", "requeue_expired_matches", "requeue_match", "resume_tournament",
     "set_version_disabled", "smoke_test_version", "start_tournament", "storage_quota", "storage_used", "update_bot",

@@ -22,8 +22,7 @@ def create_player(username: str, password: str | None, email: str = "", *, is_st
         raise ValidationError({"username": ["a player needs a user name"]})
     if User.objects.filter(username=username).exists():
         raise ValidationError({"username": [f"the user name {username!r} is taken"]})
-    _check_unlike(username, User.objects.values_list("username", flat=True), "name_form__key", "username",
-                  "the user name")
+    check_user_name(username)
     user = User(username=username, email=email, is_staff=is_staff or is_superuser, is_superuser=is_superuser)
     if password:
         user.set_password(password)
@@ -38,6 +37,13 @@ def create_player(username: str, password: str | None, email: str = "", *, is_st
                                             "like it"]}) from None
     Token.objects.create(user=user)
     return user
+
+
+def check_user_name(username: str, user_pk: int | None = None) -> None:
+    """Refuses a user name too like another user's (ValidationError on ``username``); ``user_pk``: the user
+    being renamed, whose own name is not in the way. The admin's user forms ask this too."""
+    others = get_user_model().objects.exclude(pk=user_pk).values_list("username", flat=True)
+    _check_unlike(username, others, "name_form__key", "username", "the user name")
 
 
 def keep_name_key(sender, instance, **kwargs) -> None:
