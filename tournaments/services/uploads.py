@@ -202,10 +202,11 @@ def smoke_test_version(version_id: int, trusted: bool = False) -> BotVersion:
         smoke_test(version, trusted)
     except BotFailure as failure:
         status, reason = BotVersion.Status.REJECTED, safe_text(str(failure))[:2000] or "smoke test failed"
+        stderr = failure.stderr
     else:
-        status, reason = BotVersion.Status.READY, ""
+        status, reason, stderr = BotVersion.Status.READY, "", ""
     BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.PENDING).update(
-        status=status, reject_reason=reason, checked_at=timezone.now())
+        status=status, reject_reason=reason, reject_stderr=stderr, checked_at=timezone.now())
     version.refresh_from_db()
     log.info("bot version %s: %s %s", version.pk, version.status, reason)
     return version
