@@ -36,6 +36,7 @@ from engines.protocol import TimeControl, go_prefix, played_line
 from engines.record import make_record, safe_text
 from engines.registry import get_game
 
+from . import stopping
 from .bots import Bot, sanitise_name
 
 LINE_CAP = 1024  # bytes per line from the bot, protocol §2
@@ -351,6 +352,7 @@ class Pipes:
                 return channel.lines.popleft()
             if channel.eof:
                 raise BotFailure(channel.side, Termination.CRASH, channel.crash_detail())
+            stopping.check()  # each wait on a bot is a slice of at most POLL_SLICE_S: a stop is seen that soon
             left = deadline - time.monotonic()
             if left <= 0:
                 if not channel.lines and not channel.eof and self._readable(channel):
@@ -375,6 +377,7 @@ class Pipes:
     def flush(self, channel: Channel, deadline: float) -> bool:
         """Write the channel's outbox completely before ``deadline``; False if the bot would not read."""
         while channel.outbox and not channel.stdin_broken:
+            stopping.check()
             left = deadline - time.monotonic()
             if left <= 0:
                 return False

@@ -230,6 +230,12 @@ def set_version_disabled(version: BotVersion, disabled: bool) -> BotVersion:
 SMOKE_LEASE_SECONDS = 660
 
 
+def release_smoke_test(version_id: int) -> None:
+    """Give back a claimed smoke test that was not run to its end (its worker is stopping): the next worker takes
+    it at once rather than after its lease."""
+    BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING).update(smoke_started_at=None)
+
+
 def claim_smoke_test(now=None) -> int | None:
     """Take the smoke test of the oldest pending version no live worker holds: its id, or None.
 
