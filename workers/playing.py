@@ -61,9 +61,11 @@ FINISHED, REQUEUED, NOT_QUEUED, UNKNOWN, LEASE_LOST, REFUSED, NOTHING = (
 SMOKE_TEST_SECONDS = upload_services.SMOKE_LEASE_SECONDS - 60
 
 
-# What a worker's main process sends its pool processes when it is told to stop (SIGTERM, SIGINT or SIGQUIT): not
-# SIGTERM itself, which Celery leaves deadly in a pool process (its own cold shutdown kills tasks with it).
-STOP_SIGNAL = signal.SIGUSR2
+# What a worker's main process sends its pool processes when it is told to stop (SIGTERM, SIGINT or SIGQUIT). Not
+# SIGTERM, which Celery leaves deadly in a pool process, nor any signal billiard turns into a SystemExit there (the
+# SIGUSRs among them): a real-time signal, which nothing else sends (a terminal sends SIGWINCH to a foreground
+# worker's every process), keeps the handler a pool process installs at its start, idle or not.
+STOP_SIGNAL = signal.SIGRTMIN + 1 if hasattr(signal, "SIGRTMIN") else signal.SIGUSR2
 
 
 def on_stop_signal(signum, frame) -> None:
@@ -71,9 +73,8 @@ def on_stop_signal(signum, frame) -> None:
 
 
 def listen_for_stop() -> None:
-    """In a process that plays, before each task: ``STOP_SIGNAL`` asks every game here to stop. Not once at the
-    process's start: billiard then makes every deadly signal a ``SystemExit`` (its pool process's own cleanup),
-    which would cut the match short in any place, uncounted as a stop. Signals reach the main thread only."""
+    """In a process that plays (a pool process at its start; any worker's before each task, for a solo pool):
+    ``STOP_SIGNAL`` asks every game here to stop. Signals reach the main thread only."""
     if threading.current_thread() is threading.main_thread() and signal.getsignal(STOP_SIGNAL) is not on_stop_signal:
         signal.signal(STOP_SIGNAL, on_stop_signal)
 

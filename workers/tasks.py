@@ -13,7 +13,7 @@ import os
 import socket
 
 from celery import shared_task
-from celery.signals import task_prerun, worker_ready, worker_shutting_down
+from celery.signals import task_prerun, worker_process_init, worker_ready, worker_shutting_down
 
 from engines import GAME_IDS
 from tournaments.models import BotVersion
@@ -65,6 +65,7 @@ def stop_playing(sig=None, how=None, **kwargs) -> None:
     playing.stop_playing(pids)
 
 
+@worker_process_init.connect
 @task_prerun.connect
 def listen_for_stop(**kwargs) -> None:
     playing.listen_for_stop()
