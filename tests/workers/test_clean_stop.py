@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 import pytest
-from cluster import HARNESS, ROOT, free_port
+from cluster import HARNESS, ROOT, Cluster, free_port
+from conftest import need_services
 
 from workers.management.commands.arena import STOP_GRACE_S, Children
 
@@ -113,3 +114,43 @@ def test_a_child_that_will_not_stop_is_killed_and_the_stop_says_so(settings):
     assert killed == [f"killed stubborn (pid {children.procs['stubborn'].pid}): still running 2 s after SIGTERM"]
     assert f"arena: {killed[0]}" in out.getvalue() and "killed obliging" not in out.getvalue()
     assert all(proc.poll() is not None for proc in children.procs.values())
+
+
+def test_sigterm_to_a_celery_worker_gives_its_match_to_the_next_worker_within_the_lease(workers_tmp):
+    """A worker as docker-compose runs one (PostgreSQL, Redis), told to stop mid-match by SIGTERM to its main process
+    only: the match is back in the queue before its 3 s lease could run out (no scavenger runs here), and another
+    worker takes it."""
+    need_services()
+    cluster = Cluster(TMPDIR=str(workers_tmp)).start()
+    bot_folders = workers_tmp / "tabula-bots"
+    try:
+        match_id = cluster.harness("seed", "--matches", "1", "--bots", "2", "--games", "10", "--delay", "1.5",
+                                   "--tc", "move:5000")["matches"][0]
+        first = cluster.start_worker("first")
+        cluster.harness("send", str(match_id))
+
+        def state() -> tuple:
+            return cluster.sql("SELECT status, attempts, worker_id, failure_reason FROM tournaments_match "
+                               "WHERE id = %s", match_id)[0]
+
+        deadline = time.monotonic() + 120
+        while not (state()[0] == "running" and bot_folders.is_dir() and len(list(bot_folders.iterdir())) == 2):
+            assert time.monotonic() < deadline, cluster.log_text()[-4000:]
+            time.sleep(0.2)
+        time.sleep(1)
+        os.kill(first.pid, signal.SIGTERM)
+        asked = time.monotonic()
+        assert first.wait(30) == 0, cluster.log_text()[-4000:]
+        print(f"worker stopped in {time.monotonic() - asked:.1f} s")
+        status, attempts, worker_id, reason = state()
+        assert (status, attempts, worker_id) == ("queued", 0, ""), (status, attempts, reason)
+        assert "worker stopped" in reason and list(bot_folders.iterdir()) == []
+        cluster.workers.pop("first")
+
+        cluster.start_worker("second")  # the wake-up the first sent on its way out is waiting for it
+        deadline = time.monotonic() + 60
+        while not state()[2].startswith("second@"):
+            assert time.monotonic() < deadline, cluster.log_text()[-4000:]
+            time.sleep(0.2)
+    finally:
+        cluster.stop()
