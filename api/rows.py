@@ -115,7 +115,8 @@ def leaderboard_row(row: dict, fit) -> dict:
 
 
 _, _bot_row = objects_of(serializers.BotDetailSerializer, computed=("versions", "rating"))
-_, _version_row = objects_of(serializers.BotVersionSerializer, computed=("reject_reason", "sprt", "fitted"))
+_, _version_row = objects_of(serializers.BotVersionSerializer,
+                             computed=("reject_reason", "reject_stderr", "sprt", "fitted"))
 _, _rating_row = objects_of(serializers.BotRatingSerializer, computed=serializers.FittedFields.FIELDS)
 
 
@@ -126,6 +127,7 @@ def bot_detail(bot, user) -> dict:
     rating = ratings_selectors.own_rating(bot)
     fit, fitted = ratings_selectors.bot_fit(bot) if rating else (None, None)
     versions = [_version_row(v, reject_reason=v.reject_reason if insider else "",
+                             reject_stderr=v.reject_stderr if insider else "",
                              sprt=version_test_row(serializers.latest_test(v)),
                              fitted=serializers.version_fit_row(v)) for v in bot.versions.all()]
     return _bot_row(bot, versions=versions, rating=None if rating is None else _rating_row(

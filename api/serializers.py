@@ -366,6 +366,9 @@ class BotVersionSerializer(serializers.ModelSerializer):
     bot = serializers.PrimaryKeyRelatedField(read_only=True, help_text="Id of the bot this is a version of.")
     reject_reason = serializers.SerializerMethodField(
         help_text="Why the smoke test rejected it: shown to the owner and staff only, empty for anyone else.")
+    reject_stderr = serializers.SerializerMethodField(
+        help_text="The last lines (at most 20 of 300 characters, control characters escaped as `\\x00`) the bot "
+                  "wrote to stderr in the smoke test that rejected it: owner and staff only, empty for anyone else.")
     sprt = serializers.SerializerMethodField(
         help_text="The version's latest SPRT against the version before it; null if none was asked for.")
     fitted = serializers.SerializerMethodField(
@@ -374,7 +377,7 @@ class BotVersionSerializer(serializers.ModelSerializer):
     class Meta:
         model = BotVersion
         fields = ["id", "bot", "number", "filename", "kind", "sha256", "size", "uploaded_at", "status",
-                  "reject_reason", "checked_at", "is_disabled", "is_active", "sprt", "fitted"]
+                  "reject_reason", "reject_stderr", "checked_at", "is_disabled", "is_active", "sprt", "fitted"]
         read_only_fields = fields
         extra_kwargs = VERSION_HELP
 
@@ -394,6 +397,12 @@ class BotVersionSerializer(serializers.ModelSerializer):
         """Only the owner (or staff) sees why a version was rejected: it may quote their code."""
         request = self.context.get("request")
         return version.reject_reason if is_insider(getattr(request, "user", None), version.bot.owner_id) else ""
+
+    @extend_schema_field(serializers.CharField(allow_blank=True))
+    def get_reject_stderr(self, version) -> str:
+        """Only the owner (or staff) reads what their bot wrote, as with the reason."""
+        request = self.context.get("request")
+        return version.reject_stderr if is_insider(getattr(request, "user", None), version.bot.owner_id) else ""
 
 
 @extend_schema_field({"type": "string", "format": "binary"})

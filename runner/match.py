@@ -29,19 +29,22 @@ import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from engines.core import BLACK, NONE, SIDES, WHITE, BadSettings, Outcome, Termination, other
 from engines.protocol import TimeControl, go_prefix, played_line
 from engines.record import make_record, safe_text
 from engines.registry import get_game
 
+from . import stopping
 from .bots import Bot, sanitise_name
 
 LINE_CAP = 1024  # bytes per line from the bot, protocol §2
 OUTPUT_CAP = 1 << 20  # bytes of stdout per bot per game, protocol §4
 STDERR_TAIL = 8 * 1024  # bytes of stderr kept per bot in the record
 STDERR_READS = 16  # reads (of up to 64 KiB) of what is left on a bot's stderr once it is done
+STDERR_SHOWN_LINES = 20  # lines of a bot's stderr shown to its owner beside why it was rejected or lost
+STDERR_SHOWN_WIDTH = 300  # characters of one such line
 LOG_CAP = 5000  # log lines kept per game
 LOG_TEXT_CAP = 240  # characters of one logged line
 QUIT_GRACE_S = 2.0
@@ -349,6 +352,7 @@ class Pipes:
                 return channel.lines.popleft()
             if channel.eof:
                 raise BotFailure(channel.side, Termination.CRASH, channel.crash_detail())
+            stopping.check()  # each wait on a bot is a slice of at most POLL_SLICE_S: a stop is seen that soon
             left = deadline - time.monotonic()
             if left <= 0:
                 if not channel.lines and not channel.eof and self._readable(channel):
@@ -373,6 +377,7 @@ class Pipes:
     def flush(self, channel: Channel, deadline: float) -> bool:
         """Write the channel's outbox completely before ``deadline``; False if the bot would not read."""
         while channel.outbox and not channel.stdin_broken:
+            stopping.check()
             left = deadline - time.monotonic()
             if left <= 0:
                 return False
@@ -670,6 +675,7 @@ def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, set
     log = GameLog()
     processes: dict[str, Any] = {}
     build_failures: dict[str, BotFailure] = {}
+    workdirs = []  # each bot's folder, removed at the end even if its bot never started (a stop in between)
     started = time.monotonic()  # the record's wall-clock ``duration``: start-up, both bots' thinking, the runner
     try:
         for side in SIDES:
@@ -678,6 +684,7 @@ def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, set
             except ValueError as error:  # BadBot: the build failed; the bot's fault
                 build_failures[side] = BotFailure(side, Termination.INIT_FAILED, f"build failed: {error}")
                 continue
+            workdirs.append(workdir)
             processes[side] = sandbox.spawn(workdir, bots[side], limits, {})
         channels = {side: Channel(side, proc, log) for side, proc in processes.items()}
         referee = Referee(game, settings, time_control, channels, margin_ms=margin_ms, retries=retries,
@@ -704,14 +711,24 @@ def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, set
                 proc.kill()
             except Exception:  # noqa: BLE001 - cleanup of one bot must not skip the other
                 pass
+        for workdir in workdirs:
+            workdir.remove()
+
+
+class Rejection(NamedTuple):
+    """Why a bot failed its smoke test (the reason and detail), and the last lines of its stderr (``stderr_tail``),
+    which often say more: a traceback's ``ModuleNotFoundError`` where the reason only has ``exit code 1``."""
+
+    reason: str
+    stderr: str
 
 
 def smoke_test(game_id: str, bot, *, sandbox, limits=None, startup_ms: float = 10000,
-               move_ms: float = 10000) -> str | None:
+               move_ms: float = 10000) -> Rejection | None:
     """The bot as White against a random player for one action: handshake, ``newgame``, one ``go``.
 
-    ``None`` when it passes, else the reason and detail of its failure. The bot is told
-    ``move:1000`` but waited for ``move_ms``, so a slow machine is not held against it.
+    ``None`` when it passes, else its ``Rejection``. The bot is told ``move:1000`` but waited for
+    ``move_ms``, so a slow machine is not held against it.
     """
     with tempfile.TemporaryDirectory(prefix="smoke-") as empty:
         opponent = Bot(name="random", directory=Path(empty), run="python3 -m engines.botkit")
@@ -720,7 +737,15 @@ def smoke_test(game_id: str, bot, *, sandbox, limits=None, startup_ms: float = 1
                            seed=1, max_plies=1)
     if record["reason"] == Termination.MAX_PLIES and record["plies"] == 1:
         return None
-    return f"{record['reason']}: {record['detail']}".strip(": ")
+    return Rejection(f"{record['reason']}: {record['detail']}".strip(": "), stderr_tail(record["stderr"][WHITE]))
+
+
+def stderr_tail(text: str, lines: int = STDERR_SHOWN_LINES, width: int = STDERR_SHOWN_WIDTH) -> str:
+    """The last ``lines`` non-blank lines of what a bot wrote to stderr, each cut to ``width`` characters (a cut
+    line ends in ``…``), control characters escaped (``engines.record.safe_text``): bounded, and plain text
+    whatever the bot wrote (a page still escapes it as HTML)."""
+    kept = [line.rstrip() for line in safe_text(text).split("\n") if line.strip()][-lines:]
+    return "\n".join(line if len(line) <= width else line[:width - 1] + "…" for line in kept)
 
 
 def _run(referee: Referee, names, startup_ms, match_id, seed, build_failures) -> tuple[Outcome, str]:

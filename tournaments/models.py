@@ -125,6 +125,9 @@ class BotVersion(models.Model):
     uploaded_at = models.DateTimeField(auto_now_add=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     reject_reason = models.TextField(blank=True, default="")
+    reject_stderr = models.TextField(
+        blank=True, default="", db_default="",
+        help_text="The last lines the bot wrote to stderr in the smoke test that rejected it (its owner's to read).")
     checked_at = models.DateTimeField(null=True, blank=True)
     # When a worker took the smoke test: no second worker takes it until the smoke lease runs out.
     smoke_started_at = models.DateTimeField(null=True, blank=True)

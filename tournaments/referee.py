@@ -36,7 +36,12 @@ class InfrastructureError(RuntimeError):
 
 
 class BotFailure(Exception):
-    """The bot did something the protocol does not allow; the message says what."""
+    """The bot did something the protocol does not allow; the message says what, ``stderr`` the last lines the bot
+    wrote to its stderr (``runner.match.stderr_tail``; empty when it never ran)."""
+
+    def __init__(self, message: str, stderr: str = ""):
+        super().__init__(message)
+        self.stderr = stderr
 
 
 def _sandbox_module():
@@ -217,7 +222,7 @@ def smoke_test(version, trusted: bool = False) -> None:
         except _sandbox_module().SandboxError as error:
             raise InfrastructureError(f"sandbox failed during the smoke test: {error}") from error
     if failure:
-        raise BotFailure(failure)
+        raise BotFailure(failure.reason, stderr=failure.stderr)
 
 
 def play_game(match, number: int, white_bot: Bot, black_bot: Bot, sandbox) -> dict:

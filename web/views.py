@@ -19,7 +19,9 @@ from api import services as api_services
 from api import throttles as api_throttles
 from api.serializers import VersionTestSerializer
 from engines import GAME_IDS, get_game
+from engines.core import SIDES, Termination, other
 from ratings import selectors as ratings_selectors
+from runner.match import stderr_tail
 from tournaments import live
 from tournaments import selectors as app_selectors
 from tournaments import services as app_services
@@ -185,7 +187,20 @@ def game(request, game_id: int):
     moves = list(zip(range(1, len(actions) + 1), actions, record.get("times") or [None] * len(actions)))
     return render(request, "web/game.html", {
         "game": found, "match": found.match, "moves": moves, "game_name": selectors.GAME_NAMES[found.match.game],
-        **viewer(record)})
+        "failed_stderr": failed_stderr(found, request.user), **viewer(record)})
+
+
+FAILURES = frozenset(termination.value for termination in Termination if termination.is_failure)
+
+
+def failed_stderr(game: Game, user) -> list[tuple[str, str]]:
+    """(side, last lines of its stderr) for the side that lost ``game`` by a failure (both of a void game), if the
+    reader may see that side's stderr (its owner, staff: ``record_seen_by``); what the bot wrote to explain it."""
+    if game.reason not in FAILURES:
+        return []
+    stderr = app_selectors.record_seen_by(game, user).get("stderr") or {}
+    sides = SIDES if game.winner not in SIDES else [other(game.winner)]
+    return [(side, stderr_tail(stderr[side])) for side in sides if isinstance(stderr.get(side), str)]
 
 
 def match(request, match_id: int):

@@ -15,6 +15,12 @@ nothing and says so; a duplicate or forged one can only make a worker take work 
 in the database's order. Smoke tests also get ``smoke_next`` on the housekeeping queue, which the
 quick start serves with a process of its own, so an upload is tested while the match worker plays.
 
+A worker told to stop (SIGTERM: Celery's warm shutdown, which waits for the running task, and a match may last
+an hour) tells its pool processes (``STOP_SIGNAL``, ``stop_playing``), and the game being played ends at the
+runner's next wait (``runner.stopping``): its bots are killed and their folders removed, and the match goes back to
+the queue at once, the attempt not counted, with a wake-up for another worker, long before its lease would have
+run out. A match being reported is reported first; a smoke test is given back to the next worker.
+
 Who pays: an infrastructure failure (the sandbox would not start, the runner broke, the match ran out
 of time, the lease was lost) puts the match back in the queue unscored; a bot's own failure is
 already a scored game in the runner's record. Every path that changes nothing says why in the log.
@@ -27,6 +33,7 @@ tests play a match through ``play_next``, the same call the ``workers.play_next`
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
 import time
@@ -37,6 +44,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
+from runner import stopping
 from tournaments.models import BotVersion, Match
 from tournaments.referee import InfrastructureError, isolation_problem, loaded_versions, open_sandbox, play_game
 from tournaments.services import matches as match_services
@@ -51,6 +59,35 @@ FINISHED, REQUEUED, NOT_QUEUED, UNKNOWN, LEASE_LOST, REFUSED, NOTHING = (
     "finished", "requeued", "not-queued", "unknown-match", "lease-lost", "report-refused", "nothing-queued")
 # A smoke test's own limit, inside its lease (the next worker may take it after the lease).
 SMOKE_TEST_SECONDS = upload_services.SMOKE_LEASE_SECONDS - 60
+
+
+# What a worker's main process sends its pool processes when it is told to stop (SIGTERM, SIGINT or SIGQUIT). Not
+# SIGTERM, which Celery leaves deadly in a pool process, nor any signal billiard turns into a SystemExit there (the
+# SIGUSRs among them): a real-time signal, which nothing else sends (a terminal sends SIGWINCH to a foreground
+# worker's every process), keeps the handler a pool process installs at its start, idle or not.
+STOP_SIGNAL = signal.SIGRTMIN + 1 if hasattr(signal, "SIGRTMIN") else signal.SIGUSR2
+
+
+def on_stop_signal(signum, frame) -> None:
+    stopping.requested.set()
+
+
+def listen_for_stop() -> None:
+    """In a process that plays (a pool process at its start; any worker's before each task, for a solo pool):
+    ``STOP_SIGNAL`` asks every game here to stop. Signals reach the main thread only."""
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(STOP_SIGNAL) is not on_stop_signal:
+        signal.signal(STOP_SIGNAL, on_stop_signal)
+
+
+def stop_playing(pids) -> None:
+    """In the worker's main process, told to stop: each pool process ``pids`` stops what it plays; with no pool
+    processes (a solo pool plays here) this process does. A process already gone is skipped."""
+    stopping.requested.set()
+    for pid in pids:
+        try:
+            os.kill(pid, STOP_SIGNAL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 class LeaseLost(RuntimeError):
@@ -104,8 +141,8 @@ def resend_if_queued(match_id: int) -> None:
         log.exception("match %s: could not re-send; the dispatcher will", match_id)
 
 
-def requeue(match_id: int, lease_token, reason: str) -> str:
-    if match_services.requeue_match(match_id, lease_token, reason=reason):
+def requeue(match_id: int, lease_token, reason: str, counted: bool = True) -> str:
+    if match_services.requeue_match(match_id, lease_token, reason=reason, counted=counted):
         log.warning("match %s: requeued (%s)", match_id, reason)
         resend_if_queued(match_id)
         return REQUEUED
@@ -191,6 +228,14 @@ def smoke_test(version_id: int) -> str:
     except (InfrastructureError, SoftTimeLimitExceeded) as error:  # ours, not the bot's
         log.warning("smoke test of version %s postponed: %s", version_id, error)
         return BotVersion.Status.PENDING
+    except stopping.Stopped:  # the worker is stopping: the next one takes the test now, not after its lease
+        upload_services.release_smoke_test(version_id)
+        log.warning("smoke test of version %s given back: the worker is stopping", version_id)
+        try:
+            dispatching.send_smoke_test()
+        except Exception:  # noqa: BLE001 - the broker is down: the dispatcher will send it later
+            log.exception("smoke test of version %s: could not re-send; the dispatcher will", version_id)
+        return BotVersion.Status.PENDING
 
 
 def play_games(match_id: int, lease_token) -> list[dict]:
@@ -198,7 +243,8 @@ def play_games(match_id: int, lease_token) -> list[dict]:
 
     The lease is extended (and checked) before each game besides the ``Heartbeat``'s beats, so a match
     requeued meanwhile is not played on. Raises ``LeaseLost`` when the lease has gone,
-    ``InfrastructureError`` when the sandbox fails (the caller requeues; nothing is scored).
+    ``InfrastructureError`` when the sandbox fails (the caller requeues; nothing is scored), ``runner.stopping.Stopped``
+    when the worker is stopping (likewise, the attempt not counted).
     """
     match = Match.objects.select_related("version_a__bot", "version_b__bot").get(pk=match_id)
     if match.status != Match.Status.RUNNING or str(match.lease_token) != str(lease_token):
@@ -209,6 +255,7 @@ def play_games(match_id: int, lease_token) -> list[dict]:
         sandbox = open_sandbox()
         records = []
         for number in range(1, match.games_per_match + 1):
+            stopping.check()
             if not match_services.heartbeat(match_id, lease_token):
                 raise LeaseLost(f"match {match_id} lost its lease before game {number}")
             white, black = match_services.colours(match, number)
@@ -231,6 +278,8 @@ def play_match(match_id: int, token, worker_id: str) -> str:
             return LEASE_LOST
         except InfrastructureError as error:
             return requeue(match_id, token, f"infrastructure: {error}")
+        except stopping.Stopped:  # not the match's fault: the attempt is given back
+            return requeue(match_id, token, "the worker stopped while playing it", counted=False)
         except BaseException as error:  # SoftTimeLimitExceeded, a runner bug, a signal: never scored
             outcome = requeue(match_id, token, f"runner error: {error!r}"[:500])
             if not isinstance(error, Exception):

@@ -13,6 +13,7 @@ import os
 import socket
 
 from celery import shared_task
+from celery.signals import task_prerun, worker_process_init, worker_ready, worker_shutting_down
 
 from engines import GAME_IDS
 from tournaments.models import BotVersion
@@ -40,6 +41,34 @@ def the_one_id(task: str, what: str, raw, extra, unexpected) -> int | None:
         log.warning("rejected task message: %s takes one %s id, got extra %r %r", task, what, extra, unexpected)
         return None
     return checked_id(raw, what)
+
+
+# --- a clean stop (workers.playing says how) -----------------------------------------------------------
+_pool = {}  # the worker's pool of processes, once the worker is ready (its main process)
+
+
+@worker_ready.connect
+def remember_pool(sender=None, **kwargs) -> None:
+    _pool["pool"] = getattr(sender, "pool", None)  # the sender is the worker's consumer
+
+
+@worker_shutting_down.connect
+def stop_playing(sig=None, how=None, **kwargs) -> None:
+    """The worker was told to stop: its pool processes stop what they play (the match goes back to the queue)
+    rather than Celery waiting for the match to end, or the 'arena' command's grace running out and a kill
+    leaving it running with its bots' folders on disk."""
+    try:
+        pids = _pool["pool"].info.get("processes", [])
+    except Exception:  # noqa: BLE001 - no pool yet, or one without processes (solo: this process plays)
+        pids = []
+    log.warning("worker stopping (%s, %s): stopping the play in pool processes %s", sig, how, pids)
+    playing.stop_playing(pids)
+
+
+@worker_process_init.connect
+@task_prerun.connect
+def listen_for_stop(**kwargs) -> None:
+    playing.listen_for_stop()
 
 
 def worker_name(request) -> str:

@@ -377,7 +377,7 @@ def test_smoke_test_passes_a_bot_that_plays_one_action(sandbox, flex, game_id):
 ])
 def test_smoke_test_names_the_failure(sandbox, flex, modes, failure):
     found = smoke_test("tafl9", flex(*modes), sandbox=sandbox, startup_ms=1000, move_ms=1200)
-    assert found is not None and found.startswith(failure), found
+    assert found is not None and found.reason.startswith(failure), found
 
 
 def test_record_keeps_wall_clock_duration_apart_from_each_sides_thinking(sandbox, flex):

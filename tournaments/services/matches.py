@@ -248,23 +248,27 @@ def _requeue(match: Match, reason: str) -> None:
     match.lease_expires_at = None
     match.worker_id = ""
     match.save(update_fields=["status", "failure_reason", "finished_at", "lease_token", "lease_expires_at",
-                              "worker_id"])
+                              "worker_id", "attempts"])
     if match.status == Match.Status.FAILED and match.tournament_id:
         finish_tournament_if_done(match.tournament_id)
     if match.status == Match.Status.FAILED:
         version_tests.match_ended_unscored(match)
 
 
-def requeue_match(match_id: int, lease_token=None, reason: str = "requeued") -> bool:
+def requeue_match(match_id: int, lease_token=None, reason: str = "requeued", counted: bool = True) -> bool:
     """Put a running match back in the queue (infrastructure failure, lost worker).
 
-    With ``lease_token``, only that lease's holder may do it. Nothing of the attempt is kept.
+    With ``lease_token``, only that lease's holder may do it. Nothing of the attempt is kept; not even the attempt
+    itself when it is not ``counted`` (its worker was stopped: not the match's failure, and a match must not fail
+    for having been played during restarts).
     """
     with transaction.atomic():
         end_if_silent()
         match = Match.objects.select_for_update().filter(pk=match_id, status=Match.Status.RUNNING).first()
         if match is None or (lease_token is not None and str(match.lease_token) != str(lease_token)):
             return False
+        if not counted:
+            match.attempts = max(0, match.attempts - 1)
         _requeue(match, reason)
     return True
 

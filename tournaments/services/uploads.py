@@ -212,10 +212,11 @@ def smoke_test_version(version_id: int, trusted: bool = False) -> BotVersion:
         smoke_test(version, trusted)
     except BotFailure as failure:
         status, reason = BotVersion.Status.REJECTED, safe_text(str(failure))[:2000] or "smoke test failed"
+        stderr = failure.stderr
     else:
-        status, reason = BotVersion.Status.READY, ""
+        status, reason, stderr = BotVersion.Status.READY, "", ""
     BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.PENDING).update(
-        status=status, reject_reason=reason, checked_at=timezone.now())
+        status=status, reject_reason=reason, reject_stderr=stderr, checked_at=timezone.now())
     version.refresh_from_db()
     log.info("bot version %s: %s %s", version.pk, version.status, reason)
     return version
@@ -237,6 +238,12 @@ def set_version_disabled(version: BotVersion, disabled: bool) -> BotVersion:
 # A smoke test is bounded by the bot's build (up to 300 s) and its start and first move; a worker
 # that took one and died leaves it to the next after this long.
 SMOKE_LEASE_SECONDS = 660
+
+
+def release_smoke_test(version_id: int) -> None:
+    """Give back a claimed smoke test that was not run to its end (its worker is stopping): the next worker takes
+    it at once rather than after its lease."""
+    BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING).update(smoke_started_at=None)
 
 
 def claim_smoke_test(now=None) -> int | None:

@@ -7,12 +7,19 @@ With no CELERY_BROKER_URL the broker is the embedded filesystem transport (no se
 Redis and PostgreSQL configured the same children run unchanged. ``--exit-after-demo`` waits until
 the seeded demo tournaments are played to the end, printing when each ends, and exits 0 (1 on
 timeout or a dead child).
+
+A stop (Ctrl-C, SIGTERM) is clean when every child ends by itself within ``STOP_GRACE_S``: the match worker gives
+its match back to the queue and removes its bots' folders (``workers.playing``). Only then does it say "stopped
+cleanly". A child still there after the grace is killed, and the command says so; it then does what that child
+could not: the matches its workers held go back to the queue and the bot folders left behind are removed, each
+named, and it exits 1.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -22,11 +29,15 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
+from django.db.models import Q
 
+from runner.sandbox import sweep_workdirs
 from tournaments.models import Match, Tournament
+from tournaments.services import matches as match_services
 from workers.dispatching import dispatch_queued
 
 STOP_GRACE_S = 20
+WORKER_NAMES = ("arena", "control")  # the -n of the two workers: the worker ids of the matches they hold
 
 
 class Command(BaseCommand):
@@ -59,6 +70,7 @@ class Command(BaseCommand):
             call_command("seed", trusted_sandbox=options["trusted_sandbox"], stdout=self.stdout)
         dispatch_queued()  # the demo's matches get their wake-ups now, not at beat's first round
         connection.close()
+        sweep_workdirs()  # bot folders an earlier run left: not this run's to report at its stop
         children = Children(self.stdout, env)
         stopping = {"signal": None}
 
@@ -70,18 +82,21 @@ class Command(BaseCommand):
         try:
             children.start("web", web_command(port, options["gunicorn"]))
             children.start("worker", [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "prefork",
-                                      "--concurrency", "1", "-n", "arena@%h", "--loglevel", "INFO"])
+                                      "--concurrency", "1", "-n", f"{WORKER_NAMES[0]}@%h", "--loglevel", "INFO"])
             children.start("control", [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "prefork",
-                                       "--concurrency", "1", "-n", "control@%h", "-Q", "arena.control",
+                                       "--concurrency", "1", "-n", f"{WORKER_NAMES[1]}@%h", "-Q", "arena.control",
                                        "--loglevel", "INFO"])
             children.start("beat", [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO",
                                     "--schedule", str(Path(settings.VAR_DIR) / "celerybeat-schedule")])
             self.print_urls(port, settings.CELERY_BROKER_URL)
             code = self.supervise(children, stopping, options)
         finally:
-            children.stop_all()
+            forced = children.stop_all()
+            forced += clean_up_after_workers()
         if code:
             raise CommandError("stopped: " + {1: "a child process died or the demo timed out"}.get(code, str(code)))
+        if forced:
+            raise CommandError("stopped, not cleanly: " + "; ".join(forced))
         self.stdout.write("arena: stopped cleanly")
 
     def print_urls(self, port: int, broker: str) -> None:
@@ -118,6 +133,29 @@ class Command(BaseCommand):
             time.sleep(1)
         self.stdout.write(f"arena: signal {stopping['signal']}, stopping children")
         return 0
+
+
+def clean_up_after_workers() -> list[str]:
+    """Once every child is gone: the matches our workers still held go back to the queue (nobody plays them any
+    more; the attempt is not the match's failure) and the bot folders left behind are removed. What was done, one
+    phrase each; nothing after a clean stop."""
+    done = []
+    host = socket.gethostname()
+    held = Q()
+    for name in WORKER_NAMES:
+        held |= Q(worker_id__startswith=f"{name}@{host}:")
+    try:
+        for match_id, token in Match.objects.filter(held, status=Match.Status.RUNNING).values_list("pk",
+                                                                                                   "lease_token"):
+            if match_services.requeue_match(match_id, token, "its worker was killed at the arena's stop",
+                                            counted=False):
+                done.append(f"match {match_id} was left running: requeued")
+    finally:
+        connection.close()
+    swept = sweep_workdirs()
+    if swept:
+        done.append(f"{swept} bot folder(s) were left behind: removed")
+    return done
 
 
 def web_command(port: int, gunicorn: bool) -> list[str]:
@@ -166,20 +204,34 @@ class Children:
                 return f"{name} (exit code {proc.returncode})"
         return None
 
-    def stop_all(self) -> None:
-        """SIGTERM to each child's main process: the worker finishes (warm shutdown) or, after the
-        grace period, the whole group is killed and the scavenger requeues the match on the next start."""
+    def stop_all(self, grace: float = STOP_GRACE_S) -> list[str]:
+        """SIGTERM to each child's main process, then ``grace`` seconds for all of them to end by themselves (a
+        worker gives its match back, ``workers.playing``). A child still running then is killed with its whole
+        process group, and so is anything left in the group of one that ended. What had to be killed, one phrase
+        each, also written out as it happens: nothing after a clean stop."""
         for proc in self.procs.values():
             if proc.poll() is None:
                 proc.terminate()
-        deadline = time.monotonic() + STOP_GRACE_S
+        deadline = time.monotonic() + grace
+        killed = []
         for name, proc in self.procs.items():
             try:
                 proc.wait(max(0.1, deadline - time.monotonic()))
+                stopped = True
             except subprocess.TimeoutExpired:
-                self.out.write(f"{name} did not stop in {STOP_GRACE_S}s; killing it")
+                stopped = False
             try:
-                os.killpg(proc.pid, signal.SIGKILL)  # leftovers: pool children, bots
-            except ProcessLookupError:
-                pass
+                os.killpg(proc.pid, signal.SIGKILL)  # leftovers: pool processes, a build
+            except ProcessLookupError:  # the group is empty: the child and all it started have ended
+                left = False
+            else:
+                left = True
             proc.wait(10)
+            if not stopped:
+                killed.append(f"killed {name} (pid {proc.pid}): still running {grace:.0f} s after SIGTERM")
+            elif left:
+                killed.append(f"killed what {name} (pid {proc.pid}) left running in its process group")
+            else:
+                continue
+            self.out.write(f"arena: {killed[-1]}")
+        return killed
