@@ -280,7 +280,7 @@ def test_the_owner_downloads_exactly_what_they_uploaded(ada, root, player):
         assert response.status_code == 200
         assert b"".join(response.streaming_content) == buffer.getvalue()
         assert response["Content-Type"] == "application/octet-stream"
-        assert response["Content-Disposition"] == 'attachment; filename="bot.zip"'
+        assert response["Content-Disposition"] == 'attachment; filename="mine.zip"'  # its owner's name
 
 
 def test_nobody_else_downloads_a_bot(grace, anon, player, versions):
