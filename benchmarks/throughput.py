@@ -61,6 +61,9 @@ def wakeup_latencies(embedded: bool, rounds: int) -> dict[str, list[float]]:
         time.sleep(4)  # connected and waiting
         result = cluster.harness("wakeups", "--kinds", ",".join(KINDS), "--matches", str(rounds),
                                  "--interval", "0.5", timeout=60 + 30 * rounds)
+    except AssertionError:  # a match not started: what the worker was doing meanwhile
+        print(cluster.log_text()[-8000:], file=sys.stderr)
+        raise
     finally:
         cluster.stop()
     return result["latencies"]
