@@ -111,9 +111,9 @@ def forget(*scopes: str) -> None:
     LIVE_SECONDS, as they expire)."""
     if not scopes:
         return
-    stamp = time.time_ns()
+    now = time.time_ns()
     try:
-        cache.set_many({_scope_key(scope): stamp for scope in scopes}, SCOPE_SECONDS)
+        cache.set_many({_scope_key(scope): now for scope in scopes}, SCOPE_SECONDS)
     except CACHE_DOWN as error:
         log.warning("public pages: could not forget %s (%s)", scopes, error)
 
