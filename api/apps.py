@@ -8,7 +8,7 @@ class ApiConfig(AppConfig):
 
     def ready(self):
         # lazy: apps.py loads before the models; ready() runs once they are (the Django way to wire signals)
-        from api import public  # lazy: see above
+        from api import public, reactions  # lazy: see above
         from tournaments.models import Bot, BotVersion  # lazy: see above
 
         # A bot's name, visibility, retirement and pinned version, and its versions' switches, show on public pages
@@ -16,3 +16,6 @@ class ApiConfig(AppConfig):
         post_save.connect(public.forget_all, sender=Bot, dispatch_uid="public-pages-bot-saved")
         post_delete.connect(public.forget_all, sender=Bot, dispatch_uid="public-pages-bot-deleted")
         post_save.connect(public.forget_all, sender=BotVersion, dispatch_uid="public-pages-version-saved")
+        # What follows each domain event once it commits (wake a worker, forget the pages it changed, refit):
+        # every process, so that a worker's events (a match finished) reach the web's cache too.
+        reactions.connect()

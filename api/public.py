@@ -1,10 +1,16 @@
 """Public reads answered from the cache as rendered JSON: what many readers see alike is queried, serialized and
 rendered once, then served as stored bytes (no query, no serializer, no renderer) until it expires.
 
-Live pages (leaderboards, bot pages, lists, rating histories) are kept ``LIVE_SECONDS``, so they may lag a
-finished game by that much; a game record, which never changes, ``RECORD_SECONDS``. Every key carries the cache's
-generation, and any change to a bot (saved or deleted: its name, its visibility) starts a new one once the change
-commits, so a bot made private or renamed shows at once everywhere, records included.
+Live pages (leaderboards, bot pages, lists, rating histories) are kept ``LIVE_SECONDS``; a game record, which
+never changes, ``RECORD_SECONDS``. Every key carries the cache's generation, and any change to a bot (saved or
+deleted: its name, its visibility) starts a new one once the change commits, so a bot made private or renamed
+shows at once everywhere, records included.
+
+A live page also names its *scopes*, the things it shows (``bot_scope(id)``, ``leaderboard_scope(game)``,
+``MATCHES``, ``HOME``), and its key carries each scope's stamp. ``forget(*scopes)`` gives those scopes new
+stamps: the reactions to the domain's events (``api.reactions``) call it once a change commits (a match
+finished, a version judged, a fit stored), so a page that shows the change is rebuilt at its next read and
+the others stay kept. Correctness never waits for a page to expire.
 
 Three audiences: ``EVERYONE`` (the page is the same for every reader: leaderboards and rating histories of public
 bots); ``OUTSIDERS`` (everyone but the bots' owners and staff, who see more: the bot page, and a game record, whose
@@ -25,6 +31,7 @@ from django.http import HttpResponse, HttpResponseNotModified
 from redis.exceptions import RedisError
 from rest_framework.response import Response
 
+from engines import GAME_IDS
 from tournaments.selectors import is_insider
 
 log = logging.getLogger(__name__)
@@ -32,6 +39,8 @@ log = logging.getLogger(__name__)
 LIVE_SECONDS = 5
 RECORD_SECONDS = 24 * 3600
 GENERATION = "api:public:generation"
+HOME = "home"  # the site's home page: top bots, matches being played, recent results, open tournaments
+MATCHES = "matches"  # the lists of matches and games
 
 EVERYONE, OUTSIDERS, ANONYMOUS = "everyone", "outsiders", "anonymous"
 CACHE_DOWN = (RedisError, OSError)
@@ -49,15 +58,26 @@ class Page:
     cache_control: str = ""
 
 
-_seen = {"generation": None}  # this process's last generation: a hit costs one cache round trip
+# This process's last generation, and per set of scopes their last stamps: a hit costs one cache round trip.
+_seen: dict = {"generation": None}
 
 
-def serve(request, name: str, audience: str, seconds: int, build: Callable[[], Page]) -> HttpResponse:
-    """The page ``name`` (unique per URL and audience) from the cache, or built, rendered and kept."""
+def bot_scope(bot_id: int) -> str:
+    return f"bot:{int(bot_id)}"
+
+
+def leaderboard_scope(game: str) -> str:
+    return f"leaderboard:{game if game in GAME_IDS else '-'}"  # an unknown game's 404 is never kept
+
+
+def serve(request, name: str, audience: str, seconds: int, build: Callable[[], Page],
+          scopes: tuple[str, ...] = ()) -> HttpResponse:
+    """The page ``name`` (unique per URL and audience) from the cache, or built, rendered and kept until it
+    expires, the generation moves or one of its ``scopes`` is forgotten."""
     if not _may_share(request, audience):
         return _answer(request, build())
     try:
-        generation, page = _lookup(name)
+        generation, page = _lookup(name, scopes)
     except CACHE_DOWN as error:  # a cache is a speed-up: without it, every page is built as it is asked for
         log.warning("public pages: the cache does not answer (%s); building %s", error, name)
         return _answer(request, build())
@@ -85,6 +105,38 @@ def forget_all(**_) -> None:
     transaction.on_commit(lambda: cache.set(GENERATION, time.time_ns(), None))
 
 
+def forget(*scopes: str) -> None:
+    """New stamps for these scopes: every kept page that shows one of them is rebuilt at its next read. Called
+    after the change committed (a reaction); a cache that does not answer is logged (pages then lag by at most
+    LIVE_SECONDS, as they expire)."""
+    if not scopes:
+        return
+    now = time.time_ns()
+    try:
+        cache.set_many({_scope_key(scope): now for scope in scopes}, SCOPE_SECONDS)
+    except CACHE_DOWN as error:
+        log.warning("public pages: could not forget %s (%s)", scopes, error)
+
+
+# A scope's stamp outlives by far every page that carries it (live pages, LIVE_SECONDS). A scope never forgotten
+# reads as stamp 0, so reads never write (a read of any bot id, real or not, adds no key to the cache).
+SCOPE_SECONDS = RECORD_SECONDS
+
+
+def _scope_key(scope: str) -> str:
+    return f"api:public:scope:{scope}"
+
+
+def stamp(scopes: tuple[str, ...], found: dict) -> str:
+    """The scopes' current stamps as one string for a page key, from ``found`` (a get_many that asked for
+    their keys)."""
+    return ".".join(str(found.get(_scope_key(scope), 0)) for scope in scopes)
+
+
+def scope_keys(scopes: tuple[str, ...]) -> list[str]:
+    return [_scope_key(scope) for scope in scopes]
+
+
 def _may_share(request, audience: str) -> bool:
     """Only JSON in the default form is kept (the browsable API and ``indent=`` are rendered each time)."""
     if request.accepted_media_type != "application/json" or request.accepted_renderer.format != "json":
@@ -97,19 +149,32 @@ def _key(name: str, generation) -> str:
     return f"api:public:{generation}:{name}"
 
 
-def _lookup(name: str) -> tuple[int, Page | None]:
-    """The current generation and the page kept under it; one round trip unless the generation moved."""
+def _lookup(name: str, scopes: tuple[str, ...] = ()) -> tuple[str, Page | None]:
+    """The current generation (with the scopes' stamps) and the page kept under it; one round trip unless
+    they moved since this process last read them."""
     seen = _seen["generation"]
-    keys = [GENERATION] if seen is None else [GENERATION, _key(name, seen)]
+    guess = f"{seen}:{_seen.get(scopes, '')}" if scopes else seen
+    keys = [GENERATION, *scope_keys(scopes)] + ([] if seen is None else [_key(name, guess)])
     found = cache.get_many(keys)
     generation = found.get(GENERATION)
     if generation is None:  # first use, or evicted: a fresh value never names an older generation's pages
         cache.add(GENERATION, time.time_ns(), None)
         generation = cache.get(GENERATION)
     _seen["generation"] = generation
-    if generation == seen:
-        return generation, found.get(_key(name, seen))
-    return generation, cache.get(_key(name, generation))
+    current = generation
+    if scopes:
+        stamps = stamp(scopes, found)
+        if len(_seen) > SEEN_MOST:  # one entry per scope set: bounded by the bots read, kept bounded anyway
+            _seen.clear()
+            _seen["generation"] = generation
+        _seen[scopes] = stamps
+        current = f"{generation}:{stamps}"
+    if current == guess:
+        return current, found.get(_key(name, guess))
+    return current, cache.get(_key(name, current))
+
+
+SEEN_MOST = 10_000
 
 
 def _answer(request, page: Page) -> HttpResponse:

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 from rest_framework.exceptions import Throttled
 
+from tournaments import events
 from tournaments.models import BotVersion, Match
 from tournaments.selectors import is_insider
 from tournaments.services.matches import check_games_per_match, check_time_control, create_match, requeue_match
@@ -101,6 +102,8 @@ def requeue_by_operator(match: Match) -> Match:
             updated = Match.objects.filter(pk=match.pk, status=match.status).update(
                 status=Match.Status.QUEUED, attempts=0, lease_token=None, lease_expires_at=None, worker_id="",
                 finished_at=None, failure_reason=f"requeued by an operator at {timezone.now():%Y-%m-%d %H:%M}")
+            if updated:  # its wake-up, once the requeue commits
+                events.emit(events.MatchRequeued((match.pk,)))
         if not updated:
             raise ValidationError({"status": [f"match {match.pk} changed meanwhile; try again"]})
     else:

@@ -233,7 +233,8 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
             bot = self.get_object()
             return public.Page(rows.bot_detail(bot, request.user), shareable=bot.is_public, owners=(bot.owner_id,))
 
-        return public.serve(request, f"bot:{int(pk)}", public.OUTSIDERS, public.LIVE_SECONDS, build)
+        return public.serve(request, f"bot:{int(pk)}", public.OUTSIDERS, public.LIVE_SECONDS, build,
+                            scopes=(public.bot_scope(pk),))
 
     def create(self, request):
         """Create a bot for one game; it plays once a version of it is uploaded and ready."""
@@ -300,7 +301,7 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
             return public.Page(body, shareable=bot.is_public)
 
         name = public.url_name(request, "rating-history")
-        return public.serve(request, name, public.EVERYONE, public.LIVE_SECONDS, build)
+        return public.serve(request, name, public.EVERYONE, public.LIVE_SECONDS, build, scopes=(public.bot_scope(pk),))
 
 
     @extend_schema(methods=["GET"], responses={200: serializers.VersionTestSerializer(many=True)})
@@ -361,7 +362,7 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
             return public.Page(serializers.OpponentSerializer(results, many=True).data, shareable=bot.is_public)
 
         return public.serve(request, public.url_name(request, "opponents"), public.ANONYMOUS, public.LIVE_SECONDS,
-                            build)
+                            build, scopes=(public.bot_scope(pk),))
 
 
 @extend_schema_view(
@@ -457,7 +458,7 @@ class MatchViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
             return public.Page(self.get_paginated_response([rows.match_row(row) for row in page]).data)
 
         return public.serve(request, public.url_name(request, "matches"), public.ANONYMOUS, public.LIVE_SECONDS,
-                            build)
+                            build, scopes=(public.MATCHES,))
 
     def create(self, request):
         """Ask for an unrated challenge: your ready version A against a ready version B of the same game (any
@@ -493,7 +494,7 @@ class GameViewSet(KnownQueryParameters, NoListFiltersOnDetail, viewsets.ReadOnly
             return public.Page(self.get_paginated_response([rows.game_row(row) for row in page]).data)
 
         return public.serve(request, public.url_name(request, "games"), public.ANONYMOUS, public.LIVE_SECONDS,
-                            build)
+                            build, scopes=(public.MATCHES,))
 
     def retrieve(self, request, pk=None):
         """A game record with an ETag (the game is immutable: its id and its bots' names fix the body), 304
@@ -720,5 +721,5 @@ class LeaderboardView(KnownQueryParameters, ListAPIView):
             return public.Page(body, cache_control=f"public, max-age={public.LIVE_SECONDS}")
 
         return public.serve(request, public.url_name(request, "leaderboard"), public.EVERYONE, public.LIVE_SECONDS,
-                            build)
+                            build, scopes=(public.leaderboard_scope(self.kwargs["game"]),))
 

@@ -1,12 +1,15 @@
-"""End-to-end throughput of the match workers, and queued → running latency, on Redis.
+"""End-to-end throughput of the match workers, and queued → running latency, on Redis and the embedded broker.
 
-    python benchmarks/throughput.py [--matches 60] [--latency-matches 40]
+    python benchmarks/throughput.py [--matches 60] [--latency-matches 40] [--wakeup-rounds 20] [--wakeups-only]
 
 Starts a private cluster on loopback (its own redis-server, its own PostgreSQL database on
 127.0.0.1:5432, real Celery workers and beat; tests/workers/cluster.py), plays instant trusted bots
 (tests/workers/instant_bot.py, two games per match, move:2000) and prints:
   * games per minute with one worker and with two (and the scaling ratio),
-  * p50/p95 of created → claimed latency for matches sent one at a time to idle workers.
+  * p50/p95 of created → claimed latency for matches sent one at a time to idle workers;
+  * per kind of match (challenge, tournament, SPRT, ladder), p50/p95 of queued → running with one idle worker
+    and no beat, so the only wake-up is the one its creation's event sends: on Redis + PostgreSQL, and on
+    the embedded stack (the filesystem broker + SQLite, the quick start's).
 Throughput is measured from the first claim to the last finish, so worker start-up is not counted.
 """
 
@@ -47,15 +50,47 @@ def run_phase(cluster: Cluster, workers: list[str], matches: int, seed: int) -> 
     return result
 
 
+KINDS = ("challenge", "tournament", "sprt", "ladder")
+
+
+def wakeup_latencies(embedded: bool, rounds: int) -> dict[str, list[float]]:
+    """Queued → running seconds per kind, one match at a time to one idle worker, beat not running."""
+    cluster = Cluster(embedded=embedded, ARENA_LADDER_QUEUED_PER_GAME="1").start()
+    try:
+        cluster.start_worker("idle")
+        time.sleep(4)  # connected and waiting
+        result = cluster.harness("wakeups", "--kinds", ",".join(KINDS), "--matches", str(rounds),
+                                 "--interval", "0.5", timeout=60 + 30 * rounds)
+    except AssertionError:  # a match not started: what the worker was doing meanwhile
+        print(cluster.log_text()[-8000:], file=sys.stderr)
+        raise
+    finally:
+        cluster.stop()
+    return result["latencies"]
+
+
+def print_wakeups(broker: str, latencies: dict[str, list[float]]) -> None:
+    for kind in KINDS:
+        values = [seconds * 1000 for seconds in latencies[kind]]
+        print(f"queued -> running, {broker:21s} {kind:10s}: p50 {statistics.median(values):4.0f} ms, "
+              f"p95 {percentile(values, 0.95):4.0f} ms, max {max(values):4.0f} ms  ({len(values)} matches)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=60, help="matches per throughput phase")
     parser.add_argument("--latency-matches", type=int, default=40)
+    parser.add_argument("--wakeup-rounds", type=int, default=20, help="matches of each kind per broker")
+    parser.add_argument("--wakeups-only", action="store_true", help="only the per-kind latencies")
     args = parser.parse_args()
     missing = services_missing()
     if missing:
         print(f"cannot run: {missing}", file=sys.stderr)
         return 2
+    print_wakeups("embedded (filesystem)", wakeup_latencies(True, args.wakeup_rounds))
+    print_wakeups("Redis", wakeup_latencies(False, args.wakeup_rounds))
+    if args.wakeups_only:
+        return 0
     cluster = Cluster().start()
     try:
         cluster.start_beat()

@@ -404,6 +404,10 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "processed_folder": str(BROKER_DIR / "processed"),
         "control_folder": str(BROKER_DIR / "control"),  # not ./control in whatever directory we run from
         "store_processed": False,
+        # An idle worker looks for a message this often (kombu's default is every second): a match created while
+        # a worker waits starts within a fraction of a second (benchmarks/throughput.py), for ten directory
+        # listings a second.
+        "polling_interval": 0.1,
     }
 else:
     # Redis hands an unacknowledged message to a second worker after the visibility timeout: keep it an hour

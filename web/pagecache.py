@@ -1,8 +1,10 @@
 """Pages that every visitor who is not logged in sees alike, kept rendered in the cache for a few seconds.
 
 They share the API's public cache generation (``api.public``): any change to a bot (its name, its
-visibility) starts a new generation, so a bot made private disappears from every kept page at once. Logged-in
-players (owners see more: upload forms, rejection reasons) always get a page built for them."""
+visibility) starts a new generation, so a bot made private disappears from every kept page at once. A page also
+names the scopes it shows (``scopes``: the bot, the game's leaderboard, the home page), which the reactions to
+the domain's events forget as soon as a change to them commits (``api.reactions``). Logged-in players (owners
+see more: upload forms, rejection reasons) always get a page built for them."""
 
 from __future__ import annotations
 
@@ -17,15 +19,17 @@ from api import public
 log = logging.getLogger(__name__)
 
 
-def for_visitors(seconds: int):
+def for_visitors(seconds: int, scopes=None):
+    """Keep the view's page for visitors ``seconds``; ``scopes(**view_kwargs)`` names the scopes it shows."""
     def decorate(view):
         @wraps(view)
         def kept_view(request, *args, **kwargs):
             if request.method != "GET" or request.user.is_authenticated or "messages" in request.COOKIES:
                 return view(request, *args, **kwargs)
             try:
-                found = cache.get_many([public.GENERATION])
-                key = f"web:page:{found.get(public.GENERATION)}:{request.get_full_path()}"
+                shown = tuple(scopes(**kwargs)) if scopes else ()
+                found = cache.get_many([public.GENERATION, *public.scope_keys(shown)])
+                key = f"web:page:{found.get(public.GENERATION)}:{public.stamp(shown, found)}:{request.get_full_path()}"
                 content = cache.get(key)
             except public.CACHE_DOWN as error:  # a cache is a speed-up: without it, pages are built as asked
                 log.warning("web pages: the cache does not answer (%s)", error)

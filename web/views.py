@@ -38,13 +38,13 @@ def not_found(request, exception=None, what: str = "page"):
     return render(request, "web/404.html", {"what": what}, status=404)
 
 
-@for_visitors(public.LIVE_SECONDS)
+@for_visitors(public.LIVE_SECONDS, scopes=lambda: [public.HOME])
 def home(request):
     return render(request, "web/home.html", selectors.home(request.user))
 
 
 @require_GET
-@for_visitors(public.LIVE_SECONDS)
+@for_visitors(public.LIVE_SECONDS, scopes=lambda game_id: [public.leaderboard_scope(game_id)])
 def leaderboard(request, game_id: str):
     if game_id not in GAME_IDS:
         return not_found(request, what="game")
@@ -57,7 +57,7 @@ def leaderboard(request, game_id: str):
         "game_names": selectors.GAME_NAMES, **board})
 
 
-@for_visitors(public.LIVE_SECONDS)
+@for_visitors(public.LIVE_SECONDS, scopes=lambda bot_id: [public.bot_scope(bot_id)])
 def bot(request, bot_id: int):
     found = selectors.bot(request.user, bot_id)
     if found is None:

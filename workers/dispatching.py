@@ -2,8 +2,11 @@
 
 Each queued match is owed one wake-up (``workers.play_next``): whichever worker takes it plays the
 first match in the database's order, so the wake-ups in flight always number at least the queued
-matches. Every one goes through ``send_match``, which stamps ``Dispatch.sent_at``. The dispatcher
-sends another only when a queued match's last one is older than the grace period *and* the broker's
+matches. Every one goes through ``send_match``, which stamps ``Dispatch.sent_at``: a match's first is
+sent as soon as its creation (or requeue) commits, by the reactions to ``MatchCreated`` and
+``MatchRequeued`` (``api.reactions``), so an idle worker starts it at once. The dispatcher, on beat, is
+the safety net: it sends one for a match that never had one (its reaction failed: the broker was down)
+and another only when a queued match's last one is older than the grace period *and* the broker's
 queue is empty, i.e. none can still be waiting: a long backlog is never duplicated, a lost message
 (Redis restarted without its data, a purged queue) is replaced within one period.
 """
@@ -87,13 +90,14 @@ def dispatch_queued(now=None) -> list[int]:
 
 
 def scavenge(now=None) -> list[int]:
-    """Matches whose lease ran out go back to the queue (or fail after too many attempts) and are re-sent."""
+    """Matches whose lease ran out go back to the queue (or fail after too many attempts), each re-sent by the
+    MatchRequeued reaction."""
     requeued = match_services.requeue_expired_matches(now)
     rows = Match.objects.filter(pk__in=requeued).order_by("pk").values("pk", "status", "attempts", "failure_reason")
     for match in rows:
         if match["status"] == Match.Status.QUEUED:
+            # its wake-up is the reaction to MatchRequeued (api.reactions), sent once the requeue committed
             log.warning("match %s: lease expired after attempt %s, requeued", match["pk"], match["attempts"])
-            _send(match["pk"])
         else:
             log.error("match %s: %s (%s)", match["pk"], match["status"], match["failure_reason"])
     return requeued

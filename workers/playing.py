@@ -133,18 +133,9 @@ class Heartbeat:
         self._thread.join(timeout=self.interval + 5)
 
 
-def resend_if_queued(match_id: int) -> None:
-    """A match back in the queue gets a new message now, not only when the dispatcher next looks."""
-    try:
-        dispatching.send_match(match_id)
-    except Exception:  # noqa: BLE001 - the broker is down: the dispatcher will send it later
-        log.exception("match %s: could not re-send; the dispatcher will", match_id)
-
-
 def requeue(match_id: int, lease_token, reason: str, counted: bool = True) -> str:
     if match_services.requeue_match(match_id, lease_token, reason=reason, counted=counted):
-        log.warning("match %s: requeued (%s)", match_id, reason)
-        resend_if_queued(match_id)
+        log.warning("match %s: requeued (%s)", match_id, reason)  # its wake-up: the MatchRequeued event
         return REQUEUED
     log.warning("match %s: could not requeue (%s): the lease is no longer ours", match_id, reason)
     return LEASE_LOST
@@ -317,7 +308,6 @@ def report(match_id: int, lease_token, records) -> str:
         return requeue(match_id, lease_token, f"bad records from the runner: {error}"[:500])
     if report is match_services.Report.REQUEUED:
         log.warning("match %s: void (both bots failed before move 1), requeued unscored", match_id)
-        resend_if_queued(match_id)
         return REQUEUED
     if report is match_services.Report.REFUSED:
         log.warning("match %s: report refused (stale lease or duplicate report), nothing changed", match_id)

@@ -126,11 +126,8 @@ def scavenge() -> int:
 
 @shared_task(name="workers.schedule_ladder", ignore_result=True)
 def schedule_ladder() -> int:
-    """Keep every game's ranked ladder busy with new pairings, then send a wake-up for each."""
-    created = fill_ladders()
-    for match_id in created:
-        dispatching.send_match(match_id)
-    return len(created)
+    """Keep every game's ranked ladder busy with new pairings (each wakes a worker: the MatchCreated reaction)."""
+    return len(fill_ladders())
 
 
 @shared_task(name="workers.smoke_test", bind=True, acks_late=True, reject_on_worker_lost=True,

@@ -33,10 +33,12 @@ def test_a_crashing_bot_loses_and_the_loss_is_rated(make_bot, other_player):
     assert RatingChange.objects.count() == 4
 
 
-def test_both_bots_failing_before_move_one_is_void_and_requeued(make_bot, sent):
+def test_both_bots_failing_before_move_one_is_void_and_requeued(make_bot, sent, django_capture_on_commit_callbacks):
     one = ready_version(make_bot("one"), "crash_bot.py")
     two = ready_version(make_bot("two"), "crash_bot.py")
-    match = play(create_match(one, two, games=1).pk)
+    queued = create_match(one, two, games=1)
+    with django_capture_on_commit_callbacks(execute=True):  # the wake-up follows the requeue's commit
+        match = play(queued.pk)
     assert match.status == "queued" and "void" in match.failure_reason
     assert sent == [match.pk]  # back in the queue, with a wake-up of its own
     assert Game.objects.count() == 0 and RatingChange.objects.count() == 0
@@ -75,7 +77,7 @@ def test_a_bot_writing_after_quit_is_scored_and_never_held_in_memory(make_bot, p
     assert set(BotVersion.objects.values_list("status", flat=True)) == {"ready"}
 
 
-def test_sandbox_failure_is_requeued_not_scored(pair, monkeypatch, sent):
+def test_sandbox_failure_is_requeued_not_scored(pair, monkeypatch, sent, django_capture_on_commit_callbacks):
     from runner import sandbox
 
     def broken(trusted=False, builds=None):
@@ -83,7 +85,8 @@ def test_sandbox_failure_is_requeued_not_scored(pair, monkeypatch, sent):
 
     monkeypatch.setattr(sandbox, "open_sandbox", broken)
     match = create_match(*pair)
-    assert playing.play_next("test-worker") == playing.REQUEUED  # the worker's, not the bots' failure
+    with django_capture_on_commit_callbacks(execute=True):
+        assert playing.play_next("test-worker") == playing.REQUEUED  # the worker's, not the bots' failure
     match.refresh_from_db()
     assert (match.status, match.attempts) == ("queued", 1)
     assert "sandbox unavailable" in match.failure_reason

@@ -12,6 +12,7 @@
     python tests/workers/harness.py scavenge-locked [--hold 3]
     python tests/workers/harness.py late-report        (reports once told to on stdin)
     python tests/workers/harness.py contend | light | shares --since EPOCH --ids JSON   (benchmarks/fairness.py)
+    python tests/workers/harness.py wakeups --kinds challenge,tournament,sprt,ladder --matches 20 [--api]
 
 Each command prints one JSON object on its last line of stdout.
 """
@@ -42,7 +43,7 @@ from django.db.models import Count, F  # noqa: E402
 from ratings.elo import rules_from_settings  # noqa: E402
 from ratings.models import Rating, RatingChange  # noqa: E402
 from ratings.services import replay  # noqa: E402
-from tournaments.models import BotVersion, Game, Match  # noqa: E402
+from tournaments.models import Bot, BotVersion, Game, Match  # noqa: E402
 from tournaments.selectors import rated_game_rows  # noqa: E402
 from tournaments.services import create_bot, create_match, create_player, upload_version  # noqa: E402
 
@@ -425,7 +426,98 @@ def shares(args) -> dict:
             "unstarted": len(args.ids["matches"]) - len(waits)}
 
 
-COMMANDS = {"burst": burst, "waits": waits, "contend": contend, "light": light, "shares": shares,
+def _wait_started(matches, then=None, seconds: float = 30.0) -> float:
+    """Seconds from the first of ``matches`` (a queryset) being queued to its claim; then ``then()``, and a wait
+    until every one has ended (the worker idle again). Fails when that takes over ``seconds`` (no wake-up came)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    first = matches.order_by("created_at", "pk")
+
+    def wait(until_done) -> None:
+        while not until_done():
+            if time.monotonic() > deadline:
+                raise SystemExit(f"matches not played within {seconds} s: {list(matches.values_list('pk', 'status'))}")
+            time.sleep(0.01)
+
+    wait(lambda: first.values_list("started_at", flat=True)[0] is not None)
+    if then is not None:
+        then()
+    wait(lambda: not matches.filter(status__in=["queued", "running"]).exists())
+    created, started = first.values_list("created_at", "started_at")[0]
+    return (started - created).total_seconds()
+
+
+def wakeups(args) -> dict:
+    """Each kind of match, one at a time, created while the workers are idle through the same path as in
+    service (``--api``: challenges as a player's POST /api/matches/), and nothing else sending wake-ups (run
+    without beat): seconds from queued to running per kind."""
+    import time
+
+    from rest_framework.test import APIClient
+
+    from api.services import request_match
+    from tournaments.services import (
+        add_entrant,
+        create_tournament,
+        request_version_test,
+        start_tournament,
+        stop_version_test,
+    )
+    from workers.ladder import fill_ladder
+
+    tag = uuid.uuid4().hex[:6]
+    staff = create_player(f"staff{tag}", None)
+    type(staff).objects.filter(pk=staff.pk).update(is_staff=True)
+    staff.refresh_from_db()
+    owners = [create_player(f"wake{tag}{i}", None) for i in range(2)]
+    mine, theirs = (ready_version(owner, f"wake{tag}{i}", args.delay) for i, owner in enumerate(owners))
+    Bot.objects.filter(pk__in=[mine.bot_id, theirs.bot_id]).update(open_to_tournaments=True)  # staff enters them
+    mine, theirs = (BotVersion.objects.select_related("bot").get(pk=version.pk) for version in (mine, theirs))
+    client = APIClient()
+    client.force_authenticate(owners[0])
+    sprt_bot = ready_version(owners[0], f"sprt{tag}", args.delay).bot
+
+    def challenge() -> float:
+        if args.api:
+            answer = client.post("/api/matches/", {"version_a": mine.pk, "version_b": theirs.pk,
+                                                   "games_per_match": args.games, "time_control": args.tc},
+                                 format="json")
+            assert answer.status_code == 201, answer.content
+            match_id = answer.json()["id"]
+        else:
+            match_id = request_match(owners[0], mine.pk, theirs.pk, games=args.games, time_control=args.tc).pk
+        return _wait_started(Match.objects.filter(pk=match_id))
+
+    def tournament() -> float:
+        event = create_tournament(staff, name=f"wake {tag}", game="tafl9", time_control=args.tc,
+                                  games_per_pairing=args.games, double_round=False)
+        add_entrant(event, mine)
+        add_entrant(event, theirs)
+        start_tournament(event)
+        return _wait_started(Match.objects.filter(tournament=event))
+
+    def sprt() -> float:  # a new version of the bot against the one before; stopped once its first match starts
+        upload_version(sprt_bot, SimpleUploadedFile(f"sprt{tag}.py", BOT_SOURCE.encode() + f"# {time.time_ns()}\n"
+                                                    .encode(), "text/x-python"))
+        BotVersion.objects.filter(bot=sprt_bot, status="pending").update(status=BotVersion.Status.READY)
+        test = request_version_test(sprt_bot)
+        return _wait_started(test.matches.all(), then=lambda: stop_version_test(test))
+
+    def ladder() -> float:
+        return _wait_started(Match.objects.filter(pk__in=fill_ladder("tafl9", 1)))
+
+    makers = {"challenge": challenge, "tournament": tournament, "sprt": sprt, "ladder": ladder}
+    kinds = args.kinds.split(",")
+    latencies: dict[str, list[float]] = {kind: [] for kind in kinds}
+    for _ in range(args.matches):
+        for kind in kinds:
+            time.sleep(args.interval)  # the worker back at its broker, idle
+            latencies[kind].append(makers[kind]())
+    return {"latencies": latencies}
+
+
+COMMANDS = {"wakeups": wakeups, "burst": burst, "waits": waits, "contend": contend, "light": light, "shares": shares,
             "trickle": trickle, "timings": timings, "seed": seed, "status": status, "replay": replay_check,
             "snapshot": snapshot,
             "send": send, "forge": forge, "stale-report": stale_report, "cut-off-report": cut_off_report,
@@ -450,6 +542,8 @@ def main() -> None:
     parser.add_argument("--ids", type=json.loads, default=None, help="JSON from burst (for waits)")
     parser.add_argument("--hold", type=float, default=3.0)
     parser.add_argument("--since", type=float, default=0.0)
+    parser.add_argument("--kinds", default="challenge", help="wakeups: challenge,tournament,sprt,ladder")
+    parser.add_argument("--api", action="store_true", help="wakeups: challenges through POST /api/matches/")
     args = parser.parse_args()
     print(json.dumps(COMMANDS[args.command](args), default=str))
 

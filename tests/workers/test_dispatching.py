@@ -55,13 +55,15 @@ def test_queued_matches_are_sent_once_and_resent_only_when_their_message_is_lost
     assert dispatching.send_match(first.pk) is False and len(sent) == 3
 
 
-def test_the_scavenger_requeues_and_resends_expired_leases(versions, sent, settings):
+def test_the_scavenger_requeues_and_resends_expired_leases(versions, sent, settings,
+                                                           django_capture_on_commit_callbacks):
     settings.ARENA = {**settings.ARENA, "MATCH_MAX_ATTEMPTS": 2}
     match = match_services.create_match(*versions, time_control="move:100", games=2)
     for attempt in (1, 2):
         assert match_services.claim_match(match.pk, f"w:{attempt}") is not None
         Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
-        assert dispatching.scavenge() == [match.pk]
+        with django_capture_on_commit_callbacks(execute=True):  # the re-send follows the requeue's commit
+            assert dispatching.scavenge() == [match.pk]
     match.refresh_from_db()
     assert match.status == "failed" and "gave up after 2 attempts" in match.failure_reason
     assert len(sent) == 1  # re-sent after the first expiry only: a failed match is not sent

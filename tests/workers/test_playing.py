@@ -36,12 +36,14 @@ def sent(monkeypatch):
 
 @pytest.mark.parametrize("failure", [InfrastructureError("sandbox unavailable: no bwrap"),
                                      SoftTimeLimitExceeded(), RuntimeError("runner bug")])
-def test_infrastructure_failures_requeue_unscored_and_resend(match, sent, monkeypatch, failure):
+def test_infrastructure_failures_requeue_unscored_and_resend(match, sent, monkeypatch, failure,
+                                                            django_capture_on_commit_callbacks):
     def broken(match_id, token):
         raise failure
 
     monkeypatch.setattr(playing, "play_games", broken)
-    assert playing.play_next("w:1") == playing.REQUEUED
+    with django_capture_on_commit_callbacks(execute=True):  # the wake-up follows the requeue's commit
+        assert playing.play_next("w:1") == playing.REQUEUED
     match.refresh_from_db()
     assert (match.status, match.attempts, match.lease_token) == ("queued", 1, None)
     assert match.failure_reason
@@ -91,9 +93,10 @@ def test_a_report_with_a_stale_token_changes_nothing(match, sent):
     assert Game.objects.count() == 2
 
 
-def test_a_void_game_requeues_the_match_unscored(match, sent):
+def test_a_void_game_requeues_the_match_unscored(match, sent, django_capture_on_commit_callbacks):
     token = match_services.claim_match(match.pk, "w:1")
     void = {"winner": "none", "reason": "void"}
-    assert playing.report(match.pk, token, [void, RECORD]) == playing.REQUEUED
+    with django_capture_on_commit_callbacks(execute=True):
+        assert playing.report(match.pk, token, [void, RECORD]) == playing.REQUEUED
     assert Match.objects.get(pk=match.pk).status == "queued"
     assert Game.objects.count() == 0 and sent == [match.pk]

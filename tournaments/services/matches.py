@@ -22,6 +22,7 @@ from django.utils import timezone
 from engines.core import BLACK, WHITE, Termination, other, points
 from ratings.services import apply_rated_game, lock_ratings
 
+from .. import events
 from ..models import BotVersion, Game, Match, Tournament, Worker
 from . import (
     version_tests,  # an SPRT's match counts in its test, in the transaction that stores it
@@ -34,7 +35,6 @@ from .queueing import (  # noqa: F401  (a match's life starts here: callers find
     check_time_control,
     create_match,
 )
-from .ratings import schedule_refit
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,10 @@ def _take_lease(queued, worker_id: str) -> uuid.UUID | None:
 
 def claim_match(match_id: int, worker_id: str) -> uuid.UUID | None:
     """Take the lease of queued match ``match_id`` (queued → running); None when someone else has it."""
-    return _take_lease(Match.objects.filter(pk=match_id), worker_id)
+    token = _take_lease(Match.objects.filter(pk=match_id), worker_id)
+    if token is not None:
+        events.emit(events.MatchStarted(match_id))
+    return token
 
 
 def note_worker(worker_id: str, isolation_problem: str, plays_rated: bool) -> None:
@@ -94,6 +97,7 @@ def claim_next_match(worker_id: str, rated: bool = True) -> tuple[int, uuid.UUID
             # Running matches are few (one per worker): the status index finds ours by its new token.
             match_id = Match.objects.filter(status=Match.Status.RUNNING, lease_token=token).values_list(
                 "pk", flat=True).get()
+            events.emit(events.MatchStarted(match_id))
         return match_id, token
     return None
 
@@ -185,11 +189,8 @@ def finish_match(match_id: int, lease_token, records) -> Report:
         match.score_a, match.score_b = score_a, score_b
         match.finished_at = timezone.now()
         match.save(update_fields=["status", "score_a", "score_b", "finished_at"])
-        if match.tournament_id:
-            finish_tournament_if_done(match.tournament_id)
+        _ended(match, (bot_a, bot_b))
         version_tests.record_test_match(match, games)
-        if match.rated:  # the fitted leaderboard within seconds, once the result is there to read
-            transaction.on_commit(lambda game=match.game: schedule_refit(game))
     return Report.FINISHED
 
 
@@ -226,13 +227,32 @@ def _seconds(value) -> float | None:
     return float(value)
 
 
+def _ended(match: Match, bot_ids: tuple[int, int] | None = None) -> None:
+    """A match left play for good (finished or failed, row saved): say so, and close its round and its
+    tournament if it was their last open match. Inside the transaction that ends it."""
+    if bot_ids is None:
+        bot_ids = tuple(BotVersion.objects.filter(pk__in=(match.version_a_id, match.version_b_id))
+                        .values_list("bot_id", flat=True))
+    events.emit(events.MatchFinished(match.pk, match.game, bot_ids, match.status, match.rated, match.tournament_id))
+    if not match.tournament_id:
+        return
+    if match.round is not None and not Match.objects.filter(
+            tournament_id=match.tournament_id, round=match.round,
+            status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).exists():
+        events.emit(events.TournamentRoundDone(match.tournament_id, match.round))
+    finish_tournament_if_done(match.tournament_id)
+
+
 def finish_tournament_if_done(tournament_id: int) -> bool:
     open_matches = Match.objects.filter(tournament_id=tournament_id,
                                         status__in=[Match.Status.QUEUED, Match.Status.RUNNING])
     if open_matches.exists():
         return False
-    return bool(Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING).update(
+    finished = bool(Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING).update(
         status=Tournament.Status.FINISHED, finished_at=timezone.now()))
+    if finished:
+        events.emit(events.TournamentFinished(tournament_id))
+    return finished
 
 
 def _requeue(match: Match, reason: str) -> None:
@@ -249,10 +269,11 @@ def _requeue(match: Match, reason: str) -> None:
     match.worker_id = ""
     match.save(update_fields=["status", "failure_reason", "finished_at", "lease_token", "lease_expires_at",
                               "worker_id", "attempts"])
-    if match.status == Match.Status.FAILED and match.tournament_id:
-        finish_tournament_if_done(match.tournament_id)
     if match.status == Match.Status.FAILED:
+        _ended(match)
         version_tests.match_ended_unscored(match)
+    else:
+        events.emit(events.MatchRequeued((match.pk,)))
 
 
 def requeue_match(match_id: int, lease_token=None, reason: str = "requeued", counted: bool = True) -> bool:
@@ -311,8 +332,7 @@ def fail_match(match_id: int, reason: str, lease_token=None) -> bool:
         match.failure_reason = reason[:2000]
         match.finished_at = timezone.now()
         match.save(update_fields=["status", "failure_reason", "finished_at"])
-        if match.tournament_id:
-            finish_tournament_if_done(match.tournament_id)
+        _ended(match)
         version_tests.match_ended_unscored(match)
     return True
 

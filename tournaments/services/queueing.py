@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from engines import GAME_IDS, get_game
 from engines.protocol import TimeControl
 
+from .. import events
 from ..bounds import games_problem, time_control_problem
 from ..models import BotVersion, Match, Tournament, same_owner
 from .worker_time import expected_match_seconds
@@ -81,10 +82,14 @@ def create_match(version_a: BotVersion, version_b: BotVersion, *, time_control: 
         charged_to = None
     else:
         charged_to = tournament.organiser_id if tournament is not None else version_a.bot.owner_id
-    return Match.objects.create(
+    match = Match.objects.create(
         game=game.id, version_a=version_a, version_b=version_b, time_control=time_control,
         games_per_match=games, ruleset=game.ruleset, tournament=tournament, round=round_number,
         rated=rated and not same_owner(version_a, version_b),
         priority=priority, charged_to_id=charged_to,
         cost_seconds=expected_match_seconds(game.id, time_control, games),
     )
+    # Every path that queues a match passes here, so each one wakes a worker once it commits.
+    events.emit(events.MatchCreated(match.pk, game.id, (version_a.bot_id, version_b.bot_id),
+                                    tournament.pk if tournament is not None else None))
+    return match

@@ -18,6 +18,7 @@ from ratings.models import RatingFit
 from ratings.selectors import stored_current
 from ratings.services import RecomputeReport, fit_games, rewrite_ratings
 
+from .. import events
 from ..selectors import ladder_versions, rated_game_rows, rated_pair_counts, rated_results_since
 
 log = logging.getLogger(__name__)
@@ -39,7 +40,9 @@ def fit_ratings(game_ids=None, average: float | None = None) -> list[RatingFit]:
     average = float(settings.ARENA["RATING_FIT_AVERAGE"] if average is None else average)
     counts, bot_of = rated_pair_counts(game_ids)
     current = {game: {version.pk for version in ladder_versions(game).values()} for game in game_ids}
-    return fit_games(counts, average, bot_of, current)
+    fits = fit_games(counts, average, bot_of, current)
+    events.emit(events.RatingsRefitted(tuple(game_ids)))
+    return fits
 
 
 def refit_changed() -> list[RatingFit]:

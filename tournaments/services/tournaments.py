@@ -9,6 +9,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from .. import events
 from ..models import DEFAULT_TIEBREAKS, TIEBREAKS, BotVersion, Match, Tournament, TournamentEntrant
 from ..pairings import berger_rounds, double_round
 from .matches import finish_tournament_if_done
@@ -171,6 +172,7 @@ def start_tournament(tournament: Tournament) -> list[Match]:
     tournament.started_at = timezone.now()
     tournament.finished_at = None
     tournament.save(update_fields=["status", "started_at", "finished_at"])
+    events.emit(events.TournamentStarted(tournament.pk, tournament.game))
     return matches
 
 
@@ -207,8 +209,10 @@ def resume_tournament(tournament: Tournament) -> int:
     cancelled = tournament.matches.filter(status=Match.Status.CANCELLED)
     check_budget(tournament.organiser, sum(cancelled.values_list("cost_seconds", flat=True)),
                  f"resuming this tournament's {cancelled.count()} matches")
-    requeued = cancelled.update(
-        status=Match.Status.QUEUED, finished_at=None, failure_reason="")
+    ids = tuple(cancelled.values_list("pk", flat=True))
+    requeued = Match.objects.filter(pk__in=ids).update(status=Match.Status.QUEUED, finished_at=None, failure_reason="")
+    if ids:
+        events.emit(events.MatchRequeued(ids))
     tournament.status = Tournament.Status.RUNNING
     tournament.finished_at = None
     tournament.save(update_fields=["status", "finished_at"])

@@ -32,6 +32,7 @@ from engines.record import safe_text
 from runner.bots import NAME_CHARS, BadBot, check_bot_files
 from runner.bundle import BadFiles, Entry, check_name, read_tar_gz, read_zip
 
+from .. import events
 from ..models import Bot, BotVersion
 from ..referee import BotFailure, file_limits, smoke_test
 from .bots import unpin_if_pinned
@@ -215,8 +216,10 @@ def smoke_test_version(version_id: int, trusted: bool = False) -> BotVersion:
         stderr = failure.stderr
     else:
         status, reason, stderr = BotVersion.Status.READY, "", ""
-    BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.PENDING).update(
+    judged = BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.PENDING).update(
         status=status, reject_reason=reason, reject_stderr=stderr, checked_at=timezone.now())
+    if judged:  # a bulk update sends no save signal: the event is what tells the pages
+        events.emit(events.VersionJudged(version.pk, version.bot_id, version.bot.game, status))
     version.refresh_from_db()
     log.info("bot version %s: %s %s", version.pk, version.status, reason)
     return version

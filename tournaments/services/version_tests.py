@@ -25,6 +25,7 @@ from ratings import sprt
 from ratings.models import VersionTest
 from ratings.selectors import held_back
 
+from .. import events
 from ..models import Bot, BotVersion, Game, Match
 from . import queueing as match_services  # matches, which queues no test, calls back into this module
 from .worker_time import check_budget, expected_match_seconds
@@ -187,6 +188,8 @@ def _queue_matches(test: VersionTest) -> None:
 def _stop(test: VersionTest, state: str, note: str = "") -> None:
     test.state, test.note, test.finished_at = state, note, timezone.now()
     test.save(update_fields=["state", "note", "finished_at"])
+    bot_id, game = BotVersion.objects.filter(pk=test.candidate_id).values_list("bot_id", "bot__game").get()
+    events.emit(events.SprtVerdict(test.pk, bot_id, game, state))
     queued = test.matches.filter(status=Match.Status.QUEUED)
     queued.update(status=Match.Status.CANCELLED, finished_at=timezone.now(),
                   failure_reason=f"SPRT {test.pk} {state}")

@@ -1,0 +1,94 @@
+"""Everything that follows a change in the domain, in one place: what each event (``tournaments.events``) makes
+the serving and worker layers do once its transaction has committed.
+
+- MatchCreated: wake a worker; forget the match lists, the home page, both bots' pages.
+- MatchRequeued: wake a worker per match; forget the match lists and the home page.
+- MatchStarted: forget the match lists and the home page (matches being played).
+- MatchFinished: forget the match lists, the home page, both bots' pages and the game's leaderboard (live Elo,
+  W/D/L); a rated result schedules a refit of its game.
+- VersionJudged: forget its bot's pages, its game's leaderboard (the version the ladder plays), the home page.
+- TournamentStarted, TournamentRoundDone, TournamentFinished: forget the home page (open tournaments) and the
+  match lists.
+- SprtVerdict: forget its bot's pages (the test shows on its version) and its game's leaderboard (a gated
+  version joins the ladder once it passes).
+- RatingsRefitted: forget each refitted game's leaderboard, the pages of its bots (their fitted ratings) and the
+  home page (each game's top bots).
+
+Tournament and match pages are never kept (they are built at each read), so they need nothing forgotten.
+Each reaction has a slower safety net: beat's dispatcher sends a wake-up that was never sent, beat's refit
+refits a game whose results changed, and a kept page expires within ``public.LIVE_SECONDS``.
+``ApiConfig.ready`` calls ``connect`` in every process (web, workers, beat), so events emitted by a worker
+(a match finished) reach them too.
+"""
+
+from __future__ import annotations
+
+from tournaments import events
+from tournaments.models import Bot
+from tournaments.services.ratings import schedule_refit
+from workers import dispatching
+
+from . import public
+
+
+def wake_for_created(event: events.MatchCreated) -> None:
+    dispatching.send_match(event.match_id)
+
+
+def wake_for_requeued(event: events.MatchRequeued) -> None:
+    for match_id in event.match_ids:
+        dispatching.send_match(match_id)
+
+
+def forget_match_created(event: events.MatchCreated) -> None:
+    public.forget(public.MATCHES, public.HOME, *map(public.bot_scope, event.bot_ids))
+
+
+def forget_match_lists(event) -> None:
+    public.forget(public.MATCHES, public.HOME)
+
+
+def forget_match_finished(event: events.MatchFinished) -> None:
+    public.forget(public.MATCHES, public.HOME, public.leaderboard_scope(event.game),
+                  *map(public.bot_scope, event.bot_ids))
+
+
+def refit_after_rated_result(event: events.MatchFinished) -> None:
+    """The fitted leaderboard within seconds of a rated result (coalesced per game: ``schedule_refit``)."""
+    if event.rated and event.status == "finished":
+        schedule_refit(event.game)
+
+
+def forget_version_judged(event: events.VersionJudged) -> None:
+    public.forget(public.bot_scope(event.bot_id), public.leaderboard_scope(event.game), public.HOME)
+
+
+def forget_sprt_verdict(event: events.SprtVerdict) -> None:
+    public.forget(public.bot_scope(event.bot_id), public.leaderboard_scope(event.game))
+
+
+def forget_refitted(event: events.RatingsRefitted) -> None:
+    bots = Bot.objects.filter(game__in=event.games).values_list("pk", flat=True)
+    public.forget(public.HOME, *map(public.leaderboard_scope, event.games), *map(public.bot_scope, bots))
+
+
+REACTIONS = (
+    (events.MatchCreated, wake_for_created),
+    (events.MatchCreated, forget_match_created),
+    (events.MatchRequeued, wake_for_requeued),
+    (events.MatchRequeued, forget_match_lists),
+    (events.MatchStarted, forget_match_lists),
+    (events.MatchFinished, forget_match_finished),
+    (events.MatchFinished, refit_after_rated_result),
+    (events.VersionJudged, forget_version_judged),
+    (events.TournamentStarted, forget_match_lists),
+    (events.TournamentRoundDone, forget_match_lists),
+    (events.TournamentFinished, forget_match_lists),
+    (events.SprtVerdict, forget_sprt_verdict),
+    (events.RatingsRefitted, forget_refitted),
+)
+
+
+def connect() -> None:
+    for kind, reaction in REACTIONS:
+        events.subscribe(kind, reaction)

@@ -1,0 +1,143 @@
+"""What happened in the domain, said once it is true: named events, delivered when their transaction commits.
+
+A service that changes what others see (a match queued, a version judged, a tournament started, a fit stored)
+``emit``s one event naming it, with the ids a reaction needs. The domain never knows who listens: the layers
+above (workers, the API and the pages) ``subscribe`` their reactions, all of them in one module
+(``api.reactions``, wired in ``ApiConfig.ready``), so the domain imports nothing above it and one page lists
+everything that follows a change (wake a worker, forget cached pages, schedule a refit).
+
+Why after the commit: a reaction acts on what others will read (a worker claims the match, a reader rebuilds a
+page); before the commit they would read the old state, and a rolled-back change must cause nothing. Django's
+``transaction.on_commit`` gives exactly that, savepoints included (a rolled-back savepoint's events are dropped);
+outside a transaction the event is delivered at once. A reaction that fails is logged and never undoes or
+breaks the change that caused it: every reaction has a slower safety net (beat's dispatcher, beat's refit, a
+page's few seconds in the cache).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.db import transaction
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class MatchCreated:
+    """A match was queued (a challenge, a tournament's pairing, an SPRT's pair, the ladder's pairing)."""
+
+    match_id: int
+    game: str
+    bot_ids: tuple[int, int]
+    tournament_id: int | None = None
+
+
+@dataclass(frozen=True)
+class MatchRequeued:
+    """Matches went back to the queue (a lost lease, a void game, an operator, a resumed tournament)."""
+
+    match_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MatchStarted:
+    """A worker claimed a match: it is being played."""
+
+    match_id: int
+
+
+@dataclass(frozen=True)
+class MatchFinished:
+    """A match left play for good: its result stored (``finished``), or given up on (``failed``)."""
+
+    match_id: int
+    game: str
+    bot_ids: tuple[int, int]
+    status: str
+    rated: bool = False
+    tournament_id: int | None = None
+
+
+@dataclass(frozen=True)
+class VersionJudged:
+    """A version's smoke test decided it: ``ready`` to play, or ``rejected`` with a reason."""
+
+    version_id: int
+    bot_id: int
+    game: str
+    status: str
+
+
+@dataclass(frozen=True)
+class TournamentStarted:
+    tournament_id: int
+    game: str
+
+
+@dataclass(frozen=True)
+class TournamentRoundDone:
+    """Every match of one round of a tournament has ended."""
+
+    tournament_id: int
+    round: int
+
+
+@dataclass(frozen=True)
+class TournamentFinished:
+    tournament_id: int
+
+
+@dataclass(frozen=True)
+class SprtVerdict:
+    """A running SPRT ended: ``passed``, ``failed``, ``inconclusive`` or ``stopped``."""
+
+    test_id: int
+    bot_id: int
+    game: str
+    state: str
+
+
+@dataclass(frozen=True)
+class RatingsRefitted:
+    """A fit of these game ids' rated games was stored (the fitted leaderboard and ratings changed)."""
+
+    games: tuple[str, ...]
+
+
+EVENTS = (MatchCreated, MatchRequeued, MatchStarted, MatchFinished, VersionJudged, TournamentStarted,
+          TournamentRoundDone, TournamentFinished, SprtVerdict, RatingsRefitted)
+
+_reactions: dict[type, list[Callable]] = defaultdict(list)
+
+
+def subscribe(kind: type, reaction: Callable) -> None:
+    """Call ``reaction(event)`` for every ``kind`` of event once it commits (a second subscription of the same
+    reaction is ignored: ``ready()`` may run twice in a test process)."""
+    if kind not in EVENTS:
+        raise ValueError(f"unknown event {kind!r}; known: {', '.join(event.__name__ for event in EVENTS)}")
+    if reaction not in _reactions[kind]:
+        _reactions[kind].append(reaction)
+
+
+def reactions(kind: type) -> tuple[Callable, ...]:
+    return tuple(_reactions[kind])
+
+
+def emit(event) -> None:
+    """Deliver ``event`` to its reactions once the current transaction commits (at once outside one)."""
+    if type(event) not in EVENTS:
+        raise ValueError(f"unknown event {event!r}")
+    transaction.on_commit(lambda: deliver(event))
+
+
+def deliver(event) -> None:
+    """Each reaction in turn; one that fails is logged and the others still run."""
+    for reaction in _reactions[type(event)]:
+        try:
+            reaction(event)
+        except Exception:  # noqa: BLE001 - the change is committed: a reaction's safety net catches up
+            log.exception("%s: reaction %s failed", event, getattr(reaction, "__name__", reaction))
