@@ -88,8 +88,8 @@ def measure(label: str, runs: int, action) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=50)
-    parser.add_argument("--quick", action="store_true", help="the smallest run (2 runs each): that it runs, not its "
-                        "figures (tests/test_benchmarks.py)")
+    parser.add_argument("--quick", action="store_true",  # tests/test_benchmarks.py runs it so
+                        help="the smallest run (2 runs each): that it runs, not its figures")
     args = parser.parse_args()
     runs = 2 if args.quick else args.runs
     sandbox = open_sandbox()

@@ -51,7 +51,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=60, help="matches per throughput phase")
     parser.add_argument("--latency-matches", type=int, default=40)
+    parser.add_argument("--quick", action="store_true",  # tests/test_benchmarks.py runs it so
+                        help="the smallest run (4 matches a phase, 3 for the latency): that it runs, not its figures")
     args = parser.parse_args()
+    if args.quick:
+        args.matches, args.latency_matches = 4, 3
     missing = services_missing()
     if missing:
         print(f"cannot run: {missing}", file=sys.stderr)
