@@ -213,6 +213,7 @@ def test_fast_perft_equals_generic_definition(game_id, text, depth):
 @pytest.mark.parametrize(
     "game_id, counts", [("fidchell-1", [1, 108, 11556, 1224936]), ("fidchell-2", [1, 92, 8372, 753504])]
 )
+@pytest.mark.slow
 def test_initial_perft(game_id, counts):
     position = get_game(game_id).initial()
     assert [position.perft(depth) for depth in range(len(counts))] == counts

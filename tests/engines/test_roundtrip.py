@@ -118,6 +118,7 @@ def assert_read_position_plays_alike(game_id, p, rng):
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.slow
 def test_a_position_read_from_its_text_plays_like_the_position(game_id):
     game = get_game(game_id)
     visits = dict.fromkeys(STATES[game_id], 0)

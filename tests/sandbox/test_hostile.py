@@ -77,6 +77,7 @@ def pwned_files(*roots: Path) -> list[Path]:
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.slow
 def test_hostile_bot_is_contained(name, sandbox, hostile, opponent, canary, outside, secret):
     bot, marker = hostile(name)
     opponent_bot, opponent_marker = opponent
