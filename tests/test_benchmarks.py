@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tests" / "workers"))  # as tests/workers/conftest
 
 from cluster import services_missing  # noqa: E402
 
-pytestmark = pytest.mark.slow  # about four minutes in all on two cores
+pytestmark = pytest.mark.slow  # 3.6 min of CPU in all, the three worker clusters half of it
 
 # What each script needs beyond Python: "postgres" (a database of its own, given by {database}), "cluster"
 # (PostgreSQL and redis-server: tests/workers/cluster.py), "sandbox" (bubblewrap); and its extra arguments.
