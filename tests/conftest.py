@@ -10,6 +10,7 @@ def _media_root(settings, tmp_path):
     """Uploaded bot files go to a fresh directory per test, never into var/."""
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.ARENA = {**settings.ARENA, "BOT_CACHE_DIR": tmp_path / "bots"}
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # a real hash: 0.6 s of CPU
 
 
 @pytest.fixture
