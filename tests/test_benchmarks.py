@@ -94,7 +94,7 @@ def test_the_benchmark_runs_at_its_smallest_size(name):
     command = [sys.executable, str(BENCHMARKS / f"{name}.py"), "--quick",
                *(word.format(database=database) for word in extra)]
     try:
-        done = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=300)
+        done = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=900)
     finally:
         if needs & {"postgres"}:
             drop_database(database)
