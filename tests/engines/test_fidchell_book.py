@@ -202,6 +202,7 @@ def generic_perft(position, depth):
 
 
 @pytest.mark.parametrize("game_id, text, depth", PERFT_POSITIONS)
+@pytest.mark.slow
 def test_fast_perft_equals_generic_definition(game_id, text, depth):
     position = start(game_id, text)
     assert position.perft(depth) == generic_perft(position, depth)

@@ -212,6 +212,7 @@ while True:
 
 
 @pytest.mark.parametrize("which", ["bubblewrap", "trusted"])
+@pytest.mark.slow
 def test_a_build_that_runs_forever_is_killed_at_its_time_limit(which, sandbox, trusted, make_bot, outside):
     chosen = sandbox if which == "bubblewrap" else trusted
     script = FOREVER if which == "bubblewrap" else FOREVER.replace("os.setsid()", "pass")  # trusted: its group
@@ -225,6 +226,7 @@ def test_a_build_that_runs_forever_is_killed_at_its_time_limit(which, sandbox, t
 
 
 @pytest.mark.parametrize("which", ["bubblewrap", "trusted"])
+@pytest.mark.slow
 def test_a_build_flooding_its_log_forever_is_killed_with_only_the_tail_kept(which, sandbox, trusted, make_bot,
                                                                            outside):
     bot, marker = make_bot("yes {marker}")
