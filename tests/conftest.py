@@ -10,7 +10,12 @@ def _media_root(settings, tmp_path):
     """Uploaded bot files go to a fresh directory per test, never into var/."""
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.ARENA = {**settings.ARENA, "BOT_CACHE_DIR": tmp_path / "bots"}
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # a real hash: 0.6 s of CPU
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashes(settings):
+    """As the API's and the site's suites do: a real (PBKDF2) hash costs 0.6 s of CPU, a player each."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture
