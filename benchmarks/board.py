@@ -135,7 +135,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--leagues", type=int, default=200)
     parser.add_argument("--games", type=int, default=40, help="games per pair in the rank leagues")
+    parser.add_argument("--quick", action="store_true",  # tests/test_benchmarks.py runs it so
+                        help="the smallest run (2 leagues of 4 games a pair): that it runs, not its figures")
     args = parser.parse_args()
+    if args.quick:
+        args.leagues, args.games = 2, 4
     versions(args.leagues, games_per_pair=6)
     ranks(args.leagues, args.games)
     timing()

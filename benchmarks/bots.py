@@ -80,7 +80,11 @@ def main(argv=None) -> int:
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--game", action="append", choices=GAME_IDS, help="only these games (repeatable)")
     parser.add_argument("--opponent", action="append", choices=sorted(TARGETS), help="only these opponents")
+    parser.add_argument("--quick", action="store_true",  # tests/test_benchmarks.py runs it so
+                        help="the smallest run (2 games a pairing, no verdict on the targets)")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.games = 2
     if args.games < 2 or args.games % 2:
         parser.error(f"--games must be an even number of at least 2, got {args.games}")
     if args.concurrency < 1:
@@ -97,7 +101,7 @@ def main(argv=None) -> int:
             row = table_row(game_id, opponent, outcome)
             below += "BELOW" in row
             print(row, flush=True)
-    return 1 if below else 0
+    return 1 if below and not args.quick else 0  # two games say nothing of a target
 
 
 if __name__ == "__main__":

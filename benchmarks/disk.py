@@ -39,7 +39,11 @@ def main(argv=None) -> None:
     parser.add_argument("--kit", default="tafl9-search")
     parser.add_argument("--cache-bytes", type=int, default=None, help="ARENA_BOT_CACHE_BYTES for the run")
     parser.add_argument("--book", type=int, default=0, help="add an opening book of this many (compressible) bytes")
+    parser.add_argument("--quick", action="store_true",  # tests/test_benchmarks.py runs it so
+                        help="the smallest run (2 versions): that it runs, not its figures")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.versions = 2
 
     scratch = Path(tempfile.mkdtemp(prefix="arena-disk-"))
     os.environ.update(ARENA_VAR_DIR=str(scratch), DATABASE_URL=f"sqlite:///{scratch / 'db.sqlite3'}",

@@ -50,7 +50,12 @@ def main() -> int:
     parser.add_argument("--delay", type=float, default=0.05, help="seconds per move of the instant bots")
     parser.add_argument("--light-interval", type=float, default=12.0, help="seconds between the light owner's "
                         "challenges: below a fair share of the workers")
+    parser.add_argument("--quick", action="store_true",  # tests/test_benchmarks.py runs it so
+                        help="the smallest run (10 s measured after 5 s of warm-up): that it runs, not its figures")
     args = parser.parse_args()
+    warm_up = WARM_UP_S
+    if args.quick:
+        args.seconds, args.light_interval, warm_up = 10.0, 5.0, 5.0
     missing = services_missing()
     if missing:
         print(f"cannot run: {missing}", file=sys.stderr)
@@ -61,7 +66,7 @@ def main() -> int:
         for number in range(1, args.workers + 1):
             cluster.start_worker(f"f{number}")
         cluster.start_beat()
-        time.sleep(WARM_UP_S)
+        time.sleep(warm_up)
         since = time.time()
         count = int(args.seconds // args.light_interval)
         light = cluster.harness("light", "--matches", str(count), "--interval", str(args.light_interval),

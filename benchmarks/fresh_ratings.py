@@ -29,7 +29,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=20)
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between two new matches")
+    parser.add_argument("--quick", action="store_true",  # tests/test_benchmarks.py runs it so
+                        help="the smallest run (2 matches): that it runs, not its figures")
     args = parser.parse_args()
+    if args.quick:
+        args.matches, args.interval = 2, 0.5
     missing = services_missing()
     if missing:
         print(f"cannot run: {missing}", file=sys.stderr)

@@ -38,7 +38,11 @@ def main() -> None:
     parser.add_argument("--game", default="shatra")
     parser.add_argument("--plies", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--quick", action="store_true",  # tests/test_benchmarks.py runs it so
+                        help="the smallest run (20 plies, 3 polls each): that it runs, not its figures")
     args = parser.parse_args()
+    if args.quick:
+        args.plies, args.repeat = 20, 3
     var = tempfile.mkdtemp(prefix="arena-live-bench-")
     os.environ.update(ARENA_VAR_DIR=var, DATABASE_URL=f"sqlite:///{var}/bench.sqlite3", DEBUG="1",
                       DJANGO_SETTINGS_MODULE="config.settings", THROTTLE_LIVE="1000000/minute")

@@ -284,7 +284,11 @@ def main() -> None:
     parser.add_argument("--starts", type=int, default=20, help="runs for the start-up medians")
     parser.add_argument("--rounds", type=int, default=10, help="rounds of the per-action comparison")
     parser.add_argument("--game", action="append", choices=GAME_IDS, help="only these game ids")
+    parser.add_argument("--quick", action="store_true",  # tests/test_benchmarks.py runs it so
+                        help="the smallest run (1 game, 2 starts, 1 round): that it runs, not its figures")
     args = parser.parse_args()
+    if args.quick:
+        args.games, args.starts, args.rounds = 1, 2, 1
     game_ids = args.game or list(GAME_IDS)
     overhead(game_ids, args.rounds)
     suspension()

@@ -196,7 +196,11 @@ def main() -> None:
     parser.add_argument("--max-games", type=int, default=12000)
     parser.add_argument("--bound", action="store_true",
                         help="also print the best any pairing could do (spread6 and random10 only; slower)")
+    parser.add_argument("--quick", action="store_true",  # tests/test_benchmarks.py runs it so
+                        help="the smallest run (1 league of spread6, at most 1500 games): not its figures")
     args = parser.parse_args()
+    if args.quick:
+        args.leagues, args.kinds, args.max_games = 1, "spread6", 1500
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     if not kinds or any(k not in KINDS for k in kinds):
         parser.error(f"--kinds: choose from {', '.join(KINDS)}")

@@ -53,11 +53,16 @@ def deepest(position, seconds: float) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=6.0, help="rough time budget per game")
+    parser.add_argument("--quick", action="store_true",  # tests/test_benchmarks.py runs it so
+                        help="the smallest run (python-chess perft(2), 0.05 s a game): that it runs, not its figures")
     args = parser.parse_args()
+    chess_depth = 4
+    if args.quick:
+        args.seconds, chess_depth = 0.05, 2
     import chess
 
-    leaves, chess_rate = rate(lambda: chess_perft(chess.Board(), 4))
-    print(f"{'python-chess':<12} depth 4 {leaves:>10} leaves {chess_rate:>11,.0f} leaves/s   ratio 1.00")
+    leaves, chess_rate = rate(lambda: chess_perft(chess.Board(), chess_depth))
+    print(f"{'python-chess':<12} depth {chess_depth} {leaves:>10} leaves {chess_rate:>11,.0f} leaves/s   ratio 1.00")
     for game_id in GAME_IDS:
         position = get_game(game_id).initial()
         depth = deepest(position, args.seconds)

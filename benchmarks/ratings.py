@@ -3,6 +3,7 @@ pool, and the time of a large fit.
 
     python3 benchmarks/ratings.py                   # 200 leagues, then a fit of 1,000,000 synthetic games
     python3 benchmarks/ratings.py --leagues 400 --no-timing
+    python3 benchmarks/ratings.py --quick           # the smallest run of every part
     python3 benchmarks/ratings.py --database arena_bench_fit   # time the stored fit on PostgreSQL as well
 
 Results are simulated on the arena's one Elo scale: white's expected score is exactly
@@ -24,9 +25,9 @@ draws take a share ``c`` of the games between equals and fewer between unequal b
    bot had played (<10, 10-29, 30+), and the new version's. Target 93-97%.
 3. A young pool: 24 games between 4 bots (strengths from the prior, advantage 60): the fitted
    first-player advantage, and the issue's case (a searching bot 23-1 against a random one).
-4. Timing: a fit of 1,000,000 games shaped like ``benchmarks/api.py``'s data set (1,000 bots over the four
+4. Timing: a fit of 1,000,000 games shaped like ``benchmarks/api_latency.py``'s data set (1,000 bots over the four
    games, two colour-swapped games per match between random opponents), from arrays: aggregation and
-   fit, no database (target: 10 s). ``--database NAME`` builds that data set with ``benchmarks/api.py``'s
+   fit, no database (target: 10 s). ``--database NAME`` builds that data set with ``benchmarks/api_latency.py``'s
    loader in a database of its own (once, a few minutes; reused after) and times ``fit_ratings()``, the
    stored fit with its grouped read from PostgreSQL.
 """
@@ -163,6 +164,8 @@ def coverage(count: int, seed: int, spread: float = SPREAD) -> None:
           f"a new version +{NEW_VERSION_GAIN:.0f} Elo after {NEW_VERSION_AT} ({seconds:.1f} s)")
 
     def line(label, hits):
+        if not hits:  # a few leagues may leave a bucket empty
+            return f"   {label}: no fitted bot (n=0)"
         share = np.mean(hits)
         noise = 1.96 * math.sqrt(0.95 * 0.05 / len(hits))
         return f"   {label}: {100 * share:.1f}% inside the 95% intervals (n={len(hits)}, noise +/- {100 * noise:.1f})"
@@ -213,7 +216,7 @@ def synthetic_timing(seed: int, games: int, bots: int) -> None:
     for count in per_game_matches:
         first = rng.integers(0, per_game_bots, count)
         second = (first + rng.integers(1, per_game_bots, count)) % per_game_bots
-        # api.py's results: white, black, white, black, none equally likely
+        # api_latency.py's results: white, black, white, black, none equally likely
         outcome = rng.choice(np.array([1.0, 0.0, 1.0, 0.0, 0.5]), size=2 * count)
         data.append((np.r_[first, second], np.r_[second, first], outcome))
     t0 = time.perf_counter()
@@ -226,11 +229,12 @@ def synthetic_timing(seed: int, games: int, bots: int) -> None:
           f"from arrays): {seconds:.1f} s (target 10 s); bots rated per game {notes}")
 
 
-def database_timing(database: str, games: int, seed: int) -> None:
+def database_timing(database: str, games: int, seed: int, quick: bool = False) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import api as api_bench  # benchmarks/api.py: its arguments, database and loader
+    import api_latency as api_bench  # benchmarks/api_latency.py: its arguments, database and loader
 
-    args = api_bench.parse_args(["--database", database, "--games", str(games), "--seed", str(seed)])
+    sizes = ["--quick"] if quick else ["--games", str(games)]  # --quick: its smallest data set, loaded afresh
+    args = api_bench.parse_args(["--database", database, *sizes, "--seed", str(seed)])
     api_bench.prepare_database(args)
     api_bench.setup_django(args)
     from tournaments.models import Game
@@ -240,7 +244,7 @@ def database_timing(database: str, games: int, seed: int) -> None:
     if loaded != args.games:
         if loaded:
             raise SystemExit(f"{database} holds {loaded} games, not {args.games}: drop it or use another name")
-        print(f"loading {args.bots} bots and {args.games:,} games into {database} (benchmarks/api.py's loader) ...",
+        print(f"loading {args.bots} bots and {args.games:,} games into {database} (api_latency.py's loader) ...",
               flush=True)
         api_bench.load(args)
     t0 = time.perf_counter()
@@ -259,17 +263,21 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1_000_000, help="games of the timed fits")
     parser.add_argument("--no-timing", action="store_true", help="only the simulated leagues")
     parser.add_argument("--database", help="also time fit_ratings() on this PostgreSQL database (loopback)")
+    parser.add_argument("--quick", action="store_true", help="the smallest run (2 leagues, fits of 400 games): "
+                        "that it runs, not its figures (tests/test_benchmarks.py)")
     args = parser.parse_args()
+    if args.quick:
+        args.leagues, args.games = 2, 400
     if args.leagues < 1 or args.games < 2:
         parser.error("need --leagues >= 1 and --games >= 2")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     scale(args.seed)
     coverage(args.leagues, args.seed, args.spread)
-    young_pool(max(args.leagues, 200), args.seed, args.spread)
+    young_pool(args.leagues if args.quick else max(args.leagues, 200), args.seed, args.spread)
     if not args.no_timing:
         synthetic_timing(args.seed, args.games, 1000)
     if args.database:
-        database_timing(args.database, args.games, args.seed)
+        database_timing(args.database, args.games, args.seed, args.quick)
 
 
 if __name__ == "__main__":

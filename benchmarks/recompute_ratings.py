@@ -1,6 +1,7 @@
 """How long ``recompute_ratings`` takes on a large history (target: 1,000,000 games in 30 s on PostgreSQL).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/arena_bench python3 benchmarks/recompute_ratings.py --games 1000000
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/arena_bench python3 benchmarks/recompute_ratings.py --quick
 
 It migrates the database named by DATABASE_URL, fills it with GAMES rated games between BOTS bots
 (written with COPY, their rating changes computed by the same replay), then times the recompute,
@@ -35,7 +36,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1_000_000)
     parser.add_argument("--bots", type=int, default=100)
+    parser.add_argument("--quick", action="store_true", help="the smallest run (400 games, 8 bots): that it runs, "
+                        "not its figures (tests/test_benchmarks.py)")
     args = parser.parse_args()
+    if args.quick:
+        args.games, args.bots = 400, 8
 
     import django
 
@@ -47,7 +52,7 @@ def main() -> None:
     from ratings.elo import rules_from_settings
     from ratings.models import Rating
     from ratings.services import replay
-    from tournaments.models import Bot, BotVersion
+    from tournaments.models import Bot, BotVersion, Match
     from tournaments.services import create_player
     from tournaments.services.ratings import recompute_ratings
 
@@ -72,7 +77,8 @@ def main() -> None:
             a, b = rng.sample(versions, 2)
             mid = first_match + m
             matches.append(
-                (mid, "tafl9", a.pk, b.pk, "true", "move:1000", 2, "finished", 1, 1, now, now, 0, "", "", "")
+                (mid, "tafl9", a.pk, b.pk, "true", Match.Priority.LADDER.value, "move:1000", 2, "finished", 1, 1,
+                 now, now, 0, "", "", "")
             )
             for n, (white, black) in enumerate(((a, b), (b, a)), start=1):
                 gid = first_game + len(games)
@@ -80,7 +86,7 @@ def main() -> None:
                 games.append((gid, mid, n, white.pk, black.pk, "{}", winner, "escape", 0, 0, now))
                 game_rows.append((gid, "tafl9", white.bot_id, black.bot_id, winner))
         copy_rows(cursor, "tournaments_match",
-                  ["id", "game", "version_a_id", "version_b_id", "rated", "time_control", "games_per_match",
+                  ["id", "game", "version_a_id", "version_b_id", "rated", "priority", "time_control", "games_per_match",
                    "status", "score_a", "score_b", "created_at", "finished_at", "attempts", "ruleset", "worker_id",
                    "failure_reason"], matches)
         copy_rows(cursor, "tournaments_game",

@@ -100,7 +100,11 @@ def main() -> None:
     parser.add_argument("--max-pairs", type=int, default=None, help="the cap (default: ARENA_SPRT_MAX_PAIRS)")
     parser.add_argument("--every", type=int, default=1, help="pairs between LLR checks (1)")
     parser.add_argument("--seed", type=int, default=17)
+    parser.add_argument("--quick", action="store_true",  # tests/test_benchmarks.py runs it so
+                        help="the smallest run (4 tests a case, no draws, a cap of 200 pairs): not its figures")
     args = parser.parse_args()
+    if args.quick:
+        args.runs, args.draws, args.max_pairs = 4, [0.0], 200
     cap = args.max_pairs or default_cap()
     hypotheses = sprt.Hypotheses(args.elo0, args.elo1)
     width = args.elo1 - args.elo0

@@ -82,7 +82,11 @@ def main() -> int:
     parser.add_argument("--latency-matches", type=int, default=40)
     parser.add_argument("--wakeup-rounds", type=int, default=20, help="matches of each kind per broker")
     parser.add_argument("--wakeups-only", action="store_true", help="only the per-kind latencies")
+    parser.add_argument("--quick", action="store_true",  # tests/test_benchmarks.py runs it so
+                        help="the smallest run (4 matches a phase, 3 for the latency, 2 wake-up rounds): that it runs")
     args = parser.parse_args()
+    if args.quick:
+        args.matches, args.latency_matches, args.wakeup_rounds = 4, 3, 2
     missing = services_missing()
     if missing:
         print(f"cannot run: {missing}", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""Server time of the site's pages over the large arena of ``benchmarks/api.py`` (PostgreSQL).
+"""Server time of the site's pages over the large arena of ``benchmarks/api_latency.py`` (PostgreSQL).
 
     python3 benchmarks/web.py                 # 1,000 bots, 1,000,000 games (loads once, reuses after)
     python3 benchmarks/web.py --games 20000 --database arena_bench_web_small   # a quick run
@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import api  # noqa: E402 - the data set and its loader are the API benchmark's
+import api_latency as api_bench  # noqa: E402 - the data set and its loader are the API benchmark's
 
 urlpatterns: list = []
 
@@ -66,12 +66,12 @@ def measure(args) -> None:
     visitor, player = Client(), Client()
     player.force_login(get_user_model().objects.order_by("id").first())
     with override_settings(ROOT_URLCONF=__name__, DEBUG=False):
-        constant = api.time_endpoint(visitor, "/bare/", args.requests)
+        constant = api_bench.time_endpoint(visitor, "/bare/", args.requests)
         rows = []
         for label, url in pages:
-            rows.append((f"{label}, warm", url, *api.time_endpoint(visitor, url, args.requests)))
-            rows.append((f"{label}, cold", url, *api.time_endpoint(visitor, url, args.requests, cache.clear)))
-            rows.append((f"{label}, player", url, *api.time_endpoint(player, url, args.requests)))
+            rows.append((f"{label}, warm", url, *api_bench.time_endpoint(visitor, url, args.requests)))
+            rows.append((f"{label}, cold", url, *api_bench.time_endpoint(visitor, url, args.requests, cache.clear)))
+            rows.append((f"{label}, player", url, *api_bench.time_endpoint(player, url, args.requests)))
     print(f"\nserver time over {args.requests} requests each (ms), through django.test.Client; 'const' is a bare "
           f"Django view rendering a constant template on the site's base page (p50 {constant[0]:.2f}, "
           f"p95 {constant[1]:.2f})")
@@ -81,9 +81,9 @@ def measure(args) -> None:
 
 
 def main(argv=None) -> None:
-    args = api.parse_args(argv)
-    api.prepare_database(args)
-    api.setup_django(args)
+    args = api_bench.parse_args(argv)
+    api_bench.prepare_database(args)
+    api_bench.setup_django(args)
     from tournaments.models import Game
 
     loaded = Game.objects.count()
@@ -91,7 +91,7 @@ def main(argv=None) -> None:
         if loaded:
             raise SystemExit(f"{args.database} holds {loaded} games, not {args.games}: run with --reload")
         print(f"loading {args.bots} bots and {args.games} games into {args.database} ...", flush=True)
-        api.load(args)
+        api_bench.load(args)
         from django.db import connection
 
         from tournaments.services.ratings import recompute_ratings

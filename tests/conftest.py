@@ -12,6 +12,12 @@ def _media_root(settings, tmp_path):
     settings.ARENA = {**settings.ARENA, "BOT_CACHE_DIR": tmp_path / "bots", "LIVE_DIR": tmp_path / "live"}
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashes(settings):
+    """As the API's and the site's suites do: a real (PBKDF2) hash costs 0.6 s of CPU, a player each."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def player(db):
     from tournaments.services import create_player

@@ -11,6 +11,8 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 NOT_SHIPPED = {"tests", "benchmarks", "scripts", "docs", "var", "build"}
 
@@ -24,6 +26,7 @@ def test_the_image_copies_every_package():
     assert copied == project_packages()
 
 
+@pytest.mark.slow
 def test_the_wheel_holds_every_package_and_the_files_it_reads(tmp_path):
     found = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
     assert {name.rstrip("*") for name in found["include"]} == project_packages()

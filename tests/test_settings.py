@@ -80,6 +80,7 @@ def test_no_module_outside_config_reads_the_environment():
     assert problems == [], "read settings from django.conf.settings (config/settings.py reads the environment)"
 
 
+@pytest.mark.slow
 def test_no_module_changes_settings_while_it_runs_or_reads_one_config_does_not_define():
     problems = []
     for path in [*modules(), *(ROOT / "config").glob("*.py")]:
@@ -137,17 +138,20 @@ def load_settings(**env: str) -> subprocess.CompletedProcess:
     ("ARENA_LADDER_QUEUED_PER_GAME", "2.5", "ARENA_LADDER_QUEUED_PER_GAME must be a number, got '2.5'"),
     ("ARENA_ELO_K", "x", "ARENA_ELO_K must be an integer, got 'x'"),
 ])
+@pytest.mark.slow
 def test_a_bad_value_stops_the_settings_by_name(name, value, message):
     result = load_settings(**{name: value})
     assert result.returncode != 0 and message in result.stderr
 
 
+@pytest.mark.slow
 def test_the_workers_knobs_come_from_the_environment_through_the_settings():
     result = load_settings(ARENA_SCAVENGE_SECONDS="7")
     assert result.returncode == 0, result.stderr
     assert result.stdout.split()[-1] == "7.0"
 
 
+@pytest.mark.slow
 def test_a_postgresql_server_that_never_answers_is_given_up_on_after_the_connect_timeout():
     """A listener on loopback that accepts and stays silent: without connect_timeout libpq waits for ever."""
     with socket.socket() as silent:
@@ -167,6 +171,7 @@ def test_a_postgresql_server_that_never_answers_is_given_up_on_after_the_connect
     assert error == "OperationalError" and 2 <= int(seconds) <= 10
 
 
+@pytest.mark.slow
 def test_database_url_options_win_over_the_defaults():
     code = ("import django; django.setup(); from django.conf import settings; "
             "print(sorted(settings.DATABASES['default']['OPTIONS'].items()))")

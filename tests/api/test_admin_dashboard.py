@@ -33,6 +33,7 @@ def _busy_arena(player, other_player):
     return a, b
 
 
+@pytest.mark.slow
 def test_dashboard_renders_for_an_admin(admin_client_logged, player, other_player):
     _busy_arena(player, other_player)
     response = admin_client_logged.get("/admin/dashboard/")
@@ -88,6 +89,7 @@ CHANGELISTS = ["tournaments/bot", "tournaments/botversion", "tournaments/match",
 
 
 @pytest.mark.parametrize("page", CHANGELISTS)
+@pytest.mark.slow
 def test_changelists_render_without_n_plus_one(page, admin_client_logged, player, other_player,
                                                django_assert_max_num_queries):
     from tournaments.services import add_entrant, create_tournament

@@ -99,6 +99,7 @@ def test_guesses_from_elsewhere_never_lock_the_owner_out(player, admin_user, doo
 
 
 @pytest.mark.parametrize("proxies", [0, 1])
+@pytest.mark.slow
 def test_rotating_forwarded_for_gains_nothing(player, other_player, settings, proxies):
     """Without trusted proxies the forged X-Forwarded-For is ignored: one address, locked. Behind one, each guess
     really comes from another client as far as we can tell, and each address has its own count: the owner's

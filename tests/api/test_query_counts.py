@@ -38,6 +38,7 @@ LIST_URLS = [
 
 @pytest.mark.parametrize("size", [2, 12])
 @pytest.mark.parametrize("template", LIST_URLS)
+@pytest.mark.slow
 def test_queries_do_not_grow_with_rows(template, size, player, other_player, django_assert_max_num_queries):
     versions, tournament = populate(player, other_player, size)
     from tournaments.models import Match

@@ -110,6 +110,7 @@ FUZZ = settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, derandomize=
                 suppress_health_check=list(HealthCheck))
 
 
+@pytest.mark.slow
 @schema.parametrize()
 @FUZZ
 def test_every_operation_keeps_the_contract(case):
@@ -119,6 +120,7 @@ def test_every_operation_keeps_the_contract(case):
     case.call_and_validate()
 
 
+@pytest.mark.slow
 def test_stateful_sequences_keep_the_contract(wsgi_schema):
     """The stateful phase: chains of calls that feed one response's ids into the next request (links inferred
     from the schema), every check on every step."""

@@ -291,6 +291,7 @@ def test_an_accepted_archive_lands_exactly_as_checked(ada, player):
 HEAVY = b"x = (" + b"a," * 499_000 + b")\n"  # under 1 MB; compile() needs ~0.7 s and ~700 MB for it
 
 
+@pytest.mark.slow
 def test_a_heavy_python_file_is_compiled_outside_the_web_process(ada, player, settings):
     before = resource.getrusage(resource.RUSAGE_SELF)
     response = post(ada, make_bot(player, "ragnar"), "heavy.py", HEAVY)

@@ -217,6 +217,7 @@ def test_shatra_series_value_reads_the_jumped_pieces():
 
 
 @pytest.mark.parametrize("game_id", GAMES)
+@pytest.mark.slow
 def test_search_beats_random_in_a_colour_swapped_pair(game_id):
     warnings.simplefilter("ignore")
     sandbox = open_sandbox(trusted=True)
@@ -249,6 +250,7 @@ def test_the_readme_documents_every_player_of_the_kit_with_an_example():
 
 
 @pytest.mark.parametrize("game, source", readme_bot_kit_examples(), ids=lambda value: value[:12])
+@pytest.mark.slow
 def test_each_readme_example_passes_the_protocol_check(game, source, tmp_path):
     """What the README shows a bot author works as written: `python -m runner check` passes it."""
     bot = tmp_path / "example.py"

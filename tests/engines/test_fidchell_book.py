@@ -202,6 +202,7 @@ def generic_perft(position, depth):
 
 
 @pytest.mark.parametrize("game_id, text, depth", PERFT_POSITIONS)
+@pytest.mark.slow
 def test_fast_perft_equals_generic_definition(game_id, text, depth):
     position = start(game_id, text)
     assert position.perft(depth) == generic_perft(position, depth)
@@ -213,6 +214,7 @@ def test_fast_perft_equals_generic_definition(game_id, text, depth):
 @pytest.mark.parametrize(
     "game_id, counts", [("fidchell-1", [1, 108, 11556, 1224936]), ("fidchell-2", [1, 92, 8372, 753504])]
 )
+@pytest.mark.slow
 def test_initial_perft(game_id, counts):
     position = get_game(game_id).initial()
     assert [position.perft(depth) for depth in range(len(counts))] == counts

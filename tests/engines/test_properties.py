@@ -35,6 +35,7 @@ def playout(game_id, seed, *, check=lambda position, legal: None):
 @pytest.mark.parametrize("game_id", GAME_IDS)
 @PLAYOUT
 @given(seed=st.integers(0, 2**32))
+@pytest.mark.slow
 def test_random_playouts_end_within_the_cap_and_round_trip(game_id, seed):
     game = get_game(game_id)
 
@@ -53,6 +54,7 @@ def test_random_playouts_end_within_the_cap_and_round_trip(game_id, seed):
 @pytest.mark.parametrize("game_id", GAME_IDS)
 @PLAYOUT
 @given(seed=st.integers(0, 2**32), data=st.data())
+@pytest.mark.slow
 def test_every_listed_action_plays_and_nothing_else_does(game_id, seed, data):
     positions, _ = playout(game_id, seed)
     rng = random.Random(seed)

@@ -118,6 +118,7 @@ def assert_read_position_plays_alike(game_id, p, rng):
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.slow
 def test_a_position_read_from_its_text_plays_like_the_position(game_id):
     game = get_game(game_id)
     visits = dict.fromkeys(STATES[game_id], 0)
@@ -199,6 +200,7 @@ BOOK_ENDS = {
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
+@pytest.mark.slow
 def test_every_position_of_the_book_cases_reads_back_alike(game_id):
     """Each position along the books' worked lines, and each one legal action after their last ones: the ends the
     random games seldom reach (a path, a lost strength, no legal move, the draws) are all there."""

@@ -176,6 +176,7 @@ def test_check_exercises_fidchell_extra_turns():
     ("version:2", "handshake", "expected 'bgtp 1 name=...'"),
     ("no-ready", "ready", "no 'ready'"),
 ])
+@pytest.mark.slow
 def test_check_names_the_failed_check(flex, mode, failed, why):
     result = run_cli("check", flex(mode), "--game", "tafl9", "--trusted", "--startup-ms", "800")
     assert result.returncode == 1, result.stdout + result.stderr

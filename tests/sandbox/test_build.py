@@ -189,6 +189,7 @@ def log_tail(message: str) -> str:
     return message.split("log tail:\n", 1)[1]
 
 
+@pytest.mark.slow
 def test_a_build_flooding_its_log_leaves_only_the_tail(sandbox, make_bot, outside):
     bot, marker = make_bot("head -c 300000000 /dev/zero | tr '\\0' x; echo; echo the-last-line; exit 1")
     before = tree_digest(outside, bot.directory)
@@ -211,6 +212,7 @@ while True:
 
 
 @pytest.mark.parametrize("which", ["bubblewrap", "trusted"])
+@pytest.mark.slow
 def test_a_build_that_runs_forever_is_killed_at_its_time_limit(which, sandbox, trusted, make_bot, outside):
     chosen = sandbox if which == "bubblewrap" else trusted
     script = FOREVER if which == "bubblewrap" else FOREVER.replace("os.setsid()", "pass")  # trusted: its group
@@ -224,6 +226,7 @@ def test_a_build_that_runs_forever_is_killed_at_its_time_limit(which, sandbox, t
 
 
 @pytest.mark.parametrize("which", ["bubblewrap", "trusted"])
+@pytest.mark.slow
 def test_a_build_flooding_its_log_forever_is_killed_with_only_the_tail_kept(which, sandbox, trusted, make_bot,
                                                                            outside):
     bot, marker = make_bot("yes {marker}")
@@ -236,6 +239,7 @@ def test_a_build_flooding_its_log_forever_is_killed_with_only_the_tail_kept(whic
 
 
 @pytest.mark.parametrize("which", ["bubblewrap", "trusted"])
+@pytest.mark.slow
 def test_a_build_forking_as_it_is_killed_leaves_no_zombie(which, sandbox, trusted, make_bot, outside):
     """A child forked just before the kill dies after its parent and comes back to us (a subreaper):
     it must be reaped too, whichever instant the time limit falls on."""

@@ -77,6 +77,7 @@ def pwned_files(*roots: Path) -> list[Path]:
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.slow
 def test_hostile_bot_is_contained(name, sandbox, hostile, opponent, canary, outside, secret):
     bot, marker = hostile(name)
     opponent_bot, opponent_marker = opponent
@@ -154,6 +155,7 @@ def test_control_bytes_from_a_bot_are_stored_escaped(sandbox, hostile, opponent)
 
 
 @pytest.mark.parametrize("name", ["quit_flood", "flood_stdout"])
+@pytest.mark.slow
 def test_what_a_done_bot_keeps_writing_is_not_kept(name, sandbox, hostile, opponent):
     # quit_flood writes up to 256 MiB without a newline after quit: the runner stops reading a bot once
     # it is told gameover (or broke a cap), so what it held at any time stays small

@@ -34,6 +34,7 @@ NUL_REASON_BOT = (ROOT / "tests" / "bots" / "random_bot.py").read_text().replace
 
 
 @pytest.mark.skipif(connection.vendor == "postgresql", reason="already on PostgreSQL: the tests run here")
+@pytest.mark.slow
 def test_this_module_on_postgresql():
     rerun_on_postgresql(__file__, "the storage tests", "arena_bot_text")
 

@@ -25,6 +25,7 @@ def latest_schema_after():
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
 def test_old_durations_are_forgotten_and_old_versions_have_nothing_to_download():
     executor = MigrationExecutor(connection)
     executor.migrate(BEFORE)
@@ -81,6 +82,7 @@ def _zip(files: dict[str, bytes]) -> bytes:
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
 def test_versions_stored_as_raw_archives_are_read_once_into_bundles_or_rejected(tmp_path, settings):
     """An install from before uploads were read once keeps raw archives as versions' files: migration 0005
     stores what passes today's checks as a bundle (the raw file kept as the original) and rejects the rest

@@ -56,6 +56,7 @@ QUIT_FLOOD_BOT = (ROOT / "tests" / "bots" / "random_bot.py").read_text().replace
     '        break')
 
 
+@pytest.mark.slow
 def test_a_bot_writing_after_quit_is_scored_and_never_held_in_memory(make_bot, pair, other_player):
     assert "SIG_IGN" in QUIT_FLOOD_BOT
     flood = upload_version(make_bot("flood", owner=other_player),  # rated against ada's bot: another owner

@@ -36,6 +36,7 @@ def leaderboard(bot):
     return (rating.elo, rating.games, rating.wins), (fitted.elo, fitted.games)
 
 
+@pytest.mark.slow
 def test_five_puppets_losing_in_a_players_tournament_leave_the_leaderboard_as_it_was(player, make_bot, rivals):
     champ = ready_version(make_bot("champ"))  # ada's bot
     [rival] = rivals("rival")

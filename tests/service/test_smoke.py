@@ -34,6 +34,7 @@ def test_reference_bot_archive_is_ready(make_bot):
     ("crash_bot.py", "init-failed: crash"),
     ("illegal_bot.py", "illegal-move: Z9-Z10"),
 ])
+@pytest.mark.slow
 def test_a_broken_bot_is_rejected_with_the_reason(name, reason, make_bot):
     version = smoke_test_version(upload(make_bot("broken"), name).pk)
     assert version.status == "rejected"

@@ -150,6 +150,7 @@ def cache_trees(settings) -> list[str]:
     return sorted(p.name for p in root.iterdir() if p.is_dir()) if root.exists() else []
 
 
+@pytest.mark.slow
 def test_a_hundred_versions_keep_the_cache_within_its_bound_and_deleting_the_bots_leaves_nothing(
         make_bot, settings, django_capture_on_commit_callbacks):
     from tournaments.referee import bot_cache, load_version, version_files

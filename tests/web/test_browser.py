@@ -17,7 +17,7 @@ from web.boards import cells
 
 from .conftest import BOTS, kit_version, play_real_match, ready_version
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 BUDGET = 150 * 1024  # the game page's first load, the record aside
 

@@ -366,6 +366,7 @@ def queries(client, url) -> int:
     return len(captured.captured_queries)
 
 
+@pytest.mark.slow
 def test_page_query_counts_do_not_grow_with_the_data(league, player, other_player):
     from django.core.cache import cache
 

@@ -92,6 +92,7 @@ def test_a_message_with_extra_arguments_is_rejected_before_any_lookup(caplog):
 
 
 @pytest.mark.django_db
+@pytest.mark.slow
 def test_a_smoke_test_of_an_unknown_version_does_nothing(caplog):
     from workers.tasks import smoke_test
 

@@ -21,6 +21,7 @@ LADDER, REQUESTED = Match.Priority.LADDER, Match.Priority.REQUESTED
 
 
 @pytest.mark.skipif(connection.vendor == "postgresql", reason="already on PostgreSQL: the tests run here")
+@pytest.mark.slow
 def test_this_module_on_postgresql():
     rerun_on_postgresql(__file__, "the fair-share claim tests", "arena_fairshare")
 

@@ -36,6 +36,7 @@ def sent(monkeypatch):
 
 @pytest.mark.parametrize("failure", [InfrastructureError("sandbox unavailable: no bwrap"),
                                      SoftTimeLimitExceeded(), RuntimeError("runner bug")])
+@pytest.mark.slow
 def test_infrastructure_failures_requeue_unscored_and_resend(match, sent, monkeypatch, failure,
                                                             django_capture_on_commit_callbacks):
     def broken(match_id, token):

@@ -27,6 +27,7 @@ LADDER, REQUESTED = Match.Priority.LADDER, Match.Priority.REQUESTED
 
 
 @pytest.mark.skipif(connection.vendor == "postgresql", reason="already on PostgreSQL: the tests run here")
+@pytest.mark.slow
 def test_this_module_on_postgresql():
     rerun_on_postgresql(__file__, "the claim tests", "arena_queue")
 
@@ -170,6 +171,7 @@ def test_a_wake_up_takes_a_pending_smoke_test_before_any_match(versions, player,
 
 
 @pytest.mark.parametrize(("args", "kwargs"), [((), {"priority": 99}), ((7,), {}), ((), {"match_id": 1})])
+@pytest.mark.slow
 def test_a_wake_up_with_arguments_is_refused_and_changes_nothing(versions, args, kwargs, caplog):
     queue(versions, LADDER)
     assert tasks.play_next(*args, **kwargs) is None

@@ -1,9 +1,10 @@
 """API latency and rating recompute over a large arena, in PostgreSQL.
 
-    python3 benchmarks/api.py                 # 1,000 bots, 1,000,000 games (loads once, reuses after)
-    python3 benchmarks/api.py --games 20000   # a quick run
-    python3 benchmarks/api.py --reload        # drop the bench database and load again
-    python3 benchmarks/api.py --no-recompute --cache-url redis://127.0.0.1:6379/14   # the cache on Redis
+    python3 benchmarks/api_latency.py                 # 1,000 bots, 1,000,000 games (loads once, reuses after)
+    python3 benchmarks/api_latency.py --games 20000   # a quick run
+    python3 benchmarks/api_latency.py --reload        # drop the bench database and load again
+    python3 benchmarks/api_latency.py --quick         # the smallest run, loaded afresh into arena_bench_quick
+    python3 benchmarks/api_latency.py --no-recompute --cache-url redis://127.0.0.1:6379/14   # the cache on Redis
 
 Loads players, bots, versions, finished rated matches (two games each) and their games with COPY into
 a separate database (default ``arena_bench_api`` on 127.0.0.1:5432, user postgres), builds the ratings
@@ -50,7 +51,13 @@ def parse_args(argv=None):
     parser.add_argument("--no-recompute", action="store_true", help="only the latencies (ratings already built)")
     parser.add_argument("--cache-url", default="", help="the cache a deployment sets as CACHE_URL, e.g. "
                         "redis://127.0.0.1:6379/14 (default: this process's memory)")
+    parser.add_argument("--quick", action="store_true", help="the smallest run, loaded afresh (400 games, 8 bots, "
+                        "10 requests): that it runs, not its figures (tests/test_benchmarks.py)")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.games, args.bots, args.players, args.requests, args.reload = 400, 8, 4, 10, True
+        if args.database == parser.get_default("database"):  # never drop the large data set for a quick run
+            args.database = "arena_bench_quick"
     if args.games < 2 or args.bots < 8 or args.players < 1 or args.requests < 10:
         parser.error("need --games >= 2, --bots >= 8, --players >= 1, --requests >= 10")
     if args.host not in ("127.0.0.1", "localhost", "::1"):
@@ -252,9 +259,8 @@ def build_urlconf() -> None:
         return Bare.as_view()
 
     def leaderboard(game):
-        board = Rating.objects.filter(game=game, bot__is_public=True)
-        return {"count": board.count(),
-                "results": list(board.order_by("-elo", "bot_id").values(*rows.LEADERBOARD_COLUMNS)[:50])}
+        board = selectors.leaderboard_rows(game)  # the API's query (fitted ratings joined), as plain dicts
+        return {"count": board.count(), "results": list(board[:50])}
 
     def bot_page(pk):
         bot = selectors.bots_visible_to(anonymous).filter(pk=pk).values(
