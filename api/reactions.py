@@ -3,12 +3,12 @@ the serving and worker layers do once its transaction has committed.
 
 - MatchCreated: wake a worker; forget the match lists, the home page, both bots' pages.
 - MatchRequeued: wake a worker per match; forget the match lists and the home page.
-- MatchStarted: forget the match lists and the home page (matches being played).
+- MatchesCancelled, MatchStarted: forget the match lists and the home page.
 - MatchFinished: forget the match lists, the home page, both bots' pages and the game's leaderboard (live Elo,
   W/D/L); a rated result schedules a refit of its game.
 - VersionJudged: forget its bot's pages, its game's leaderboard (the version the ladder plays), the home page.
-- TournamentStarted, TournamentRoundDone, TournamentFinished: forget the home page (open tournaments) and the
-  match lists.
+- TournamentCreated, TournamentCancelled, TournamentStarted, TournamentRoundDone, TournamentFinished: forget
+  the home page (open tournaments) and the match lists.
 - SprtVerdict: forget its bot's pages (the test shows on its version) and its game's leaderboard (a gated
   version joins the ladder once it passes).
 - RatingsRefitted: forget each refitted game's leaderboard, the pages of its bots (their fitted ratings) and the
@@ -77,10 +77,13 @@ REACTIONS = (
     (events.MatchCreated, forget_match_created),
     (events.MatchRequeued, wake_for_requeued),
     (events.MatchRequeued, forget_match_lists),
+    (events.MatchesCancelled, forget_match_lists),
     (events.MatchStarted, forget_match_lists),
     (events.MatchFinished, forget_match_finished),
     (events.MatchFinished, refit_after_rated_result),
     (events.VersionJudged, forget_version_judged),
+    (events.TournamentCreated, forget_match_lists),
+    (events.TournamentCancelled, forget_match_lists),
     (events.TournamentStarted, forget_match_lists),
     (events.TournamentRoundDone, forget_match_lists),
     (events.TournamentFinished, forget_match_lists),

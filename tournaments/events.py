@@ -44,6 +44,13 @@ class MatchRequeued:
 
 
 @dataclass(frozen=True)
+class MatchesCancelled:
+    """Queued matches were cancelled (by their requester, a stopped test, a disabled version, a tournament)."""
+
+    match_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class MatchStarted:
     """A worker claimed a match: it is being played."""
 
@@ -70,6 +77,18 @@ class VersionJudged:
     bot_id: int
     game: str
     status: str
+
+
+@dataclass(frozen=True)
+class TournamentCreated:
+    """A draft tournament was made (drafts are listed on the home page)."""
+
+    tournament_id: int
+
+
+@dataclass(frozen=True)
+class TournamentCancelled:
+    tournament_id: int
 
 
 @dataclass(frozen=True)
@@ -108,8 +127,9 @@ class RatingsRefitted:
     games: tuple[str, ...]
 
 
-EVENTS = (MatchCreated, MatchRequeued, MatchStarted, MatchFinished, VersionJudged, TournamentStarted,
-          TournamentRoundDone, TournamentFinished, SprtVerdict, RatingsRefitted)
+EVENTS = (MatchCreated, MatchRequeued, MatchesCancelled, MatchStarted, MatchFinished, VersionJudged, TournamentCreated,
+          TournamentCancelled, TournamentStarted, TournamentRoundDone, TournamentFinished, SprtVerdict,
+          RatingsRefitted)
 
 _reactions: dict[type, list[Callable]] = defaultdict(list)
 

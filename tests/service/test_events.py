@@ -17,6 +17,8 @@ from tournaments.models import BotVersion, Match
 from tournaments.services import (
     add_entrant,
     api_token,
+    cancel_match,
+    cancel_tournament,
     create_match,
     create_tournament,
     smoke_test_version,
@@ -193,3 +195,24 @@ def test_every_event_has_a_reaction_and_an_unknown_one_is_refused():
         events.emit(object())
     with pytest.raises(ValueError, match="unknown event"):
         events.subscribe(dict, print)
+
+
+def test_a_new_draft_and_a_cancellation_show_at_once(rivals, player, django_assert_num_queries,
+                                                     django_capture_on_commit_callbacks):
+    ann, bob = rivals("ann", "bob")
+    visitor, anon = Client(), APIClient()
+    assert "Imbolc Cup" not in kept(visitor, "/", django_assert_num_queries)
+    with django_capture_on_commit_callbacks(execute=True):
+        cup = create_tournament(player, name="Imbolc Cup", game="tafl9", games_per_pairing=2)
+    assert "Imbolc Cup" in visitor.get("/").content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        match = create_match(ann, bob)
+    assert [row["status"] for row in kept(anon, "/api/matches/", django_assert_num_queries) and
+            anon.get("/api/matches/").json()["results"]] == ["queued"]
+    with django_capture_on_commit_callbacks(execute=True):
+        assert cancel_match(match.pk)
+    assert [row["status"] for row in anon.get("/api/matches/").json()["results"]] == ["cancelled"]
+    kept(visitor, "/", django_assert_num_queries)
+    with django_capture_on_commit_callbacks(execute=True):
+        cancel_tournament(cup)
+    assert "Imbolc Cup" not in visitor.get("/").content.decode()

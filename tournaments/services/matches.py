@@ -29,6 +29,7 @@ from . import (
     worker_time,
 )
 from .queueing import (  # noqa: F401  (a match's life starts here: callers find it with the rest)
+    cancel_queued,
     check_game,
     check_games_per_match,
     check_playable,
@@ -339,8 +340,7 @@ def fail_match(match_id: int, reason: str, lease_token=None) -> bool:
 
 def cancel_match(match_id: int) -> bool:
     """Only a queued match can be cancelled; a running one finishes (or is requeued) first."""
-    return bool(Match.objects.filter(pk=match_id, status=Match.Status.QUEUED).update(
-        status=Match.Status.CANCELLED, finished_at=timezone.now()))
+    return bool(cancel_queued(Q(pk=match_id), ""))
 
 
 def cancel_queued_matches_of(version: BotVersion) -> int:
@@ -348,7 +348,3 @@ def cancel_queued_matches_of(version: BotVersion) -> int:
     return cancel_queued(Q(version_a=version) | Q(version_b=version), f"{version} was disabled")
 
 
-def cancel_queued(where: Q, reason: str) -> int:
-    """Cancel the queued matches ``where`` picks, saying why; running ones finish (or are requeued) first."""
-    return Match.objects.filter(where, status=Match.Status.QUEUED).update(
-        status=Match.Status.CANCELLED, finished_at=timezone.now(), failure_reason=reason)

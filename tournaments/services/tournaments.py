@@ -6,14 +6,21 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from .. import events
 from ..models import DEFAULT_TIEBREAKS, TIEBREAKS, BotVersion, Match, Tournament, TournamentEntrant
 from ..pairings import berger_rounds, double_round
 from .matches import finish_tournament_if_done
-from .queueing import check_game, check_games_per_match, check_playable, check_time_control, create_match
+from .queueing import (
+    cancel_queued,
+    check_game,
+    check_games_per_match,
+    check_playable,
+    check_time_control,
+    create_match,
+)
 from .worker_time import check_budget, expected_match_seconds
 
 
@@ -37,9 +44,11 @@ def create_tournament(organiser, *, name: str, game: str, time_control: str | No
     if official:
         _check_staff(organiser)
     order = DEFAULT_TIEBREAKS if tiebreaks is None else check_tiebreaks(tiebreaks)
-    return Tournament.objects.create(name=name.strip(), game=game, organiser=organiser, time_control=time_control,
-                                     games_per_pairing=games_per_pairing, double_round=double_round,
-                                     official=official, tiebreaks=order)
+    tournament = Tournament.objects.create(name=name.strip(), game=game, organiser=organiser,
+                                           time_control=time_control, games_per_pairing=games_per_pairing,
+                                           double_round=double_round, official=official, tiebreaks=order)
+    events.emit(events.TournamentCreated(tournament.pk))
+    return tournament
 
 
 def check_tiebreaks(names, field: str = "tiebreaks") -> str:
@@ -185,11 +194,11 @@ def cancel_tournament(tournament: Tournament) -> int:
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
     if tournament.status not in (Tournament.Status.DRAFT, Tournament.Status.RUNNING):
         raise ValidationError({"status": [f"cannot cancel: the tournament is {tournament.status}"]})
-    cancelled = tournament.matches.filter(status=Match.Status.QUEUED).update(
-        status=Match.Status.CANCELLED, finished_at=timezone.now(), failure_reason="tournament cancelled")
+    cancelled = cancel_queued(Q(tournament=tournament), "tournament cancelled")
     tournament.status = Tournament.Status.CANCELLED
     tournament.finished_at = timezone.now()
     tournament.save(update_fields=["status", "finished_at"])
+    events.emit(events.TournamentCancelled(tournament.pk))
     return cancelled
 
 

@@ -190,9 +190,7 @@ def _stop(test: VersionTest, state: str, note: str = "") -> None:
     test.save(update_fields=["state", "note", "finished_at"])
     bot_id, game = BotVersion.objects.filter(pk=test.candidate_id).values_list("bot_id", "bot__game").get()
     events.emit(events.SprtVerdict(test.pk, bot_id, game, state))
-    queued = test.matches.filter(status=Match.Status.QUEUED)
-    queued.update(status=Match.Status.CANCELLED, finished_at=timezone.now(),
-                  failure_reason=f"SPRT {test.pk} {state}")
+    match_services.cancel_queued(Q(sprt_tests=test), f"SPRT {test.pk} {state}")
 
 
 def _locked_test_of(match: Match) -> VersionTest | None:
