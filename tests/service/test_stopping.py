@@ -55,7 +55,8 @@ def slow_version(bot):
     return version
 
 
-def test_a_stop_mid_game_requeues_the_match_uncounted_and_removes_the_bot_folders(make_bot, other_player):
+def test_a_stop_mid_game_requeues_the_match_uncounted_and_removes_the_bot_folders(
+        make_bot, other_player, django_capture_on_commit_callbacks):
     one, two = slow_version(make_bot("one")), slow_version(make_bot("two", owner=other_player))
     match = create_match(one, two, games=4, time_control="move:2000")
     seen = []
@@ -68,9 +69,11 @@ def test_a_stop_mid_game_requeues_the_match_uncounted_and_removes_the_bot_folder
         seen.append(len(our_bot_folders()))
         stopping.requested.set()
 
+    sent.clear()  # the match's first wake-up, sent when it was queued
     threading.Thread(target=stop_once_playing, daemon=True).start()
     started = time.monotonic()
-    assert playing.play_next("stopping-worker") == playing.REQUEUED
+    with django_capture_on_commit_callbacks(execute=True):  # the requeue's wake-up is its event's, after commit
+        assert playing.play_next("stopping-worker") == playing.REQUEUED
     assert time.monotonic() - started < 20  # four games of ~40 plies at 0.3 s would take minutes
     match.refresh_from_db()
     assert seen == [2]
