@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -76,6 +77,14 @@ class QuickStart:
         with sqlite3.connect(self.dir / "var" / "arena.sqlite3", timeout=30) as db:
             return db.execute("SELECT status FROM tournaments_match WHERE id = ?", (match_id,)).fetchone()[0]
 
+    def listening(self) -> bool:
+        """Whether the web server accepts connections yet (the worker may start the match before it does)."""
+        try:
+            socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+        except OSError:
+            return False
+        return True
+
     def logs(self) -> str:
         return "\n".join(path.read_text(errors="replace")[-3000:] for path in sorted(self.dir.glob("*.log")))
 
@@ -105,8 +114,8 @@ def test_a_separate_workers_game_advances_live_and_the_page_moves_to_game_2(brow
     site.page.on("request", lambda request: requests.append(request.url))
     try:
         deadline = time.monotonic() + 60
-        while stack.status(match_id) != "running":
-            assert time.monotonic() < deadline, "the worker never started the match\n" + stack.logs()
+        while stack.status(match_id) != "running" or not stack.listening():
+            assert time.monotonic() < deadline, "the worker never started the match, or the site\n" + stack.logs()
             time.sleep(0.2)
         site.open(f"/matches/{match_id}/live/")
         seen = watch(site.page, tmp_path / "var" / "live" / f"m{match_id}-g1.json", time.monotonic() + 240)
