@@ -33,7 +33,7 @@ from .filters import BotFilter, BotVersionFilter, GameFilter, MatchFilter, Stric
 from .pagination import NewestChangeFirstCursor, NewestFirstCursor, SmallPages
 from .permissions import IsOwnerOrAdminOrReadOnly
 from .queries import KnownQueryParameters
-from .records import record_text
+from .records import record_text, tournament_games_jsonl
 from .schema import refused_when
 from .throttles import ArenaScopedThrottle
 
@@ -536,6 +536,23 @@ class GameRecordTextView(KnownQueryParameters, GenericAPIView):
 
 
 # --- tournaments ------------------------------------------------------------------------------------
+
+class TournamentGamesView(KnownQueryParameters, GenericAPIView):
+    """A tournament's games as one download: JSON Lines, one public game record a line."""
+
+    filter_backends = []
+    pagination_class = None
+    serializer_class = serializers.GameSerializer
+
+    def get_queryset(self):
+        return selectors.tournaments_all()
+
+    @extend_schema(responses={(200, "application/jsonl"): OpenApiTypes.STR})
+    def get(self, request, pk=None):
+        """The tournament's games you may see (a private bot's only to its owner and staff), one JSON object a
+        line, each as `/api/games/{id}/` gives it to an anonymous reader (no bot's stderr or log), streamed."""
+        return tournament_games_jsonl(request.user, self.get_object())
+
 
 @extend_schema_view(
     create=extend_schema(request=serializers.TournamentCreateSerializer, responses={
