@@ -71,7 +71,9 @@ def bot(request, bot_id: int):
     sprt_form = forms.SprtForm(choices=ready, initial={"version": ready[0].pk if ready else None})
     forecast = None
     opponent = _challenged_version(found, ready)
-    own_versions = _challenger_versions(request.user, found) if opponent is not None else []
+    # The owner's page offers no challenge: its page already costs the most queries (the upload and test forms),
+    # and the owner challenges it from their other bot's page, or through the API.
+    own_versions = _challenger_versions(request.user, found) if opponent is not None and not owner else []
     challenge_form = forms.ChallengeForm(choices=own_versions)
     if request.method == "POST" and request.POST.get("action") == "challenge":
         if not request.user.is_authenticated:
