@@ -96,7 +96,8 @@ ROOT = [  # (name, URL name, arguments, what it is)
     ("matches", "match-list", {}, "Matches, newest first; POST asks for an unrated challenge."),
     ("games", "game-list", {}, "Games with their records, newest first; a record as text at /api/games/ID/record.txt."),
     ("tournaments", "tournament-list", {}, "Round-robin tournaments: create, enter, start; standings and "
-                                           "crosstables."),
+                                           "crosstables; a tournament's games as JSON Lines at "
+                                           "/api/tournaments/ID/games.jsonl."),
     *((f"leaderboard-{game}", "leaderboard", {"game": game}, f"The {game} leaderboard: ranked bots, then provisional.")
       for game in GAME_IDS),
     ("schema", "api-schema", {}, "This API's OpenAPI 3 schema (YAML; ?format=json for JSON): generate a client "
@@ -537,9 +538,17 @@ class GameRecordTextView(KnownQueryParameters, GenericAPIView):
 
 # --- tournaments ------------------------------------------------------------------------------------
 
+class JsonLinesRenderer(FileRenderer):
+    """Lets the JSON Lines download be asked for as ``Accept: application/jsonl``; an error is still JSON."""
+
+    media_type = "application/jsonl"
+    format = "jsonl"
+
+
 class TournamentGamesView(KnownQueryParameters, GenericAPIView):
     """A tournament's games as one download: JSON Lines, one public game record a line."""
 
+    renderer_classes = [JSONRenderer, JsonLinesRenderer]  # no HTML page: an error here is JSON
     filter_backends = []
     pagination_class = None
     serializer_class = serializers.GameSerializer

@@ -173,15 +173,6 @@ def test_the_download_is_the_public_records_a_visitor_may_see(cup, other_player)
     body = b"".join(owner.streaming_content).decode()
     assert {json.loads(line)["match"] for line in body.splitlines()} == {cup["public"].pk, cup["private"].pk}
     assert "SECRET" not in body
-
-
-def test_the_api_gives_the_same_download_and_refuses_unknown_parameters(cup):
-    tournament = cup["tournament"]
-    site = lines_of(Client().get(f"/tournaments/{tournament.pk}/games.jsonl"))
-    assert lines_of(Client().get(f"/api/tournaments/{tournament.pk}/games.jsonl")) == site
-    refused = Client().get(f"/api/tournaments/{tournament.pk}/games.jsonl?round=1")
-    assert refused.status_code == 400 and "round" in refused.json()
-    assert Client().get("/api/tournaments/999999/games.jsonl").status_code == 404
     assert Client().get("/tournaments/999999/games.jsonl").status_code == 404
 
 
