@@ -138,6 +138,17 @@ def _challenger_versions(user, bot) -> list[BotVersion]:
                 .exclude(bot=bot).select_related("bot").order_by("bot__name", "-number"))
 
 
+def _request_match(user, data: dict, opponent):
+    """The API's ``request_match``; its refusal of ``version_a`` (the API's name) goes beside ``version``."""
+    try:
+        return api_services.request_match(user, data["version"], opponent.pk, games=data["games_per_match"],
+                                          time_control=data["time_control"] or None)
+    except ValidationError as error:
+        if hasattr(error, "error_dict") and "version_a" in error.error_dict:
+            error.error_dict["version"] = error.error_dict.pop("version_a")
+        raise
+
+
 def _challenge(request, opponent, own_versions):
     """A visitor challenges the bot: the same service as POST /api/matches/ (its refusals, its ``challenges``
     throttle); the form with its errors, or None when the match is queued."""
@@ -149,9 +160,7 @@ def _challenge(request, opponent, own_versions):
         return form
     if form.is_valid():
         data = form.cleaned_data
-        match = forms.run_service(form, lambda: api_services.request_match(
-            request.user, data["version"], opponent.pk, games=data["games_per_match"],
-            time_control=data["time_control"] or None))
+        match = forms.run_service(form, lambda: _request_match(request.user, data, opponent))
         if match is not None:
             messages.success(request, f"Challenge queued: match {match.pk}, {match.games_per_match} games at "
                                       f"{match.time_control}.")

@@ -10,7 +10,7 @@ from django.core.cache import cache
 from django.test import Client
 
 from tests.api.conftest import throttle_rates
-from tournaments.models import Game, Match
+from tournaments.models import BotVersion, Game, Match
 from tournaments.services import api_token, create_tournament
 
 from .conftest import finish
@@ -112,6 +112,14 @@ def test_a_challenge_the_service_refuses_shows_beside_the_field(league, player, 
                                        {"action": "challenge", "version": league["alpha"].pk, **data})
     assert response.status_code == 400
     assert message in " ".join(response.context["challenge_form"].errors[field])
+    assert not Match.objects.filter(status=Match.Status.QUEUED).exists()
+
+
+def test_the_services_refusal_of_a_version_shows_beside_the_version_field(league, player):
+    BotVersion.objects.filter(pk=league["alpha"].pk).update(is_disabled=True)  # staff disabled it: still ready
+    response = client_for(player).post(f"/bots/{league['beta'].bot_id}/",
+                                       {"action": "challenge", "version": league["alpha"].pk})
+    assert response.status_code == 400 and "disabled" in " ".join(response.context["challenge_form"].errors["version"])
     assert not Match.objects.filter(status=Match.Status.QUEUED).exists()
 
 
