@@ -7,7 +7,9 @@ import json
 
 import pytest
 from django.core.cache import cache
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from tests.api.conftest import throttle_rates
 from tournaments.models import BotVersion, Game, Match
@@ -187,3 +189,18 @@ def test_the_download_is_the_public_records_a_visitor_may_see(cup, other_player)
 def test_the_owner_is_not_offered_a_challenge_of_their_own_bot(league, player):
     page = text(client_for(player).get(f"/bots/{league['alpha'].bot_id}/"))
     assert 'value="challenge"' not in page
+
+
+def test_the_download_costs_the_same_queries_however_many_games(cup, league):
+    url = f"/tournaments/{cup['tournament'].pk}/games.jsonl"
+
+    def queries() -> tuple[int, int]:
+        with CaptureQueriesContext(connection) as captured:
+            lines = b"".join(Client().get(url).streaming_content).count(b"\n")
+        return lines, len(captured.captured_queries)
+
+    few = queries()
+    for seed in range(3):
+        finish(league["alpha"], league["beta"], seed=30 + seed, rated=False, tournament=cup["tournament"])
+    many = queries()
+    assert (few[0], many[0]) == (2, 8) and few[1] == many[1]  # no query per game: no N+1
