@@ -1,8 +1,17 @@
-"""A game record as plain text: header tags, then the actions numbered by ply (PGN-like)."""
+"""A game record as plain text: header tags, then the actions numbered by ply (PGN-like); a tournament's games as
+JSON Lines."""
 
 from __future__ import annotations
 
+import json
+
+from django.http import StreamingHttpResponse
+from rest_framework.utils.encoders import JSONEncoder
+
 from engines import RefereeError, get_game
+
+from . import selectors
+from .serializers import GameSerializer
 
 
 def _tag(name: str, value) -> str:
@@ -54,3 +63,20 @@ def record_text(played) -> str:
         lines.append(f"{ply}.{side} {action}")
     lines.append(result)
     return "\n".join(lines) + "\n"
+
+
+def tournament_games_jsonl(user, tournament) -> StreamingHttpResponse:
+    """The tournament's games ``user`` may see (a private bot's games only to its owner and staff), one JSON object
+    a line, in the shape ``/api/games/{id}/`` gives an anonymous reader: never a bot's stderr or protocol log,
+    whoever asks (a file is passed on; the owner reads their bot's stderr on the game's own page). Streamed, a
+    few rows at a time: a big tournament is never held in memory whole."""
+    games = (selectors.games_visible_to(user, with_record=True).filter(match__tournament=tournament)
+             .order_by("match__round", "match_id", "number"))
+
+    def lines():
+        for game in games.iterator(chunk_size=200):  # no request in the serializer's context: the public record
+            yield json.dumps(GameSerializer(game).data, cls=JSONEncoder, ensure_ascii=False) + "\n"
+
+    response = StreamingHttpResponse(lines(), content_type="application/jsonl; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="tournament-{tournament.pk}-games.jsonl"'
+    return response

@@ -33,7 +33,7 @@ from .filters import BotFilter, BotVersionFilter, GameFilter, MatchFilter, Stric
 from .pagination import NewestChangeFirstCursor, NewestFirstCursor, SmallPages
 from .permissions import IsOwnerOrAdminOrReadOnly
 from .queries import KnownQueryParameters
-from .records import record_text
+from .records import record_text, tournament_games_jsonl
 from .schema import refused_when
 from .throttles import ArenaScopedThrottle
 
@@ -96,7 +96,8 @@ ROOT = [  # (name, URL name, arguments, what it is)
     ("matches", "match-list", {}, "Matches, newest first; POST asks for an unrated challenge."),
     ("games", "game-list", {}, "Games with their records, newest first; a record as text at /api/games/ID/record.txt."),
     ("tournaments", "tournament-list", {}, "Round-robin tournaments: create, enter, start; standings and "
-                                           "crosstables."),
+                                           "crosstables; a tournament's games as JSON Lines at "
+                                           "/api/tournaments/ID/games.jsonl."),
     *((f"leaderboard-{game}", "leaderboard", {"game": game}, f"The {game} leaderboard: ranked bots, then provisional.")
       for game in GAME_IDS),
     ("schema", "api-schema", {}, "This API's OpenAPI 3 schema (YAML; ?format=json for JSON): generate a client "
@@ -537,6 +538,34 @@ class GameRecordTextView(KnownQueryParameters, GenericAPIView):
 
 
 # --- tournaments ------------------------------------------------------------------------------------
+
+class JsonLinesRenderer(FileRenderer):
+    """Lets the JSON Lines download be asked for as ``Accept: application/jsonl``; an error is still JSON."""
+
+    media_type = "application/jsonl"
+    format = "jsonl"
+
+
+class TournamentGamesView(KnownQueryParameters, GenericAPIView):
+    """A tournament's games as one download: JSON Lines, one public game record a line."""
+
+    renderer_classes = [JSONRenderer, JsonLinesRenderer]  # no HTML page: an error here is JSON
+    filter_backends = []
+    pagination_class = None
+    serializer_class = serializers.GameSerializer
+
+    def get_queryset(self):
+        return selectors.tournaments_all()
+
+    # Left out of the schema: openapi-python-client (tests/api/test_generated_client.py) refuses a response of a
+    # media type it does not know, and application/jsonl is one. A download, not a typed object; the API root and
+    # the README name it.
+    @extend_schema(exclude=True)
+    def get(self, request, pk=None):
+        """The tournament's games you may see (a private bot's only to its owner and staff), one JSON object a
+        line, each as `/api/games/{id}/` gives it to an anonymous reader (no bot's stderr or log), streamed."""
+        return tournament_games_jsonl(request.user, self.get_object())
+
 
 @extend_schema_view(
     create=extend_schema(request=serializers.TournamentCreateSerializer, responses={

@@ -115,3 +115,19 @@ class SprtForm(forms.Form):
     def __init__(self, *args, choices=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["version"].choices = [(v.pk, f"v{v.number}") for v in choices]
+
+
+class ChallengeForm(forms.Form):
+    """A visitor's challenge of the bot whose page this is: one of their own ready versions of its game, as the
+    API's POST /api/matches/ takes it (the service checks the bounds, the queue cap and the worker-time budget)."""
+
+    version = forms.TypedChoiceField(coerce=int, label="Your bot version")
+    games_per_match = forms.IntegerField(required=False, min_value=1, label="Games",
+                                         help_text="Colours alternate; empty for the server's default")
+    time_control = forms.CharField(max_length=40, required=False,
+                                   help_text="move:<ms> or clock:<base ms>+<increment ms>; empty for the default")
+
+    def __init__(self, *args, choices=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["version"].choices = [(v.pk, f"{v.bot.name} v{v.number}") for v in choices]
+        self.fields["time_control"].widget.attrs["placeholder"] = settings.ARENA["DEFAULT_TIME_CONTROL"]

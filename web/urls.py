@@ -34,6 +34,7 @@ urlpatterns = [
     path("tournaments/", views.tournament_list, name="tournaments"),
     path("tournaments/new/", views.tournament_create, name="tournament-create"),
     path("tournaments/<id:tournament_id>/", views.tournament, name="tournament"),
+    path("tournaments/<id:tournament_id>/games.jsonl", views.tournament_games, name="tournament-games"),
     path("players/<str:username>/", views.player, name="player"),
     path("take-part/", views.take_part, name="take-part"),
     path("take-part/protocol/", views.protocol, name="protocol"),

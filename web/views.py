@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
@@ -14,6 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from api import public
+from api import records as api_records
 from api import selectors as api_selectors
 from api import services as api_services
 from api import throttles as api_throttles
@@ -68,7 +70,18 @@ def bot(request, bot_id: int):
     form, refused = forms.UploadForm(), None
     sprt_form = forms.SprtForm(choices=ready, initial={"version": ready[0].pk if ready else None})
     forecast = None
-    if request.method == "POST":
+    opponent = _challenged_version(found, ready)
+    # The owner's page offers no challenge: its page already costs the most queries (the upload and test forms),
+    # and the owner challenges it from their other bot's page, or through the API.
+    own_versions = _challenger_versions(request.user, found) if opponent is not None and not owner else []
+    challenge_form = forms.ChallengeForm(choices=own_versions)
+    if request.method == "POST" and request.POST.get("action") == "challenge":
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path(), reverse("web:login"))
+        challenge_form = _challenge(request, opponent, own_versions)
+        if challenge_form is None:
+            return redirect("web:bot", bot_id=found.pk)
+    elif request.method == "POST":
         if not owner:
             return not_found(request, what="bot")
         action = request.POST.get("action", "upload")
@@ -103,11 +116,56 @@ def bot(request, bot_id: int):
         "recent": selectors.recent_games(request.user, version_ids),
         "tests": [(VersionTestSerializer(test).data, test)
                   for test in ratings_selectors.version_tests_of(found.pk).select_related("candidate", "baseline")],
-        "sprt_form": sprt_form, "sprt_forecast": forecast,
+        "sprt_form": sprt_form, "sprt_forecast": forecast, "challenge_form": challenge_form, "opponent": opponent,
         "storage": (app_services.storage_used(found.owner), app_services.storage_quota(found.owner)) if owner else None,
         "game_name": selectors.GAME_NAMES[found.game]},
-        status=_refused_status(form, sprt_form, refused=refused) if form.errors or sprt_form.errors or refused
-        else 200)
+        status=_refused_status(form, sprt_form, challenge_form, refused=refused)
+        if form.errors or sprt_form.errors or challenge_form.errors or refused else 200)
+
+
+def _challenged_version(bot, ready):
+    """The version a challenge of ``bot`` plays against: its pinned version if ready, else its newest ready one;
+    None when it has none (then the page offers no challenge)."""
+    pinned = next((v for v in ready if v.pk == bot.pinned_version_id), None)
+    return pinned or (ready[0] if ready else None)
+
+
+def _challenger_versions(user, bot) -> list[BotVersion]:
+    """The visitor's own ready versions of the bot's game (not of this bot itself), newest first."""
+    if not user.is_authenticated:
+        return []
+    return list(BotVersion.objects.filter(bot__owner=user, bot__game=bot.game, status=BotVersion.Status.READY)
+                .exclude(bot=bot).select_related("bot").order_by("bot__name", "-number"))
+
+
+def _request_match(user, data: dict, opponent):
+    """The API's ``request_match``; its refusal of ``version_a`` (the API's name) goes beside ``version``."""
+    try:
+        return api_services.request_match(user, data["version"], opponent.pk, games=data["games_per_match"],
+                                          time_control=data["time_control"] or None)
+    except ValidationError as error:
+        if hasattr(error, "error_dict") and "version_a" in error.error_dict:
+            error.error_dict["version"] = error.error_dict.pop("version_a")
+        raise
+
+
+def _challenge(request, opponent, own_versions):
+    """A visitor challenges the bot: the same service as POST /api/matches/ (its refusals, its ``challenges``
+    throttle); the form with its errors, or None when the match is queued."""
+    form = forms.ChallengeForm(request.POST, choices=own_versions)
+    if forms.throttled(request, form, "challenges"):
+        return form
+    if opponent is None:
+        form.add_error(None, "this bot has no ready version to challenge")
+        return form
+    if form.is_valid():
+        data = form.cleaned_data
+        match = forms.run_service(form, lambda: _request_match(request.user, data, opponent))
+        if match is not None:
+            messages.success(request, f"Challenge queued: match {match.pk}, {match.games_per_match} games at "
+                                      f"{match.time_control}.")
+            return None
+    return form
 
 
 def _refused_status(*forms_shown, refused: str | None = None) -> int:
@@ -337,6 +395,15 @@ def tournament(request, tournament_id: int):
         status=_refused_status(form) if form.errors else 200)
 
 
+@require_GET
+def tournament_games(request, tournament_id: int):
+    """The tournament's games as one JSON Lines download (``api.records``: the same file as the API's)."""
+    found = selectors.tournament(tournament_id)
+    if found is None:
+        return not_found(request, what="tournament")
+    return api_records.tournament_games_jsonl(request.user, found)
+
+
 # (short, long) label of each tie-break, as the standings table heads its columns.
 TIEBREAK_LABELS = {"direct_encounter": ("DE", "Direct encounter"), "wins": ("Wins", "Games won"),
                    "sonneborn_berger": ("SB", "Sonneborn–Berger"), "koya": ("Koya", "Koya")}
@@ -386,16 +453,40 @@ def tournament_create(request):
 
 
 def player(request, username: str):
+    """A player's page; to the player themself it is their account page too: storage, worker time, the API token."""
     found = selectors.player(username)
     if found is None:
         return not_found(request, what="player")
     own = request.user.is_authenticated and request.user.pk == found.pk  # storage and worker time: their own business
-    return render(request, "web/player.html", {
+    refused = None
+    if request.method == "POST":
+        if not own or request.POST.get("action") != "rotate-token":
+            return not_found(request, what="player")
+        refused = _rotate_token(request)
+        if refused is None:
+            return redirect("web:player", username=found.username)
+    response = render(request, "web/player.html", {
         "player": found, "bots": selectors.player_bots(request.user, found), "game_names": selectors.GAME_NAMES,
         "tournaments": list(app_selectors.tournament_list().filter(organiser=found)[:20]),
         "storage": (app_services.storage_used(found), app_services.storage_quota(found)) if own else None,
-        # Only the player sees their own worker time (what they have queued, what they used lately).
-        "worker_time": worker_time.usage(found.pk) if own else None})
+        # Only the player sees their own worker time (what they have queued, what they used lately) and token.
+        "worker_time": worker_time.usage(found.pk) if own else None,
+        "token": app_services.api_token(found) if own else None, "token_refused": refused},
+        status=_refused_status(refused=refused) if refused else 200)
+    if own:
+        response["Cache-Control"] = "private, no-store"  # the page holds the token: no cache keeps it
+    return response
+
+
+def _rotate_token(request) -> str | None:
+    """The player replaces their API token: None when done, else why not (the API's ``token`` throttle: one lock
+    for every door that hands out tokens)."""
+    refused = api_throttles.refusal(request, "token")
+    if refused is not None:
+        return str(refused.detail)
+    app_services.rotate_token(request.user)
+    messages.success(request, "Your API token was replaced: the old one no longer works. Use the new one below.")
+    return None
 
 
 def register(request):

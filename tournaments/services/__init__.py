@@ -16,7 +16,7 @@ from .matches import (
     requeue_expired_matches,
     requeue_match,
 )
-from .players import api_token, check_user_name, create_bot, create_player, update_bot
+from .players import api_token, check_user_name, create_bot, create_player, rotate_token, update_bot
 from .tournaments import (
     add_entrant,
     cancel_tournament,
@@ -51,3 +51,4 @@ __all__ = [
 ]
 __all__ += ["forecast_version_test", "previous_version", "request_version_test", "stop_version_test"]
 __all__ += ["change_tournament", "check_tiebreaks"]
+__all__ += ["rotate_token"]

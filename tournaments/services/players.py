@@ -57,6 +57,14 @@ def api_token(user) -> str:
     return token.key
 
 
+@transaction.atomic
+def rotate_token(user) -> str:
+    """A fresh API token for ``user``; the old one stops working at once (its row is gone, and DRF looks the
+    token up on every request). For a token that leaked, or was shared by mistake."""
+    Token.objects.filter(user=user).delete()
+    return Token.objects.create(user=user).key
+
+
 def _check_unlike(name: str, names, key_lookup: str, field: str, what: str) -> None:
     """Refuses ``name`` when one of ``names`` (a flat values_list) is the same once compared as
     ``tournaments.names`` compares them (case, punctuation and look-alike letters set aside): ``аdmin``,
