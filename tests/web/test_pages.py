@@ -74,7 +74,7 @@ def test_bot_page_shows_rating_chart_versions_opponents_and_games(league):
     assert set(opponents) == {"beta", "gamma"}  # the private opponent is not shown to others
     assert all(sum(result) == 2 for result in opponents.values())
     for opponent in response.context["opponents"]:  # the Elo difference with its interval, as the API gives it
-        assert opponent.estimate.text() in page
+        assert opponent.estimate.words() in page
     games = Game.objects.filter(match__in=[m.pk for m in league["matches"][:1] + league["matches"][2:3]])
     assert {g.pk for g in response.context["recent"]} == set(games.values_list("pk", flat=True))
     assert 'enctype="multipart/form-data"' not in page  # no upload form for others
