@@ -16,6 +16,7 @@ class ApiConfig(AppConfig):
         post_save.connect(public.forget_all, sender=Bot, dispatch_uid="public-pages-bot-saved")
         post_delete.connect(public.forget_all, sender=Bot, dispatch_uid="public-pages-bot-deleted")
         post_save.connect(public.forget_all, sender=BotVersion, dispatch_uid="public-pages-version-saved")
-        # What follows each domain event once it commits (wake a worker, forget the pages it changed, refit):
-        # every process, so that a worker's events (a match finished) reach the web's cache too.
+        # What follows each domain event once it commits (wake a worker, forget the pages it changed, refit), in
+        # every process. A worker's "forget" reaches the web's kept pages only through a shared cache (CACHE_URL);
+        # without one (the quick start) the web's copy of such a page lags by at most public.LIVE_SECONDS.
         reactions.connect()

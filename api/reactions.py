@@ -17,8 +17,9 @@ the serving and worker layers do once its transaction has committed.
 Tournament and match pages are never kept (they are built at each read), so they need nothing forgotten.
 Each reaction has a slower safety net: beat's dispatcher sends a wake-up that was never sent, beat's refit
 refits a game whose results changed, and a kept page expires within ``public.LIVE_SECONDS``.
-``ApiConfig.ready`` calls ``connect`` in every process (web, workers, beat), so events emitted by a worker
-(a match finished) reach them too.
+``ApiConfig.ready`` calls ``connect`` in every process (web, workers, beat): an event runs its reactions in
+the process that emitted it. A worker's "forget" reaches the web's kept pages through the shared cache
+(``CACHE_URL``); without one (the quick start) the web's copy lags by at most ``public.LIVE_SECONDS``.
 """
 
 from __future__ import annotations

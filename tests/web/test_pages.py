@@ -543,3 +543,5 @@ def test_the_opponents_table_spells_out_what_is_not_a_number(player, other_playe
     Game.objects.filter(match=match).update(winner="white")  # one win each side: 1-1, one pair split
     page = text(client_for(player).get(f"/bots/{mine.bot_id}/"))
     assert "inf" not in page.split('id="opponents"')[1].split("</section>")[0]
+    table = page.split('id="opponents"')[1].split("</section>")[0]
+    assert "swept" in table and "(too few games for an interval)" in table  # the row is there, in words
