@@ -332,3 +332,22 @@ class Cluster:
             if on_poll:
                 on_poll(state)
             time.sleep(poll)
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, exited but not reaped, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def kill_arena(arena: subprocess.Popen, children: dict[str, int]) -> None:
+    """After a ``manage.py arena`` test, pass or fail: the arena and each of its children (each in a session of
+    its own) are gone."""
+    if arena.poll() is None:
+        os.killpg(arena.pid, signal.SIGKILL)
+        arena.wait(10)
+    for pid in children.values():
+        if alive(pid):
+            os.killpg(pid, signal.SIGKILL)

@@ -10,20 +10,11 @@ import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
-from cluster import ROOT, free_port
+from cluster import ROOT, alive, free_port, kill_arena
 
 pytestmark = pytest.mark.slow
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split()[2]
-    except FileNotFoundError:
-        return False
-    return state != "Z"
 
 
 def test_arena_serves_the_api_docs_and_stops_all_children_on_sigterm(tmp_path):
@@ -57,9 +48,4 @@ def test_arena_serves_the_api_docs_and_stops_all_children_on_sigterm(tmp_path):
         assert not any(alive(pid) for pid in children.values())
         assert "arena: stopped cleanly" in (tmp_path / "arena.log").read_text()
     finally:
-        if arena.poll() is None:
-            os.killpg(arena.pid, signal.SIGKILL)
-            arena.wait(10)
-        for pid in children.values():  # each child has its own session: clean up after a failure
-            if alive(pid):
-                os.killpg(pid, signal.SIGKILL)
+        kill_arena(arena, children)

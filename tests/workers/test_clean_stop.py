@@ -18,19 +18,12 @@ import time
 from pathlib import Path
 
 import pytest
-from cluster import HARNESS, ROOT, Cluster, free_port
+from cluster import HARNESS, ROOT, Cluster, alive, free_port, kill_arena
 from conftest import need_services
 
 from workers.management.commands.arena import STOP_GRACE_S, Children
 
 pytestmark = pytest.mark.slow
-
-
-def alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def run(argv: list[str], env: dict) -> str:
@@ -85,12 +78,7 @@ def test_sigterm_mid_match_requeues_it_removes_the_bot_folders_then_says_stopped
         assert arena.wait(STOP_GRACE_S + 60) == 0, log.read_text()[-4000:]
         took = time.monotonic() - asked
     finally:
-        if arena.poll() is None:
-            os.killpg(arena.pid, signal.SIGKILL)
-            arena.wait(10)
-        for pid in children.values():  # each child has its own session: clean up after a failure
-            if alive(pid):
-                os.killpg(pid, signal.SIGKILL)
+        kill_arena(arena, children)
     text = log.read_text()
     print(f"stopped in {took:.1f} s")
     status, attempts, reason = match_row()
