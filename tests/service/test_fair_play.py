@@ -115,3 +115,13 @@ def test_a_renamed_player_frees_the_old_name_and_holds_the_new(db):
     create_player(username="OLAF", password="a-long-pass-42")
     with pytest.raises(ValidationError, match="too like 'erik'"):
         create_player(username="Erik.", password="a-long-pass-42")
+
+
+def test_a_login_does_not_rewrite_the_name_key(django_assert_num_queries):
+    user = create_player(username="logs-in-often", password="a-long-pass-42")
+    with django_assert_num_queries(1):  # the last_login update alone
+        user.save(update_fields=["last_login"])
+    user.username = "renamed"  # a rename through update_fields keeps the key
+    user.save(update_fields=["username"])
+    from tournaments.models import PlayerName
+    assert PlayerName.objects.get(user=user).key == "renarned"  # m reads as rn

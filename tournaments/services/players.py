@@ -48,7 +48,11 @@ def check_user_name(username: str, user_pk: int | None = None) -> None:
 
 def keep_name_key(sender, instance, **kwargs) -> None:
     """A user was saved: keep their name's compared form (``PlayerName``). A look-alike of another user's
-    name raises IntegrityError, so the save that made it fails with it."""
+    name raises IntegrityError, so the save that made it fails with it. A save of other fields only (a login's
+    ``last_login``) leaves it alone: no query on every login."""
+    update_fields = kwargs.get("update_fields")
+    if update_fields is not None and "username" not in update_fields:
+        return
     PlayerName.objects.update_or_create(user=instance, defaults={"key": name_key(instance.username) or None})
 
 
