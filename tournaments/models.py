@@ -179,8 +179,17 @@ class Tournament(models.Model):
         FINISHED = "finished"
         CANCELLED = "cancelled"
 
+    class Format(models.TextChoices):
+        ROUND_ROBIN = "round_robin", "round robin"
+        SWISS = "swiss", "Swiss (FIDE Dutch system)"
+        GAUNTLET = "gauntlet", "gauntlet"
+        KNOCKOUT = "knockout", "knockout"
+
     name = models.CharField(max_length=100)
     game = models.CharField(max_length=16, choices=GAME_CHOICES)
+    format = models.CharField(max_length=12, choices=Format.choices, default=Format.ROUND_ROBIN)
+    # A Swiss plays this many rounds; other formats derive theirs from the entrants.
+    rounds = models.PositiveIntegerField(null=True, blank=True)
     organiser = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tournaments")
     time_control = models.CharField(max_length=40)
     games_per_pairing = models.PositiveIntegerField(default=2)
@@ -205,6 +214,8 @@ class Tournament(models.Model):
             models.CheckConstraint(condition=Q(games_per_pairing__gte=1), name="tournament_games_positive"),
             models.CheckConstraint(condition=Q(status__in=["draft", "running", "finished", "cancelled"]),
                                    name="tournament_status_known"),
+            models.CheckConstraint(condition=Q(format__in=["round_robin", "swiss", "gauntlet", "knockout"]),
+                                   name="tournament_format_known"),
         ]
         indexes = [
             models.Index(fields=["status"], name="tournament_status_idx"),
