@@ -23,6 +23,7 @@ COPY config config
 COPY seeds seeds
 COPY docs docs
 COPY manage.py ./
+COPY scripts/worker-entry scripts/worker-entry
 RUN pip install --no-cache-dir '.[server]' && mkdir -p /var/lib/arena
 
 EXPOSE 8000

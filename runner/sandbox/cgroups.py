@@ -20,6 +20,38 @@ from .proctree import kill_pid, read_text
 CPU_SHARES, CPU_WEIGHT = 1024, 100  # the defaults of v1 and v2: one bot, one equal share
 
 
+# The controllers that keep bots apart (v2 names; v1 has cpu, memory and pids under the same names).
+LIMITED = ("memory", "pids", "cpu")
+# Where a worker at the root of a delegated subtree moves its own processes (see ``_move_into_leaf``).
+WORKER_LEAF = "worker"
+
+
+def _enable(directory: Path, wanted: set[str]) -> set[str]:
+    """Enable ``wanted`` for the children of ``directory``; returns those enabled."""
+    for controller in wanted:
+        _write(directory / "cgroup.subtree_control", f"+{controller}")
+    return set(read_text(directory / "cgroup.subtree_control").split()) & wanted
+
+
+def _move_into_leaf(directory: Path) -> bool:
+    """Move every process of ``directory`` into its leaf ``worker/``. v2 lets only a cgroup without processes
+    enable controllers for its children, and a worker in a container with a private cgroup namespace (compose's
+    ``cgroup: private``) sits in the root of its delegated subtree together with its whole container. Once the
+    root is empty, the bots' cgroups live beside the leaf: siblings with equal weights, each with its limits."""
+    leaf = directory / WORKER_LEAF
+    try:
+        leaf.mkdir(exist_ok=True)
+    except OSError:
+        return False
+    for _ in range(5):  # a process forked meanwhile is born in the root: move it on the next pass
+        pids = read_text(directory / "cgroup.procs").split()
+        if not pids:
+            return True
+        for pid in pids:
+            _write(leaf / "cgroup.procs", pid)  # one that has exited meanwhile is simply not moved
+    return False
+
+
 def _write(path: Path, value: str) -> bool:
     try:
         with open(path, "w") as handle:
@@ -39,15 +71,18 @@ class CgroupHost:
     _v2_freezes: bool = False
 
     @classmethod
-    def detect(cls) -> CgroupHost:
+    def detect(cls, controllers: tuple[str, ...] = LIMITED) -> CgroupHost:
+        """``controllers``: the v2 controllers to enable for the bots' cgroups where v1 does not hold them."""
         host = cls()
         if os.geteuid() != 0:
             return host  # without root (and without systemd delegation) cgroups are not ours to make
         mounts = [line.split() for line in read_text(Path("/proc/self/mounts")).splitlines()]
         own = {}
         for line in read_text(Path("/proc/self/cgroup")).splitlines():
-            _, controllers, path = line.split(":", 2)
-            own[controllers] = path
+            _, names, path = line.split(":", 2)
+            own[names] = path
+        if own.get("") == f"/{WORKER_LEAF}":
+            own[""] = "/"  # a worker process of a delegated subtree (moved, or born, into its leaf): its root
         for mount in mounts:
             if len(mount) < 4:
                 continue
@@ -64,11 +99,12 @@ class CgroupHost:
                 if os.access(directory, os.W_OK) and (directory / "cgroup.procs").exists():
                     host.v2 = directory
         if host.v2 is not None:
-            available = set(read_text(host.v2 / "cgroup.controllers").split()) & {"memory", "pids", "cpu"}
+            available = set(read_text(host.v2 / "cgroup.controllers").split()) & set(controllers)
             wanted = available - set(host.v1)
-            for controller in wanted:
-                _write(host.v2 / "cgroup.subtree_control", f"+{controller}")
-            host.v2_controllers = frozenset(set(read_text(host.v2 / "cgroup.subtree_control").split()) & wanted)
+            enabled = _enable(host.v2, wanted)
+            if enabled != wanted and own[""] == "/" and _move_into_leaf(host.v2):
+                enabled = _enable(host.v2, wanted)
+            host.v2_controllers = frozenset(enabled)
         host._v2_freezes = host._v2_can_freeze()
         if "freezer" in host.v1 and host._v2_freezes:
             del host.v1["freezer"]  # v2's cgroup.freeze does it: one cgroup fewer to make and join per bot
