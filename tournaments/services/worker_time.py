@@ -21,6 +21,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db.models import DurationField, ExpressionWrapper, F, Min, Sum
 from django.utils import timezone
@@ -28,20 +29,36 @@ from django.utils import timezone
 from engines import get_game
 from engines.protocol import TimeControl
 
-from ..models import BotVersion, Match
+from ..models import BotVersion, Game, Match
 
 LADDER = None  # the ladder's account: its matches are charged to nobody
 
 # An expected game, for the estimate: both bots' start-up, then a typical game's plies, each using its whole
-# budget (a searching bot does; a quick bot costs less, which only leaves budget unused). Typical: the
-# reference bots' games last 40-200 plies; the rule books' longest (750-1000) is the worst case
+# budget (a searching bot does; a quick bot costs less, which only leaves budget unused). Typical: the median
+# length of the game's last stored games, once there are enough of them; before that, EXPECTED_PLIES (the
+# reference bots' games last 40-200 plies). The rule books' longest (750-1000) is the worst case
 # workers.schedule uses for time limits, far above what is expected.
 EXPECTED_STARTUP_SECONDS = 2.0
 EXPECTED_PLIES = 120
+TYPICAL_SAMPLE, TYPICAL_MIN_GAMES, TYPICAL_SECONDS = 500, 50, 600
+
+
+def typical_plies(game_id: str) -> int:
+    """The median length of the last ``TYPICAL_SAMPLE`` stored games of ``game_id`` (kept for
+    ``TYPICAL_SECONDS``: every queued match asks), or ``EXPECTED_PLIES`` while it has fewer than
+    ``TYPICAL_MIN_GAMES``."""
+    key = f"arena:typical-plies:{game_id}"
+    plies = cache.get(key)
+    if plies is None:
+        lengths = sorted(Game.objects.filter(match__game=game_id).order_by("-id")
+                         .values_list("plies", flat=True)[:TYPICAL_SAMPLE])
+        plies = lengths[len(lengths) // 2] if len(lengths) >= TYPICAL_MIN_GAMES else EXPECTED_PLIES
+        cache.set(key, plies, TYPICAL_SECONDS)
+    return plies
 
 
 def expected_game_seconds(game_id: str, time_control: str) -> float:
-    plies = min(EXPECTED_PLIES, get_game(game_id).max_plies)
+    plies = max(1, min(typical_plies(game_id), get_game(game_id).max_plies))
     return EXPECTED_STARTUP_SECONDS + TimeControl.parse(time_control).thinking_seconds(plies)
 
 
