@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from api import exports as api_exports
 from api import public
 from api import records as api_records
 from api import selectors as api_selectors
@@ -402,6 +403,19 @@ def tournament_games(request, tournament_id: int):
     if found is None:
         return not_found(request, what="tournament")
     return api_records.tournament_games_jsonl(request.user, found)
+
+
+@require_GET
+def tournament_records(request, tournament_id: int):
+    """The tournament's records in the text notation, one zip (``api.exports``: the API's file, its throttle)."""
+    found = selectors.tournament(tournament_id)
+    if found is None:
+        return not_found(request, what="tournament")
+    refused = api_throttles.refusal(request, "exports")
+    if refused is not None:
+        return HttpResponse(str(refused.detail), status=429, content_type="text/plain; charset=utf-8",
+                            headers={"Retry-After": str(int(refused.wait or 60))})
+    return api_exports.tournament_records_zip(request, found)
 
 
 # (short, long) label of each tie-break, as the standings table heads its columns.
