@@ -946,7 +946,7 @@ class TournamentCreateSerializer(StrictInput):
     format = serializers.ChoiceField(choices=Tournament.Format.values, required=False,
                                      default=Tournament.Format.ROUND_ROBIN, help_text=FORMAT_HELP)
     champion = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False,
-                                        help_text=CHAMPION_HELP + " Required for a gauntlet, refused otherwise.")
+                                        help_text=CHAMPION_HELP + " A gauntlet only (or named later, by a change).")
     seeding = serializers.ChoiceField(choices=["rating", "listed"], required=False, default="rating",
                                       help_text=SEEDING_HELP)
     tiebreak_pairs = serializers.IntegerField(min_value=0, max_value=10, required=False, default=2,

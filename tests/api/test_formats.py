@@ -28,8 +28,6 @@ def _settle(match, winners):
 
 def test_gauntlet_needs_an_entered_champion_and_shows_its_table(ada, player, other_player):
     versions = [ready_version(make_bot(other_player if i % 2 else player, f"g{i}")) for i in range(3)]
-    refused = _create(ada, format="gauntlet")
-    assert refused.status_code == 400 and "champion" in refused.json()
     refused = _create(ada, format="knockout", champion=versions[0].pk)
     assert refused.status_code == 400 and "champion" in refused.json()
     assert not Tournament.objects.exists()

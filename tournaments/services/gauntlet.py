@@ -9,11 +9,9 @@ from ..models import BotVersion, Tournament, TournamentEntrant
 
 
 def check_champion(game: str, champion: BotVersion | None) -> None:
-    """At creation (or a change): a gauntlet names its champion, a version of the tournament's game."""
-    if champion is None:
-        raise ValidationError({"champion": ["a gauntlet names its champion: the id of the version that plays "
-                                            "every other entrant"]})
-    if champion.bot.game != game:
+    """A gauntlet's champion, when named (at creation, or later while a draft), is a version of its game; the
+    start refuses a gauntlet whose champion is not named or not entered."""
+    if champion is not None and champion.bot.game != game:
         raise ValidationError({"champion": [f"{champion} plays {champion.bot.game}, the tournament {game}"]})
 
 
