@@ -861,6 +861,15 @@ TIEBREAKS_HELP = ("The tie-breaks that order entrants level on score, in order: 
                   + ", ".join(TIEBREAKS) + ".")
 
 
+FORMAT_HELP = ("`round_robin` (everyone meets everyone), `swiss`, `gauntlet` (the champion against every other "
+               "entrant) or `knockout` (a bracket of mini-matches; byes to the top seeds).")
+CHAMPION_HELP = "Gauntlet: id of the version that plays every other entrant; it must be entered before the start."
+SEEDING_HELP = ("Knockout: `rating` seeds by the game's latest fitted rating (unrated entrants after, as listed), "
+                "`listed` in the order the entrants were added.")
+TIEBREAK_PAIRS_HELP = ("Knockout: a mini-match left level plays tie-break pairs of two games (colours swapped) while "
+                       "level, at most this many; level after them, the higher seed advances.")
+
+
 class TournamentSerializer(serializers.ModelSerializer):
     organiser = serializers.CharField(source="organiser.username", read_only=True,
                                       help_text="The organiser's user name.")
@@ -873,12 +882,14 @@ class TournamentSerializer(serializers.ModelSerializer):
                   "for every two entrants.")
     tiebreaks = serializers.ListField(child=serializers.ChoiceField(choices=TIEBREAKS), source="tiebreak_order",
                                       read_only=True, help_text=TIEBREAKS_HELP)
+    champion = serializers.IntegerField(source="champion_id", read_only=True, allow_null=True,
+                                        help_text=CHAMPION_HELP + " Null in other formats.")
 
     class Meta:
         model = Tournament
-        fields = ["id", "name", "game", "organiser", "organiser_id", "time_control", "games_per_pairing",
-                  "double_round", "games_per_two_entrants", "games_total", "official", "tiebreaks", "status",
-                  "created_at", "started_at", "finished_at"]
+        fields = ["id", "name", "game", "format", "organiser", "organiser_id", "time_control", "games_per_pairing",
+                  "double_round", "games_per_two_entrants", "games_total", "official", "tiebreaks", "champion",
+                  "seeding", "tiebreak_pairs", "status", "created_at", "started_at", "finished_at"]
         read_only_fields = fields
         extra_kwargs = {
             "id": {"help_text": ID_HELP}, "name": {"help_text": "The tournament's name."},
@@ -887,6 +898,9 @@ class TournamentSerializer(serializers.ModelSerializer):
             "games_per_pairing": {"help_text": GAMES_PER_PAIRING_HELP},
             "double_round": {"help_text": DOUBLE_ROUND_HELP},
             "official": {"help_text": OFFICIAL_HELP},
+            "format": {"help_text": FORMAT_HELP},
+            "seeding": {"help_text": SEEDING_HELP},
+            "tiebreak_pairs": {"help_text": TIEBREAK_PAIRS_HELP},
             "status": {"help_text": "`draft` (entrants may change), `running`, `finished` or `cancelled`."},
             "created_at": {"help_text": "When the tournament was created."},
             "started_at": {"help_text": "When it was started; null while a draft."},
@@ -900,6 +914,9 @@ class TournamentSerializer(serializers.ModelSerializer):
         count = getattr(tournament, "entrant_count", None)  # annotated on lists (tournaments_all)
         if count is None:
             count = tournament.entrants.count()
+        if tournament.format in (Tournament.Format.GAUNTLET, Tournament.Format.KNOCKOUT):
+            # One mini-match per other entrant (gauntlet) or per entrant knocked out; tie-breaks not counted.
+            return tournament.games_per_pairing * max(0, count - 1)
         return games_per_two_entrants(tournament) * count * (count - 1) // 2
 
 
@@ -926,6 +943,14 @@ class TournamentCreateSerializer(StrictInput):
         required=False, default=False, help_text=OFFICIAL_HELP + " Staff only (a player's true is refused).")
     tiebreaks = serializers.ListField(child=serializers.ChoiceField(choices=TIEBREAKS), required=False,
                                       max_length=len(TIEBREAKS), help_text=TIEBREAKS_HELP)
+    format = serializers.ChoiceField(choices=Tournament.Format.values, required=False,
+                                     default=Tournament.Format.ROUND_ROBIN, help_text=FORMAT_HELP)
+    champion = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False,
+                                        help_text=CHAMPION_HELP + " A gauntlet only (or named later, by a change).")
+    seeding = serializers.ChoiceField(choices=["rating", "listed"], required=False, default="rating",
+                                      help_text=SEEDING_HELP)
+    tiebreak_pairs = serializers.IntegerField(min_value=0, max_value=10, required=False, default=2,
+                                              help_text=TIEBREAK_PAIRS_HELP + " 0 to 10, default 2.")
 
     def to_internal_value(self, data):
         # The organiser's "rated" is gone: say why rather than just "unknown field".
@@ -936,6 +961,8 @@ class TournamentCreateSerializer(StrictInput):
 
 
 class TournamentChangeSerializer(StrictInput):
+    champion = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False,
+                                        help_text=CHAMPION_HELP + " A gauntlet's draft only.")
     official = serializers.BooleanField(required=False, help_text=OFFICIAL_HELP + " Staff only; a draft only.")
     tiebreaks = serializers.ListField(child=serializers.ChoiceField(choices=TIEBREAKS), required=False,
                                       max_length=len(TIEBREAKS), help_text=TIEBREAKS_HELP + " A draft only.")

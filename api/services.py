@@ -128,6 +128,11 @@ def entrant_version(user, version_id: int) -> BotVersion:
     return _version_for(user, version_id, "version", must_own=False)
 
 
+def champion_version(user, version_id: int | None) -> BotVersion | None:
+    """The version an organiser names a gauntlet's champion: one they could enter (``entrant_version``)."""
+    return None if version_id is None else _version_for(user, version_id, "champion", must_own=False)
+
+
 def after_upload(version: BotVersion) -> None:
     """Wake a worker for the smoke test once the upload is committed."""
     transaction.on_commit(lambda: _send_smoke_test(version.pk))

@@ -4,7 +4,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from . import views
+from . import exports, views
 
 router = DefaultRouter()
 router.include_root_view = False  # views.ApiRootView lists every endpoint, not only the router's
@@ -19,6 +19,9 @@ urlpatterns = [
     path("auth/token/", views.TokenView.as_view(), name="api-token"),
     path("auth/register/", views.RegisterView.as_view(), name="api-register"),
     re_path(r"^games/(?P<pk>[0-9]{1,18})/record\.txt$", views.GameRecordTextView.as_view(), name="game-record-txt"),
+    path("games/export.jsonl", exports.DatasetExportView.as_view(), name="games-export"),
+    re_path(r"^tournaments/(?P<pk>[0-9]{1,18})/records\.zip$", exports.TournamentRecordsView.as_view(),
+            name="tournament-records-zip"),
     re_path(r"^tournaments/(?P<pk>[0-9]{1,18})/games\.jsonl$", views.TournamentGamesView.as_view(),
             name="tournament-games-jsonl"),
     path("leaderboard/<str:game>/", views.LeaderboardView.as_view(), name="leaderboard"),

@@ -25,9 +25,11 @@ from engines import GAME_IDS
 from ratings import selectors as ratings_selectors
 from tournaments import selectors as app_selectors
 from tournaments import services as app_services
+from tournaments.gauntlet import gauntlet_table
+from tournaments.knockout import bracket as knockout_bracket
 from tournaments.models import BotVersion, Tournament
 
-from . import public, rows, selectors, serializers
+from . import formats, public, rows, selectors, serializers
 from . import services as api_services
 from .filters import BotFilter, BotVersionFilter, GameFilter, MatchFilter, StrictOrdering, TournamentFilter
 from .pagination import NewestChangeFirstCursor, NewestFirstCursor, SmallPages
@@ -602,7 +604,9 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
         """Create a round-robin tournament as a draft; you are its organiser."""
         data = serializers.TournamentCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        tournament = app_services.create_tournament(request.user, **data.validated_data)
+        options = dict(data.validated_data)
+        options["champion"] = api_services.champion_version(request.user, options.get("champion"))
+        tournament = app_services.create_tournament(request.user, **options)
         return Response(serializers.TournamentSerializer(tournament).data, status=status.HTTP_201_CREATED)
 
     def partial_update(self, request, pk=None):
@@ -610,7 +614,10 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
         tournament = self._tournament_for_change()
         data = serializers.TournamentChangeSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        app_services.change_tournament(tournament, request.user, **data.validated_data)
+        options = dict(data.validated_data)
+        if "champion" in options:
+            options["champion"] = api_services.champion_version(request.user, options["champion"])
+        app_services.change_tournament(tournament, request.user, **options)
         return self._detail(tournament)
 
     def _tournament_for_change(self) -> Tournament:
@@ -697,6 +704,31 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
         table = app_selectors.crosstable(tournament)
         return Response(serializers.CrosstableRowSerializer(crosstable_rows(table), many=True,
                                                             context={"request": request}).data)
+
+
+    @extend_schema(responses={200: formats.GauntletSerializer, 404: refused_when("not a gauntlet")})
+    @action(detail=True, filter_backends=[], pagination_class=None)
+    def gauntlet(self, request, pk=None):
+        """A gauntlet's table: the champion's results against each opponent and over all, with the Elo difference
+        and its 95% interval (colour-swapped pairs counted as pairs)."""
+        tournament = self._of_format(Tournament.Format.GAUNTLET)
+        return Response(formats.GauntletSerializer(formats.gauntlet(gauntlet_table(tournament)),
+                                                   context={"request": request}).data)
+
+    @extend_schema(responses={200: formats.BracketSerializer, 404: refused_when("not a knockout")})
+    @action(detail=True, filter_backends=[], pagination_class=None)
+    def bracket(self, request, pk=None):
+        """A knockout's bracket: each round's pairings in bracket order, their points (tie-breaks included) and
+        who advanced; byes go to the top seeds; level after every tie-break pair, the higher seed advances."""
+        tournament = self._of_format(Tournament.Format.KNOCKOUT)
+        return Response(formats.BracketSerializer(formats.bracket(knockout_bracket(tournament)),
+                                                  context={"request": request}).data)
+
+    def _of_format(self, kind: str) -> Tournament:
+        tournament = self.get_object()
+        if tournament.format != kind:
+            raise NotFound(f"tournament {tournament.pk} is a {tournament.get_format_display()}, not a {kind}")
+        return tournament
 
 
 def crosstable_rows(table) -> list[dict]:

@@ -232,6 +232,7 @@ REST_FRAMEWORK = {
         "challenges": os.environ.get("THROTTLE_CHALLENGES", "120/hour"),
         "sprt": os.environ.get("THROTTLE_SPRT", "30/hour"),
         "live": os.environ.get("THROTTLE_LIVE", "120/minute"),  # the live viewer polls every second or two
+        "exports": os.environ.get("THROTTLE_EXPORTS", "30/hour"),  # whole-table downloads (api.exports)
     },
     "EXCEPTION_HANDLER": "tournaments.exceptions.json_exception_handler",
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,  # None (DRF's default) would count by the whole X-Forwarded-For

@@ -46,6 +46,12 @@ def rating_fit(game: str) -> RatingFit | None:
     return RatingFit.objects.filter(game=game).first()
 
 
+def fitted_elos(game: str, version_ids) -> dict[int, float]:
+    """The latest fit's rating of each of these versions that it bounds (a knockout's seeding); one query."""
+    return dict(FittedRating.objects.filter(fit__game=game, version_id__in=list(version_ids), elo__isnull=False)
+                .values_list("version_id", "elo"))
+
+
 def fitted_leaderboard(game: str) -> QuerySet[FittedRating]:
     """Public bots' fitted ratings for one game, one row a bot (the version it plays the ladder with, as of
     the latest fit): the ranked first by rank, then the others by fitted rating, those the results leave

@@ -190,6 +190,18 @@ class Tournament(models.Model):
     format = models.CharField(max_length=12, choices=Format.choices, default=Format.ROUND_ROBIN)
     # A Swiss plays this many rounds; other formats derive theirs from the entrants.
     rounds = models.PositiveIntegerField(null=True, blank=True)
+    # A gauntlet plays this entrant against every other one (tournaments.services.gauntlet).
+    champion = models.ForeignKey(
+        BotVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+        help_text="Gauntlet: the entered version that plays every other entrant.")
+    # A knockout (tournaments.services.knockout): how the bracket is seeded, and how many colour-swapped
+    # tie-break pairs a level mini-match plays before the higher seed advances.
+    seeding = models.CharField(max_length=8, choices=[("rating", "by fitted rating"), ("listed", "as listed")],
+                               default="rating", db_default="rating")
+    tiebreak_pairs = models.PositiveIntegerField(
+        default=2, db_default=2,
+        help_text="Knockout: tie-break pairs (two games, colours swapped) a level mini-match plays at most; still "
+                  "level after them, the higher seed advances.")
     organiser = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tournaments")
     time_control = models.CharField(max_length=40)
     games_per_pairing = models.PositiveIntegerField(default=2)

@@ -76,12 +76,33 @@ class TournamentForm(forms.Form):
         max_length=100, required=False, initial=DEFAULT_TIEBREAKS.replace(",", ", "), label="Tie-breaks",
         help_text="After score, in order, from: " + ", ".join(TIEBREAKS) + " (FIDE's recommended order by default)")
     official = forms.BooleanField(required=False, label="Official (rated: its games move the leaderboard)")
+    format = forms.ChoiceField(choices=[("round_robin", "Round robin"), ("gauntlet", "Gauntlet: one champion "
+                                        "against the field (name it when you add it)"),
+                                        ("knockout", "Knockout: a bracket, byes to the top seeds")],
+                               initial="round_robin", required=False)
+    seeding = forms.ChoiceField(choices=[("rating", "by fitted rating"), ("listed", "in the order added")],
+                                initial="rating", label="Knockout seeding", required=False)
+    tiebreak_pairs = forms.IntegerField(initial=2, min_value=0, max_value=10, label="Knockout tie-break pairs",
+                                        required=False,
+                                        help_text="Played while a mini-match is level; still level, the higher "
+                                                  "seed advances")
 
     def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["time_control"].widget.attrs["placeholder"] = settings.ARENA["DEFAULT_TIME_CONTROL"]
         if not (user is not None and user.is_staff):
             del self.fields["official"]  # only staff make a tournament official; a player's is unrated
+
+    # Left out (an older form, a script): a round robin, seeded by rating, two tie-break pairs.
+    def clean_format(self):
+        return self.cleaned_data["format"] or "round_robin"
+
+    def clean_seeding(self):
+        return self.cleaned_data["seeding"] or "rating"
+
+    def clean_tiebreak_pairs(self):
+        value = self.cleaned_data["tiebreak_pairs"]
+        return 2 if value is None else value
 
     def clean_tiebreaks(self):
         text = self.cleaned_data["tiebreaks"].strip()

@@ -9,11 +9,13 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from api import exports as api_exports
 from api import public
 from api import records as api_records
 from api import selectors as api_selectors
@@ -27,6 +29,9 @@ from runner.match import stderr_tail
 from tournaments import live
 from tournaments import selectors as app_selectors
 from tournaments import services as app_services
+from tournaments.gauntlet import gauntlet_table
+from tournaments.knockout import bracket as knockout_bracket
+from tournaments.knockout import round_name
 from tournaments.models import BotVersion, Game, Match, Tournament
 from tournaments.services import worker_time
 from tournaments.services.matches import colours
@@ -385,7 +390,9 @@ def tournament(request, tournament_id: int):
         if form is None:
             return redirect("web:tournament", tournament_id=found.pk)
     table = app_selectors.crosstable(found)
+    shown = {entrant.version_id: _shown(entrant, request.user) for entrant in table.entrants}
     return render(request, "web/tournament.html", {
+        **_format_parts(found, shown),
         "tournament": found, "rows": _crosstable_rows(table, request.user),
         "standings": [(standing, _shown(standing.entrant, request.user)) for standing in table.standings],
         "tiebreaks": [TIEBREAK_LABELS[name] for name in table.tiebreaks],
@@ -404,15 +411,55 @@ def tournament_games(request, tournament_id: int):
     return api_records.tournament_games_jsonl(request.user, found)
 
 
+@require_GET
+def tournament_records(request, tournament_id: int):
+    """The tournament's records in the text notation, one zip (``api.exports``: the API's file, its throttle)."""
+    found = selectors.tournament(tournament_id)
+    if found is None:
+        return not_found(request, what="tournament")
+    refused = api_throttles.refusal(request, "exports")
+    if refused is not None:
+        return HttpResponse(str(refused.detail), status=429, content_type="text/plain; charset=utf-8",
+                            headers={"Retry-After": str(int(refused.wait or 60))})
+    return api_exports.tournament_records_zip(request, found)
+
+
 # (short, long) label of each tie-break, as the standings table heads its columns.
 TIEBREAK_LABELS = {"direct_encounter": ("DE", "Direct encounter"), "wins": ("Wins", "Games won"),
                    "sonneborn_berger": ("SB", "Sonneborn–Berger"), "koya": ("Koya", "Koya")}
 
 
+def _format_parts(found: Tournament, shown: dict) -> dict:
+    """What a gauntlet's or a knockout's page adds: its table per opponent, or its bracket."""
+    if found.format == Tournament.Format.GAUNTLET:
+        table = gauntlet_table(found)
+        for row in table.rows:
+            row.shown = shown.get(row.opponent.version_id, False)
+        champion_shown = table.champion is not None and shown.get(table.champion.version_id, False)
+        return {"gauntlet": table, "champion_shown": champion_shown}
+    if found.format == Tournament.Format.KNOCKOUT:
+        drawn = knockout_bracket(found)
+        for pairings in drawn.rounds:
+            for pairing in pairings:
+                pairing.high_shown = pairing.high is not None and shown.get(pairing.high.version_id, False)
+                pairing.low_shown = pairing.low is not None and shown.get(pairing.low.version_id, False)
+        winner_shown = drawn.champion is not None and shown.get(drawn.champion.version_id, False)
+        return {"bracket": [(round_name(len(pairings), number), pairings)
+                            for number, pairings in enumerate(drawn.rounds, start=1)],
+                "bracket_winner": drawn.champion, "winner_shown": winner_shown}
+    return {}
+
+
 def _tournament_action(request, found: Tournament, choices):
-    """The organiser's add-entrant or start; the form with its errors, or None when it was done."""
+    """The organiser's add-entrant (as a gauntlet's champion too) or start; the form with its errors, or None when
+    it was done."""
     form = forms.EntrantForm(request.POST, choices=choices)
     if forms.throttled(request, form, "writes"):
+        return form
+    if request.POST.get("action") == "champion":
+        if form.is_valid() and forms.run_service(form, lambda: _enter_champion(
+                request.user, found, form.cleaned_data["version"])) is not None:
+            return None
         return form
     if request.POST.get("action") == "start":
         if forms.run_service(form, lambda: app_services.start_tournament(found)) is not None:
@@ -423,6 +470,14 @@ def _tournament_action(request, found: Tournament, choices):
             found, api_services.entrant_version(request.user, form.cleaned_data["version"]))):
         return None
     return form
+
+
+@transaction.atomic
+def _enter_champion(user, found: Tournament, version_id: int):
+    version = api_services.entrant_version(user, version_id)
+    if not found.entrants.filter(version=version).exists():
+        app_services.add_entrant(found, version)
+    return app_services.change_tournament(found, user, champion=version)
 
 
 def _crosstable_rows(table, user) -> list[dict]:

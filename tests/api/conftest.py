@@ -15,7 +15,7 @@ RANDOM_BOT = (Path(__file__).resolve().parents[1] / "bots" / "random_bot.py").re
 # Every scope of api.throttles, far above what a test does (a throttle's own tests set theirs lower).
 GENEROUS = {"uploads": "1000/hour", "writes": "10000/hour", "registration": "1000/hour", "login": "1000/hour",
             "token": "1000/hour", "tournaments": "1000/hour", "challenges": "1000/hour", "sprt": "1000/hour",
-            "live": "10000/hour"}
+            "live": "10000/hour", "exports": "10000/hour"}
 
 
 def throttle_rates(settings, **rates: str) -> None:

@@ -545,3 +545,45 @@ def test_the_opponents_table_spells_out_what_is_not_a_number(player, other_playe
     assert "inf" not in page.split('id="opponents"')[1].split("</section>")[0]
     table = page.split('id="opponents"')[1].split("</section>")[0]
     assert "swept" in table and "(too few games for an interval)" in table  # the row is there, in words
+
+
+def test_gauntlet_and_knockout_pages_show_their_table_and_bracket(league, player):
+    from tournaments.services import claim_match, finish_match
+
+    def settle(match, winners):
+        token = claim_match(match.pk, "w")
+        reasons = {"white": "escape", "black": "king-captured"}
+        assert finish_match(match.pk, token, [{"game": "tafl9", "winner": w, "reason": reasons[w], "plies": 3,
+                                               "actions": []} for w in winners])
+
+    client = client_for(player)
+    assert client.post("/tournaments/new/", {"name": "Gaunt", "game": "tafl9", "games_per_pairing": 2,
+                                             "format": "gauntlet"}).status_code == 302
+    gauntlet = Tournament.objects.get(name="Gaunt")
+    for key in ("beta", "gamma"):
+        added = client.post(f"/tournaments/{gauntlet.pk}/", {"action": "add", "version": league[key].pk})
+        assert added.status_code == 302
+    refused = client.post(f"/tournaments/{gauntlet.pk}/", {"action": "start"})
+    assert refused.status_code == 400 and "no champion is named" in text(refused)
+    assert client.post(f"/tournaments/{gauntlet.pk}/", {"action": "champion",
+                                                        "version": league["alpha"].pk}).status_code == 302
+    gauntlet.refresh_from_db()
+    assert gauntlet.champion_id == league["alpha"].pk
+    assert client.post(f"/tournaments/{gauntlet.pk}/", {"action": "start"}).status_code == 302
+    match, _ = gauntlet.matches.order_by("id")
+    settle(match, ["white", "black"])
+    page = text(client.get(f"/tournaments/{gauntlet.pk}/"))
+    assert "against the field" in page and "scored every point" in page and f"/matches/{match.pk}/" in page
+    assert f"/tournaments/{gauntlet.pk}/records.zip" in page
+
+    assert client.post("/tournaments/new/", {"name": "KO", "game": "tafl9", "games_per_pairing": 2,
+                                             "format": "knockout", "seeding": "listed",
+                                             "tiebreak_pairs": 1}).status_code == 302
+    knockout = Tournament.objects.get(name="KO")
+    for key in ("alpha", "beta"):
+        client.post(f"/tournaments/{knockout.pk}/", {"action": "add", "version": league[key].pk})
+    assert client.post(f"/tournaments/{knockout.pk}/", {"action": "start"}).status_code == 302
+    (final,) = knockout.matches.all()
+    settle(final, ["white", "black"])
+    page = text(client.get(f"/tournaments/{knockout.pk}/"))
+    assert "Bracket" in page and "Final" in page and "Winner:" in page and f"/matches/{final.pk}/" in page

@@ -25,6 +25,7 @@ from ratings.services import apply_rated_game, lock_ratings
 from .. import events
 from ..models import BotVersion, Game, Match, Tournament, Worker
 from . import (
+    knockout,  # a knockout's next matches are queued in the transaction that ends the last one
     version_tests,  # an SPRT's match counts in its test, in the transaction that stores it
     worker_time,
 )
@@ -244,7 +245,32 @@ def _ended(match: Match, bot_ids: tuple[int, int] | None = None) -> None:
     finish_tournament_if_done(match.tournament_id)
 
 
+# Formats whose next matches depend on results: called when any of their matches ends, with the row locked.
+FOLLOW_UPS = {Tournament.Format.KNOCKOUT: knockout.advance}
+
+
+def _follow_up(tournament_id: int) -> None:
+    """Queue what a running tournament of a format in ``FOLLOW_UPS`` needs next. Its row is locked first: two of
+    its matches ending at once are serialised here, so the second sees the first's result and exactly one of
+    them queues the next round. A failure is logged, never raised: the result that called it must be stored."""
+    tournament = (Tournament.objects.select_for_update()
+                  .filter(pk=tournament_id, status=Tournament.Status.RUNNING, format__in=list(FOLLOW_UPS)).first())
+    if tournament is None:
+        return
+    try:
+        with transaction.atomic():  # a savepoint: a refused match leaves the rest of the transaction whole
+            FOLLOW_UPS[tournament.format](tournament)
+    except (ValidationError, DataError):
+        log.exception("tournament %s: could not queue its next matches", tournament_id)
+
+
 def finish_tournament_if_done(tournament_id: int) -> bool:
+    with transaction.atomic():
+        _follow_up(tournament_id)
+        return _finish_if_done(tournament_id)
+
+
+def _finish_if_done(tournament_id: int) -> bool:
     open_matches = Match.objects.filter(tournament_id=tournament_id,
                                         status__in=[Match.Status.QUEUED, Match.Status.RUNNING])
     if open_matches.exists():

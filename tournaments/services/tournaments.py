@@ -1,4 +1,5 @@
-"""Round-robin tournaments: entrants before the start, matches from the Berger tables at the start."""
+"""Tournaments: entrants before the start, then the matches of its format (a round robin's from the Berger tables;
+a gauntlet's and a knockout's from ``gauntlet`` and ``knockout``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from django.utils import timezone
 from .. import events
 from ..models import DEFAULT_TIEBREAKS, TIEBREAKS, BotVersion, Match, Tournament, TournamentEntrant
 from ..pairings import berger_rounds, double_round
+from . import gauntlet, knockout
 from .matches import finish_tournament_if_done
 from .queueing import (
     cancel_queued,
@@ -26,7 +28,9 @@ from .worker_time import check_budget, expected_match_seconds
 
 def create_tournament(organiser, *, name: str, game: str, time_control: str | None = None,
                       games_per_pairing: int = 2, double_round: bool = True, official: bool = False,
-                      tiebreaks: list[str] | None = None) -> Tournament:
+                      tiebreaks: list[str] | None = None, format: str = Tournament.Format.ROUND_ROBIN,
+                      champion: BotVersion | None = None, seeding: str = "rating",
+                      tiebreak_pairs: int = 2) -> Tournament:
     """A draft round robin. Only staff make an official (rated) one: a player's tournament never moves the
     leaderboard. In an official one, a pairing of two bots of one owner is still played unrated (and counts in
     the standings like any other): ``create_match`` applies that rule to every match."""
@@ -44,11 +48,33 @@ def create_tournament(organiser, *, name: str, game: str, time_control: str | No
     if official:
         _check_staff(organiser)
     order = DEFAULT_TIEBREAKS if tiebreaks is None else check_tiebreaks(tiebreaks)
+    _check_format(format, game, games_per_pairing, champion, seeding, tiebreak_pairs)
     tournament = Tournament.objects.create(name=name.strip(), game=game, organiser=organiser,
                                            time_control=time_control, games_per_pairing=games_per_pairing,
-                                           double_round=double_round, official=official, tiebreaks=order)
+                                           double_round=double_round, official=official, tiebreaks=order,
+                                           format=format, champion=champion, seeding=seeding,
+                                           tiebreak_pairs=tiebreak_pairs)
     events.emit(events.TournamentCreated(tournament.pk))
     return tournament
+
+
+PAIRED_FORMATS = (Tournament.Format.GAUNTLET, Tournament.Format.KNOCKOUT)
+
+
+def _check_format(format: str, game: str, games_per_pairing: int, champion, seeding: str, tiebreak_pairs) -> None:
+    """The format's own settings: a gauntlet's champion, a knockout's seeding and tie-breaks; both play
+    colour-swapped pairs, so an even number of games per pairing."""
+    if format not in Tournament.Format.values:
+        raise ValidationError({"format": [f"unknown format {format!r}; known: {', '.join(Tournament.Format.values)}"]})
+    if format in PAIRED_FORMATS and games_per_pairing % 2:
+        raise ValidationError({"games_per_pairing": [
+            f"a {format} plays colour-swapped pairs: an even number of games per pairing, not {games_per_pairing}"]})
+    if format == Tournament.Format.GAUNTLET:
+        gauntlet.check_champion(game, champion)
+    elif champion is not None:
+        raise ValidationError({"champion": [f"only a gauntlet names a champion, not a {format}"]})
+    if format == Tournament.Format.KNOCKOUT:
+        knockout.check_settings(seeding, tiebreak_pairs)
 
 
 def check_tiebreaks(names, field: str = "tiebreaks") -> str:
@@ -71,8 +97,9 @@ def _check_staff(user, field: str = "official") -> None:
 
 @transaction.atomic
 def change_tournament(tournament: Tournament, by, *, official: bool | None = None,
-                      tiebreaks: list[str] | None = None) -> Tournament:
-    """Mark a draft official or not (staff only: ``by`` is who asks), or change its tie-break order.
+                      tiebreaks: list[str] | None = None, champion: BotVersion | None = None) -> Tournament:
+    """Mark a draft official or not (staff only: ``by`` is who asks), change its tie-break order, or name a
+    gauntlet's champion.
 
     Only a draft changes: once started, its matches were made rated or not, and its table is being read."""
     tournament = _locked_draft(tournament, "change it")
@@ -84,6 +111,12 @@ def change_tournament(tournament: Tournament, by, *, official: bool | None = Non
     if tiebreaks is not None:
         tournament.tiebreaks = check_tiebreaks(tiebreaks)
         fields.append("tiebreaks")
+    if champion is not None:
+        if tournament.format != Tournament.Format.GAUNTLET:
+            raise ValidationError({"champion": [f"only a gauntlet names a champion, not a {tournament.format}"]})
+        gauntlet.check_champion(tournament.game, champion)
+        tournament.champion = champion
+        fields.append("champion")
     if fields:
         tournament.save(update_fields=fields)
     return tournament
@@ -157,21 +190,29 @@ def schedule(tournament: Tournament, versions: list[BotVersion]) -> list[tuple[i
 
 @transaction.atomic
 def start_tournament(tournament: Tournament) -> list[Match]:
-    """Draft → running: one queued match per pairing, in round order."""
+    """Draft → running: one queued match per pairing of its format, in round order (a knockout's first round
+    only: the next ones follow its results)."""
     tournament = _locked_draft(tournament, "start")
     entrants = list(tournament.entrants.select_related("version__bot").order_by("seed"))
     if len(entrants) < 2:
-        raise ValidationError({"entrants": ["a round-robin needs at least two entrants"]})
+        raise ValidationError({"entrants": [f"a {tournament.get_format_display()} needs at least two entrants"]})
     if len(entrants) > settings.ARENA["MAX_TOURNAMENT_ENTRANTS"]:  # entrants added through the admin
         raise ValidationError({"entrants": [f"at most {settings.ARENA['MAX_TOURNAMENT_ENTRANTS']} entrants"]})
     for entrant in entrants:
         check_playable(entrant.version, "entrants")
         _check_consent(tournament, entrant.version, "entrants")  # withdrawn since, or added through the admin
     _check_running_cap(tournament, "start")
-    pairings = schedule(tournament, [entrant.version for entrant in entrants])
-    cost = len(pairings) * expected_match_seconds(tournament.game, tournament.time_control,
-                                                  tournament.games_per_pairing)
-    check_budget(tournament.organiser, cost, f"this tournament's {len(pairings)} matches")
+    if tournament.format == Tournament.Format.GAUNTLET:
+        pairings = gauntlet.pairings(tournament, entrants)
+    elif tournament.format == Tournament.Format.KNOCKOUT:
+        pairings = knockout.first_round(tournament, knockout.seed(tournament, entrants))
+    else:
+        pairings = schedule(tournament, [entrant.version for entrant in entrants])
+    # A knockout is charged for its whole bracket (one mini-match per entrant but the winner), as a round robin
+    # is for all its matches; its tie-break pairs are not counted ahead.
+    planned = len(entrants) - 1 if tournament.format == Tournament.Format.KNOCKOUT else len(pairings)
+    cost = planned * expected_match_seconds(tournament.game, tournament.time_control, tournament.games_per_pairing)
+    check_budget(tournament.organiser, cost, f"this tournament's {planned} matches")
     matches = [
         create_match(white, black, time_control=tournament.time_control, games=tournament.games_per_pairing,
                      rated=tournament.official, tournament=tournament, round_number=number)
