@@ -1,5 +1,5 @@
 """The OpenAPI schema as the API's contract (drf-spectacular): every operation lists every status it can
-answer, each error with the one error body (``Error``, tournaments.exceptions), and public reads are marked
+answer, each error with the one error body (``Error``, api.exceptions), and public reads are marked
 open to anonymous clients.
 
 Which errors an operation can give follows from the view, so it is derived here once rather than written on

@@ -106,6 +106,7 @@ INSTALLED_APPS = [
     "workers",
     "api",  # the REST API (its ready() keeps the public pages' cache in step with the Bot table)
     "web",  # the site's pages
+    "ops",  # the admin, its dashboard and the manage.py commands
 ]
 
 MIDDLEWARE = [
@@ -233,7 +234,7 @@ REST_FRAMEWORK = {
         "sprt": os.environ.get("THROTTLE_SPRT", "30/hour"),
         "live": os.environ.get("THROTTLE_LIVE", "120/minute"),  # the live viewer polls every second or two
     },
-    "EXCEPTION_HANDLER": "tournaments.exceptions.json_exception_handler",
+    "EXCEPTION_HANDLER": "api.exceptions.json_exception_handler",
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,  # None (DRF's default) would count by the whole X-Forwarded-For
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from tournaments.exceptions import api_not_found
+from api.exceptions import api_not_found
 from web.views import not_found as web_not_found
 
 urlpatterns = [

@@ -17,7 +17,7 @@ from api import services
 from engines import RefereeError
 from engines.core import Termination
 from tournaments import services as app_services
-from tournaments.dashboard import dashboard_view
+from ops.dashboard import dashboard_view
 from tournaments.models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 
 admin.site.index_template = "admin/arena/index.html"
