@@ -293,6 +293,9 @@ class Game:
     initial_position: Any  # callable(settings) -> Position
     parse_position: Any  # callable(text, settings) -> Position, raises BadPosition
     max_plies: int
+    # callable(settings), raises ValueError: the checks a settings type cannot make by itself (Shatra's start
+    # position needs the position reader, which needs the settings' tables)
+    check_settings: Any = None
 
     def settings(self, values: Mapping[str, Any] | Any | None = None):
         """A settings instance from a mapping of decision names (the book's defaults for the rest)."""
@@ -312,7 +315,10 @@ class Game:
             if type(value) is not type(default) and not (isinstance(default, float) and isinstance(value, int)):
                 raise BadSettings(f"{self.id}: setting {name} must be {type(default).__name__}, got {value!r}")
         try:
-            return self.settings_type(**values)
+            settings = self.settings_type(**values)
+            if self.check_settings is not None:
+                self.check_settings(settings)
+            return settings
         except (TypeError, ValueError) as exc:
             raise BadSettings(f"{self.id}: {exc}") from None
 

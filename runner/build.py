@@ -25,13 +25,28 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import BinaryIO, Protocol
 
 from .bots import BadBot, Bot
 from .bundle import BadFiles, Entry, FileLimits, _tar_budget, pack, read_tar, unpack
 
-if TYPE_CHECKING:
-    from .sandbox import BotProcess, Limits
+
+class Limits(Protocol):
+    """The build's part of ``runner.sandbox.Limits`` (named by shape: the sandbox imports this module)."""
+
+    build_timeout_s: float
+    build_log_bytes: int
+    build_output_bytes: int
+    build_output_entries: int
+
+
+class BotProcess(Protocol):
+    """The build's view of ``runner.sandbox.BotProcess``: its two output pipes and its exit code."""
+
+    stdout: BinaryIO
+    stderr: BinaryIO
+
+    def poll(self) -> int | None: ...
 
 CHUNK = 1 << 16
 EXIT_GRACE_S = 1.0  # after the build's process ended, how long its pipes may stay open (trusted mode)

@@ -6,10 +6,10 @@ the position string), ``rules`` (the settings and the tables each turns into) an
 (``ShatraPosition``, the immutable face the rest of the arena sees).
 """
 
-from .notation import ALGEBRAIC_NAMES, NUMERIC_NAMES, _read_fen
+from .notation import _read_fen
 from .position import SHATRA, ShatraPosition
 from .rules import MAX_PLIES, RULESET, START_FEN, Settings, _rules
-from .tables import BIT, LETTERS, RANK_SQUARES, SQUARES
+from .tables import ALGEBRAIC_NAMES, BIT, LETTERS, NUMERIC_NAMES, RANK_SQUARES, SQUARES
 
 __all__ = [
     "ALGEBRAIC_NAMES", "BIT", "LETTERS", "MAX_PLIES", "NUMERIC_NAMES", "RANK_SQUARES", "RULESET", "SHATRA",

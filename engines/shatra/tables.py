@@ -232,3 +232,18 @@ ROLES = tuple(
     bytes(0 if not p else 4 if p >> 3 != c else 1 if p & 7 in (K, P) else 2 for p in range(256)) for c in (0, 1)
 )
 
+
+def _numeric_names() -> tuple[str, ...]:
+    """Official numbering of book §2.3 (1 = c14 ... 62 = e1)."""
+    names = [""] * 98
+    order = [_sq(n) for n in ("c14", "d14", "e14", "c13", "d13", "e13", "c12", "d12", "e12", "d11")]
+    for rank in range(10, 4, -1):
+        order += [(rank - 1) * 7 + f for f in range(7)]
+    order += [_sq(n) for n in ("d4", "c3", "d3", "e3", "c2", "d2", "e2", "c1", "d1", "e1")]
+    for number, sq in enumerate(order, 1):
+        names[sq] = str(number)
+    return tuple(names)
+
+
+ALGEBRAIC_NAMES = tuple(FILES[sq % 7] + str(sq // 7 + 1) if sq in SQUARES else "" for sq in range(98))
+NUMERIC_NAMES = _numeric_names()
