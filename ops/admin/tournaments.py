@@ -16,8 +16,8 @@ from django.core.exceptions import ValidationError
 from api import services
 from engines import RefereeError
 from engines.core import Termination
-from tournaments import services as app_services
 from ops.dashboard import dashboard_view
+from tournaments import services as app_services
 from tournaments.models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 
 admin.site.index_template = "admin/arena/index.html"
