@@ -1,9 +1,4 @@
-"""Settings for the arena, every one from the environment with a default that works on a laptop.
-
-With nothing set: DEBUG on, SQLite under var/, a Celery broker on the filesystem under var/broker/.
-Set DATABASE_URL (PostgreSQL) and CELERY_BROKER_URL (Redis) for a real deployment; with DEBUG off,
-SECRET_KEY and ALLOWED_HOSTS must be given.
-"""
+"""Settings for the arena, every one from the environment with a default that works on a laptop."""
 
 from __future__ import annotations
 

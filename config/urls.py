@@ -1,3 +1,5 @@
+"""The root URLs: the site, the REST API under /api/, the admin under /admin/, and the 404s of each."""
+
 from django.contrib import admin
 from django.urls import include, path
 

@@ -1,11 +1,4 @@
-"""The shape every game shares: errors, outcomes, settings, positions.
-
-A game module (``engines/tafl.py``, ``engines/fidchell.py``, ``engines/shatra/``)
-defines a ``Position`` subclass and one ``Game`` per game id. Positions are
-immutable from the outside: ``play`` returns a new position and leaves the old
-one as it was. Actions and positions are plain strings in the rule book's
-canonical notation, so they round-trip through text exactly.
-"""
+"""The shape every game shares: errors, outcomes, settings, positions."""
 
 from __future__ import annotations
 

@@ -1,3 +1,5 @@
+"""The operators' app: the admin, its dashboard and the manage.py commands."""
+
 from django.apps import AppConfig
 
 

@@ -1,10 +1,4 @@
-"""Altai Shatra (game id ``shatra``): the referee for ``docs/rules/shatra.md``.
-
-Split along its seams: ``tables`` (the board, its geometry and every precomputed table), ``board`` (``_Board``,
-the mutable make/unmake core shared by ``legal_moves``, ``play`` and ``perft``), ``notation`` (square names and
-the position string), ``rules`` (the settings and the tables each turns into) and ``position``
-(``ShatraPosition``, the immutable face the rest of the arena sees).
-"""
+"""Altai Shatra (game id ``shatra``): the referee for ``docs/rules/shatra.md``."""
 
 from .notation import _read_fen
 from .position import SHATRA, ShatraPosition

@@ -1,11 +1,4 @@
-"""The board of Altai Shatra and every table precomputed on it.
-
-The board is a list of 98 small ints, square ``(rank - 1) * 7 + file`` on the
-7x14 grid (a1 = 0, g14 = 97); only the 62 squares of the book are ever
-touched, because every step and ray is a precomputed table that stops at the
-walls. A piece is ``type | colour << 3`` (white K=1 Q=2 R=3 B=4 P=5, black
-9..13).
-"""
+"""The board of Altai Shatra and every table precomputed on it."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""The operator's admin: every model with useful columns, searches and filters, no N+1 on the lists.
-
-The actions (requeue a match, disable a version, retire a bot, pin or deactivate a version) and a bot's deletion go
-through the services, like the API does: the same rules, the same refusals.
-"""
+"""The operator's admin: every model with useful columns, searches and filters, no N+1 on the lists."""
 
 from __future__ import annotations
 
