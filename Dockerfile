@@ -19,6 +19,7 @@ COPY tournaments tournaments
 COPY workers workers
 COPY api api
 COPY web web
+COPY ops ops
 COPY config config
 COPY seeds seeds
 COPY docs docs

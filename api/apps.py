@@ -1,3 +1,6 @@
+"""The REST API's app: at start-up, ties the kept public pages to the Bot tables and subscribes the events'
+reactions."""
+
 from django.apps import AppConfig
 from django.db.models.signals import post_delete, post_save
 

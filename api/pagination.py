@@ -1,8 +1,4 @@
-"""Cursor pagination for the large tables (matches, games): stable under inserts, O(page) at any depth.
-
-Page parameters are strict: DRF quietly falls back to the default page size for ``page_size=null`` or
-``page_size=0``; here a value that is not an integer in the documented bounds is a 400 that names it, and
-the schema says the bounds."""
+"""Cursor pagination for the large tables (matches, games): stable under inserts, O(page) at any depth."""
 
 from django.core.exceptions import ValidationError
 from rest_framework.pagination import CursorPagination, PageNumberPagination

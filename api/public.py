@@ -1,21 +1,5 @@
 """Public reads answered from the cache as rendered JSON: what many readers see alike is queried, serialized and
-rendered once, then served as stored bytes (no query, no serializer, no renderer) until it expires.
-
-Live pages (leaderboards, bot pages, lists, rating histories) are kept ``LIVE_SECONDS``; a game record, which
-never changes, ``RECORD_SECONDS``. Every key carries the cache's generation, and any change to a bot (saved or
-deleted: its name, its visibility) starts a new one once the change commits, so a bot made private or renamed
-shows at once everywhere, records included.
-
-A live page also names its *scopes*, the things it shows (``bot_scope(id)``, ``leaderboard_scope(game)``,
-``MATCHES``, ``HOME``), and its key carries each scope's stamp. ``forget(*scopes)`` gives those scopes new
-stamps: the reactions to the domain's events (``api.reactions``) call it once a change commits (a match
-finished, a version judged, a fit stored), so a page that shows the change is rebuilt at its next read and
-the others stay kept. Correctness never waits for a page to expire.
-
-Three audiences: ``EVERYONE`` (the page is the same for every reader: leaderboards and rating histories of public
-bots); ``OUTSIDERS`` (everyone but the bots' owners and staff, who see more: the bot page, and a game record, whose
-bots' stderr and protocol logs only their owners read); ``ANONYMOUS`` (lists, whose rows depend on who asks).
-A page kept for OUTSIDERS is what an outsider sees: an insider's page is built for them and never kept."""
+rendered once, then served as stored bytes (no query, no serializer, no renderer) until it expires."""
 
 from __future__ import annotations
 

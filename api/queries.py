@@ -1,11 +1,5 @@
 """Query parameters, strict: a parameter an endpoint does not read is a 400 naming it. Ignored, a misspelt or
-unsupported filter (``/api/games/?tournamnet=5``) answered the whole list as if it had applied.
-
-What an endpoint reads is what the schema documents for it, from the same sources drf-spectacular reads: on a
-list (a GET that is not a retrieve), its filter set's names, its ordering parameter and its paginator's
-parameters; elsewhere nothing but what the view declares in ``extra_query_parameters`` for an action; and
-everywhere DRF's ``format``, whose value must be one the view renders (a 400 naming it, where DRF answered an
-unknown one with a bare 404)."""
+unsupported filter (``/api/games/?tournamnet=5``) answered the whole list as if it had applied."""
 
 from __future__ import annotations
 

@@ -1,26 +1,5 @@
 """Everything that follows a change in the domain, in one place: what each event (``tournaments.events``) makes
-the serving and worker layers do once its transaction has committed.
-
-- MatchCreated: wake a worker; forget the match lists, the home page, both bots' pages.
-- MatchRequeued: wake a worker per match; forget the match lists and the home page.
-- MatchesCancelled, MatchStarted: forget the match lists and the home page.
-- MatchFinished: forget the match lists, the home page, both bots' pages and the game's leaderboard (live Elo,
-  W/D/L); a rated result schedules a refit of its game.
-- VersionJudged: forget its bot's pages, its game's leaderboard (the version the ladder plays), the home page.
-- TournamentCreated, TournamentCancelled, TournamentStarted, TournamentRoundDone, TournamentFinished: forget
-  the home page (open tournaments) and the match lists.
-- SprtVerdict: forget its bot's pages (the test shows on its version) and its game's leaderboard (a gated
-  version joins the ladder once it passes).
-- RatingsRefitted: forget each refitted game's leaderboard, the pages of its bots (their fitted ratings) and the
-  home page (each game's top bots).
-
-Tournament and match pages are never kept (they are built at each read), so they need nothing forgotten.
-Each reaction has a slower safety net: beat's dispatcher sends a wake-up that was never sent, beat's refit
-refits a game whose results changed, and a kept page expires within ``public.LIVE_SECONDS``.
-``ApiConfig.ready`` calls ``connect`` in every process (web, workers, beat): an event runs its reactions in
-the process that emitted it. A worker's "forget" reaches the web's kept pages through the shared cache
-(``CACHE_URL``); without one (the quick start) the web's copy lags by at most ``public.LIVE_SECONDS``.
-"""
+the serving and worker layers do once its transaction has committed."""
 
 from __future__ import annotations
 

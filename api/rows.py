@@ -1,11 +1,6 @@
 """Hot reads as plain rows: exactly the JSON the serializers give, without a model instance and a tree of
 serializer fields per row (a page of 25 matches through ``MatchSerializer`` spends most of its time in DRF's
-field machinery, not in the database).
-
-The serializers stay the one definition of each shape: ``rows_of`` reads a serializer's fields once, at
-import, and returns the ``.values()`` columns they need and a function that builds a row's JSON from them.
-``objects_of`` does the same from model instances (a prefetched bot page). The equality tests in
-tests/api/test_fast_reads.py hold the two paths to the same bytes."""
+field machinery, not in the database)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
 """The OpenAPI schema as the API's contract (drf-spectacular): every operation lists every status it can
-answer, each error with the one error body (``Error``, tournaments.exceptions), and public reads are marked
-open to anonymous clients.
-
-Which errors an operation can give follows from the view, so it is derived here once rather than written on
-every view: 400 everywhere (an unknown query parameter is refused, api.queries), 401 wherever a token is read
-(a wrong one is refused even on a public read), 403 for writes (not yours, or a session without its CSRF
-token), 404 for an id in the path or a page past the end, 415 for a body in a type the operation does not
-read, 429 for throttled writes."""
+answer, each error with the one error body (``Error``, api.exceptions), and public reads are marked
+open to anonymous clients."""
 
 from __future__ import annotations
 

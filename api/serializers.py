@@ -1073,7 +1073,7 @@ def api_root_serializer(endpoints: dict[str, str]) -> type[serializers.Serialize
 
 
 class ErrorSerializer(serializers.Serializer):
-    """The error body (tournaments.exceptions); its schema is written in api.schema."""
+    """The error body (api.exceptions); its schema is written in api.schema."""
 
     detail = serializers.ListField(child=serializers.CharField(), required=False,
                                    help_text="Messages about the request as a whole.")

@@ -1,13 +1,5 @@
 """Scoped throttles, one set for every door: the API's views and the site's forms count in the same buckets
-(``refusal`` is the site's way in). Reads are never throttled.
-
-Scopes (REST_FRAMEWORK's DEFAULT_THROTTLE_RATES, ``THROTTLE_*`` in the environment, docs/settings.md): uploads,
-registration, login (the site's and the admin's form), token, tournaments (creating one), challenges, sprt,
-writes (every other write of the API), live (the live viewer's polls, a read but a costly one).
-A signed-in player counts by account, anyone else by client address (``client_address``); failed logins are
-also limited per (account, address) and per address by django-axes (config/settings.py, AXES_*), which takes
-its address from the same function.
-"""
+(``refusal`` is the site's way in). Reads are never throttled."""
 
 import ipaddress
 import logging

@@ -1,6 +1,6 @@
 """REST endpoints. Thin: parse input with a serializer, call a service (writes) or a selector (reads),
 answer with a serializer. Errors (Django ValidationError, referee errors) become 400s with the field
-named, through ``tournaments.exceptions.json_exception_handler``."""
+named, through ``api.exceptions.json_exception_handler``."""
 
 from __future__ import annotations
 

@@ -1,3 +1,5 @@
+"""The ASGI entry point for an ASGI server."""
+
 import os
 
 from django.core.asgi import get_asgi_application

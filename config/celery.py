@@ -1,8 +1,4 @@
-"""The Celery app: one for the web process, the workers and beat.
-
-Every Celery setting is a ``CELERY_*`` Django setting (config/settings.py): what makes a lost or
-repeated message harmless, the queues and routes, the Redis visibility timeout and the beat schedule.
-"""
+"""The Celery app: one for the web process, the workers and beat."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.http import JsonResponse
 
-from tournaments.exceptions import api_not_found
+from api.exceptions import api_not_found
 
 
 class BodyLimitMiddleware:

@@ -1,9 +1,4 @@
-"""Settings for the arena, every one from the environment with a default that works on a laptop.
-
-With nothing set: DEBUG on, SQLite under var/, a Celery broker on the filesystem under var/broker/.
-Set DATABASE_URL (PostgreSQL) and CELERY_BROKER_URL (Redis) for a real deployment; with DEBUG off,
-SECRET_KEY and ALLOWED_HOSTS must be given.
-"""
+"""Settings for the arena, every one from the environment with a default that works on a laptop."""
 
 from __future__ import annotations
 
@@ -106,6 +101,7 @@ INSTALLED_APPS = [
     "workers",
     "api",  # the REST API (its ready() keeps the public pages' cache in step with the Bot table)
     "web",  # the site's pages
+    "ops",  # the admin, its dashboard and the manage.py commands
 ]
 
 MIDDLEWARE = [
@@ -234,7 +230,7 @@ REST_FRAMEWORK = {
         "live": os.environ.get("THROTTLE_LIVE", "120/minute"),  # the live viewer polls every second or two
         "exports": os.environ.get("THROTTLE_EXPORTS", "30/hour"),  # whole-table downloads (api.exports)
     },
-    "EXCEPTION_HANDLER": "tournaments.exceptions.json_exception_handler",
+    "EXCEPTION_HANDLER": "api.exceptions.json_exception_handler",
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,  # None (DRF's default) would count by the whole X-Forwarded-For
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }

@@ -1,7 +1,9 @@
+"""The root URLs: the site, the REST API under /api/, the admin under /admin/, and the 404s of each."""
+
 from django.contrib import admin
 from django.urls import include, path
 
-from tournaments.exceptions import api_not_found
+from api.exceptions import api_not_found
 from web.views import not_found as web_not_found
 
 urlpatterns = [

@@ -1,3 +1,5 @@
+"""The WSGI entry point for gunicorn or any WSGI server."""
+
 import os
 
 from django.core.wsgi import get_wsgi_application

@@ -1,12 +1,4 @@
-"""The referee: Tafl 9x9, Fidchell (Rules One and 2) and Altai Shatra.
-
-Standard library only, so a bot author can use it without the service::
-
-    from engines import get_game
-    game = get_game("tafl9")
-    pos = game.initial()
-    pos = pos.play(pos.legal_moves()[0])
-"""
+"""The referee: Tafl 9x9, Fidchell (Rules One and 2) and Altai Shatra."""
 
 from .core import (
     BLACK,

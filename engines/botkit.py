@@ -1,22 +1,4 @@
-"""A small kit for writing BGTP/1 bots in Python with the referee as a library.
-
-Inside the arena's sandbox ``import engines`` works, so a bot can let the
-referee generate and play actions and spend its own code on choosing one::
-
-    from engines.botkit import AlphaBeta, run
-
-    def evaluate(position) -> float:        # Tafl 9x9, from White's point of view
-        board = position.text().split()[0]  # the board field only: the rest names the side to act
-        return 2 * board.count("w") - board.count("b")
-
-    run(AlphaBeta(evaluate), name="my-bot")
-
-A *player* is a callable ``player(position, legal, clock) -> action``;
-``clock`` is a ``Clock`` built from the ``go`` line. ``evaluate(position)``
-gets a position whose game is not over and returns its value for White
-(positive good for White, whoever acts), within ``±WIN``. The README's
-"The bot kit" has an example of each player.
-"""
+"""A small kit for writing BGTP/1 bots in Python with the referee as a library."""
 
 from __future__ import annotations
 

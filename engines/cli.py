@@ -1,8 +1,4 @@
-"""``python -m engines``: the referee on the command line (docs/rules/README.md).
-
-Output is stable because scripts rely on it. Bad input is one line on stderr
-and exit status 2, never a traceback.
-"""
+"""``python -m engines``: the referee on the command line (docs/rules/README.md)."""
 
 from __future__ import annotations
 

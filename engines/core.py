@@ -1,11 +1,4 @@
-"""The shape every game shares: errors, outcomes, settings, positions.
-
-A game module (``engines/tafl.py``, ``engines/fidchell.py``, ``engines/shatra/``)
-defines a ``Position`` subclass and one ``Game`` per game id. Positions are
-immutable from the outside: ``play`` returns a new position and leaves the old
-one as it was. Actions and positions are plain strings in the rule book's
-canonical notation, so they round-trip through text exactly.
-"""
+"""The shape every game shares: errors, outcomes, settings, positions."""
 
 from __future__ import annotations
 
@@ -293,6 +286,9 @@ class Game:
     initial_position: Any  # callable(settings) -> Position
     parse_position: Any  # callable(text, settings) -> Position, raises BadPosition
     max_plies: int
+    # callable(settings), raises ValueError: the checks a settings type cannot make by itself (Shatra's start
+    # position needs the position reader, which needs the settings' tables)
+    check_settings: Any = None
 
     def settings(self, values: Mapping[str, Any] | Any | None = None):
         """A settings instance from a mapping of decision names (the book's defaults for the rest)."""
@@ -312,7 +308,10 @@ class Game:
             if type(value) is not type(default) and not (isinstance(default, float) and isinstance(value, int)):
                 raise BadSettings(f"{self.id}: setting {name} must be {type(default).__name__}, got {value!r}")
         try:
-            return self.settings_type(**values)
+            settings = self.settings_type(**values)
+            if self.check_settings is not None:
+                self.check_settings(settings)
+            return settings
         except (TypeError, ValueError) as exc:
             raise BadSettings(f"{self.id}: {exc}") from None
 

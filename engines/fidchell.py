@@ -1,15 +1,4 @@
-"""Fidchell (Nigel Suckling), both rule sets: ``fidchell-1`` (Rules One) and ``fidchell-2`` (Rules 2).
-
-The normative text is ``docs/rules/fidchell.md``. The board is the book's reconstruction R1,
-kept as data (``Settings.ring_sizes``): every table below is derived from the ring sizes
-by the rule "a radial edge joins two nodes at the same angle on adjacent rings" (§2.3).
-
-Internally a node is an int: ring nodes ``0 .. NR-1`` in ring-then-index order (so sorting
-node ints sorts them canonically) and the centre ``c`` is ``NR``. A board is a list of
-cell values: EMPTY, WHITE_STONE, BLACK_STONE, KING. An action is an int (see ``_encode``).
-``_Board`` is the mutable make/unmake core shared by ``perft``, ``legal_moves`` and ``play``;
-a position holds one it never changes, and reads its legal actions' texts straight from tables.
-"""
+"""Fidchell (Nigel Suckling), both rule sets: ``fidchell-1`` (Rules One) and ``fidchell-2`` (Rules 2)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,4 @@
-"""The lines and texts of BGTP/1 (``docs/protocol.md``) that both ends of a game share.
-
-The time control's text (§5) is parsed here, once, for everyone: the runner that keeps the clocks,
-the service that checks a match's time control before it is stored, the scheduler that sizes a
-match's time. The referee's lines (§4) are built here so that the runner and the local ``check``
-write them alike. Standard library only, like the rest of the bot's library.
-"""
+"""The lines and texts of BGTP/1 (``docs/protocol.md``) that both ends of a game share."""
 
 from __future__ import annotations
 

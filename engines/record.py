@@ -1,9 +1,4 @@
-"""Game records: JSON that replays through the referee to the same end.
-
-A record holds the game id, ruleset version, settings, the initial position,
-the actions in canonical notation and the result. ``verify_record`` replays it
-and says where it first goes wrong.
-"""
+"""Game records: JSON that replays through the referee to the same end."""
 
 from __future__ import annotations
 

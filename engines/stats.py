@@ -1,11 +1,4 @@
-"""Match statistics: score, Elo difference with a 95% interval, LOS.
-
-The trinomial figures follow cutechess-cli's ``EloCalculator`` (score from
-W/D/L, the interval from the per-game standard deviation mapped through the
-logistic curve). The pentanomial figures follow fishtest/OpenBench: games are
-counted in colour-swapped pairs, which removes the side advantage from the
-variance — it matters for Tafl, where attacker and defender differ.
-"""
+"""Match statistics: score, Elo difference with a 95% interval, LOS."""
 
 from __future__ import annotations
 

@@ -1,14 +1,4 @@
-"""Tafl 9x9 (game id ``tafl9``): the referee for ``docs/rules/tafl9.md``.
-
-The board is a list of 81 small ints, square ``(rank - 1) * 9 + file`` (A1 = 0,
-I9 = 80). Empty special squares carry their own cell value (``_THRONE``,
-``_CORNER``, ``_EXIT``), so move generation and the anvil test are plain
-table look-ups with no per-square branching. ``_Board`` is the mutable
-make/unmake core shared by ``play`` and ``perft``; ``TaflPosition`` is the
-immutable face the rest of the arena sees. A position finds its moves one
-rank or file at a time, in caches keyed by the line's cells: a move changes
-only a few lines, so most are found there.
-"""
+"""Tafl 9x9 (game id ``tafl9``): the referee for ``docs/rules/tafl9.md``."""
 
 from __future__ import annotations
 

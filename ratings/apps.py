@@ -1,3 +1,5 @@
+"""The ratings app: rating math and the rating tables."""
+
 from django.apps import AppConfig
 
 

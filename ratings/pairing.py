@@ -1,35 +1,5 @@
 """Which ranked pairings to queue next: the ones that narrow the widest rating interval fastest (pure: no
-database).
-
-The ladder's goal is every bot's 95% interval narrow, so the rule chases the *widest* interval, not the
-total information. It predicts the covariance of the pool's ratings (Elo², relative to the pool average,
-as ``ratings.fit`` reports them) from who has played whom: every game between ``a`` and ``b`` carries
-Fisher information ``p(1 − p) / s²`` along ``e_a − e_b`` (Bradley–Terry, ``p`` from the entrants' ratings,
-``s`` the Elo per natural-log unit); with a prior of ``PRIOR_MARGIN`` per version, inverted and centred
-on the pool average. That is the fit's own covariance up to the draws and the colour advantage (which
-widen every interval by much the same factor), and it counts the games played since the last fit. Games are counted per
-*version* (``met_key``): a new version's interval starts wide whatever its bot did before.
-
-One more match between ``a`` and ``b`` adds information ``w = games · p(1 − p) / s²`` along ``u = e_a − e_b``,
-and Sherman–Morrison gives the covariance after it without a new inversion::
-
-    Σ' = Σ − w (Σu)(Σu)ᵀ / (1 + w uᵀΣu)
-
-A pairing's worth is how far it lowers a soft maximum of the pool's variances (the sum of their 16th
-powers: the widest interval counts most, but when the widest bot is busy the rest of the pool still
-gets its useful games). No rule of thumb stands in for the covariance: a wide opponent's own doubt
-enters ``uᵀΣu`` and blurs the game's lesson, yet two wide bots' errors relative to the pool average pull
-opposite ways (their covariance is negative), so a game between them may teach both the most; two bots
-that have met often teach each other little (their errors move together: ``Σu`` is small).
-The pairings are taken greedily, best first, each one's update applied before the next is chosen, within
-the rules: never two bots of one owner, no version in two open matches, and one owner's bots in at most
-``owner_cap`` open matches. Versions still in placement (fewer than a few ladder matches: a new version
-inherits its bot's rating, which may no longer fit it) are paired first, each against its best opponent.
-
-``rule="cycle"`` (every pair in turn: the pair that has met least, lowest ids first) and ``rule="random"``
-(a uniformly random legal pair) are the plain rules ``benchmarks/pairing.py`` measures the ladder's
-against, under the same ownership and busy rules.
-"""
+database)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,4 @@
-"""How sure a leaderboard's order is: each bot's 95% rank interval and its chance of being first.
-
-The fit gives the ratings and their covariance (``ratings.fit.Fit.covariance``). Ranks are not normal, nor
-independent of each other, so they are read off draws: sample the ranked bots' ratings from the
-multivariate normal the fit describes, rank every draw, and count. The generator is seeded, so the same fit
-always stores the same intervals. Pure numpy: no Django here.
-"""
+"""How sure a leaderboard's order is: each bot's 95% rank interval and its chance of being first."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""Writes to ratings: one rated game applied exactly once, the replay of the whole history, and the fit.
-
-Ratings know nothing of how games are stored: the replay and the fit take their rows as arguments, read
-by ``tournaments.selectors`` (``tournaments.services.ratings`` joins the two).
-"""
+"""Writes to ratings: one rated game applied exactly once, the replay of the whole history, and the fit."""
 
 from __future__ import annotations
 

@@ -1,28 +1,4 @@
-"""The sequential probability ratio test of a new bot version against the previous one, as fishtest runs it.
-
-H0: the new version is ``elo0`` Elo better than the old one; H1: it is ``elo1`` better. The bounds are in
-**logistic** Elo (the Elo of the score: 400·log10(s/(1−s))) by default, as in fishtest's ``LLR_logistic``,
-or in fishtest's **normalized** Elo (``elo_model="normalized"``, fishtest's ``LLR_normalized``): the score's
-distance from ½ in per-game standard deviations, times 800/ln 10. Normalized bounds mean the same evidence
-whatever the draw rate, so one pair of bounds suits every game; logistic Elo is what the rest of the arena
-speaks (live Elo, the fit, match statistics).
-
-The statistic is the generalized log-likelihood ratio (GSPRT) on the pentanomial: the games are counted
-in colour-swapped pairs, each pair scoring 0, ½, 1, 1½ or 2 for the new version. For each hypothesis the
-most likely pentanomial distribution whose expected score is that hypothesis's score is found (a secular
-equation, solved with SciPy's ``brentq``); the LLR is the sample's log-likelihood under the H1 fit minus
-that under the H0 fit. Empty cells get fishtest's small prior (1e-3 pairs) so no fit has a zero
-probability. For normalized bounds the fits instead hold the t-value (mean − ½)/σ of the pair score
-(fishtest's ``MLE_t_value``). The test stops at Wald's bounds log(β/(1−α)) and log((1−β)/α); fishtest's
-dynamic overshoot correction is not applied (it only matters for tests updated in large batches).
-
-After a test stops, the fixed-sample Elo ± 95% is biased and too narrow: stopping when the LLR crosses a
-bound picks the runs that drifted. ``sequential_estimate`` is fishtest's ``SPRT_elo`` instead: the LLR path
-is approximated by a Brownian motion with drift between the two bounds, and each true Elo is judged by the
-chance that the test would have ended *worse* (failed sooner, passed later, or been further down when
-capped) than it did. The Elo where that chance is ½ is the median-unbiased estimate; where it is 2.5% and
-97.5% are the ends of the 95% interval. ``expected_pairs`` is Wald's approximation of a test's length.
-"""
+"""The sequential probability ratio test of a new bot version against the previous one, as fishtest runs it."""
 
 from __future__ import annotations
 

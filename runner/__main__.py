@@ -1,3 +1,5 @@
+"""``python -m runner``: the bot author's commands, a local match and a bot check (runner.cli)."""
+
 import sys
 
 from .cli import main

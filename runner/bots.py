@@ -1,22 +1,4 @@
-"""What a bot is: a directory with a manifest, or a single Python file.
-
-A bot directory holds ``bot.toml`` (or ``bot.json``) with ``run`` (the command
-line started with no arguments, protocol §3) and an optional ``build`` (run
-once, offline, inside the sandbox, before the first game)::
-
-    run = "python3 main.py"
-    build = "python3 -m compileall -q ."
-    games = ["tafl9"]          # optional: the game ids it plays (the arena refuses it for any other)
-
-A single ``something.py`` is a bot too: its run command is
-``python3 something.py`` and only that file is copied into the sandbox, never
-its neighbours. ``load_bot`` checks everything it can before a game starts and
-raises ``BadBot`` naming the file and the problem; ``check_bot_files`` does the
-same on an upload's files in memory. ``run`` and ``build`` name only the bot's
-own files, relative to its directory: no absolute path, no ``~``, no ``..``
-(hygiene and a check that never looks outside; the sandbox is what confines
-the commands when they run).
-"""
+"""What a bot is: a directory with a manifest, or a single Python file."""
 
 from __future__ import annotations
 

@@ -1,19 +1,4 @@
-"""A bot's build: run once per version, its output read through a capped channel, its result kept.
-
-The sandbox starts the build (``Sandbox._start_build``): a shell that runs ``bot.build`` in a
-scratch copy of the bot's files with its stdout sent to stderr, then ``tar -cf - .`` of that copy
-to stdout. Here the worker reads both pipes at once, against the build's deadline and never
-whole into memory: stderr (the log) into a tail of ``build_log_bytes``, stdout (the output) up to
-a cap derived from ``build_output_bytes`` and ``build_output_entries``, past which the build is
-stopped. GNU tar writes a sparse file at its full size (no ``-S``), so a sparse file counts at its
-apparent size. The output is hostile (the build can write into that pipe itself, or leave a
-process behind that does): ``bundle.read_tar`` parses it once into checked entries (regular files
-and directories only), and the sandbox writes them with ``bundle.write_tree``.
-
-``BuildStore`` keeps each result, keyed by the bot's files and its build command: the entries,
-or the ``BadBot`` of a failed build, for the life of the sandbox object; with a directory (the
-service's), successes also as bundle files that later processes read instead of building again.
-"""
+"""A bot's build: run once per version, its output read through a capped channel, its result kept."""
 
 from __future__ import annotations
 
@@ -25,13 +10,28 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import BinaryIO, Protocol
 
 from .bots import BadBot, Bot
 from .bundle import BadFiles, Entry, FileLimits, _tar_budget, pack, read_tar, unpack
 
-if TYPE_CHECKING:
-    from .sandbox import BotProcess, Limits
+
+class Limits(Protocol):
+    """The build's part of ``runner.sandbox.Limits`` (named by shape: the sandbox imports this module)."""
+
+    build_timeout_s: float
+    build_log_bytes: int
+    build_output_bytes: int
+    build_output_entries: int
+
+
+class BotProcess(Protocol):
+    """The build's view of ``runner.sandbox.BotProcess``: its two output pipes and its exit code."""
+
+    stdout: BinaryIO
+    stderr: BinaryIO
+
+    def poll(self) -> int | None: ...
 
 CHUNK = 1 << 16
 EXIT_GRACE_S = 1.0  # after the build's process ended, how long its pipes may stay open (trusted mode)

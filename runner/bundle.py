@@ -1,14 +1,4 @@
-"""A bot's files as one checked list: read once from an archive, written to disk by our own code.
-
-Untrusted archives (an upload, the output of a bot's build) are parsed exactly once, here, into
-``Entry`` rows: regular files and directories only, every name checked part by part, every limit
-counted before a byte is read. What later lands on disk is exactly that list, written by
-``write_tree`` with ``O_EXCL | O_NOFOLLOW`` under directory descriptors. Nothing here calls
-``extractall`` or relies on tarfile's extraction filters, which have holes before Python 3.11.13.
-
-A list travels and is stored as a *bundle* (``pack``/``unpack``): a format of our own, so the
-worker never parses the stranger's archive a second time.
-"""
+"""A bot's files as one checked list: read once from an archive, written to disk by our own code."""
 
 from __future__ import annotations
 

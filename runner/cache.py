@@ -1,16 +1,4 @@
-"""Unpacked bots on the worker's disk: a cache with a size bound, least recently used out first.
-
-Each entry is a directory ``root/<key>`` written whole (in a staging directory, then renamed into place)
-and a lock file ``root/<key>.lock``. Whoever uses a tree holds a shared ``flock`` on its lock file for as
-long as it does (a game, a smoke test); eviction and removal take the lock exclusively without waiting,
-so a tree in use is never removed, by this process or another on the same disk: it is skipped, and the
-cache may then stay above its bound by the trees in play. A removed tree is first renamed away
-(atomically), so nobody ever sees half of one.
-
-The lock file is unlinked only under the exclusive lock; whoever takes a lock checks afterwards that the
-file it locked is still the one at that name, and tries again if not (the usual pattern for removable lock
-files). Knows nothing of Django: ``tournaments.referee`` says what a key is and how to fill it.
-"""
+"""Unpacked bots on the worker's disk: a cache with a size bound, least recently used out first."""
 
 from __future__ import annotations
 

@@ -1,14 +1,4 @@
-"""``python -m runner match`` and ``python -m runner check``: the bot author's tools.
-
-``match`` plays two bots (or a round-robin of several) like cutechess-cli: every
-pairing plays colour-swapped pairs of games (same seed, sides exchanged), with a
-progress bar on stderr and, at the end, W/D/L, score, Elo difference ± 95% and
-the termination reasons. ``--records FILE`` writes one JSON record per game.
-
-``check`` runs the protocol compliance checks (as fastchess ``--compliance``
-does for UCI) against one bot, playing both sides against an in-process random
-player, and says which checks failed and why.
-"""
+"""``python -m runner match`` and ``python -m runner check``: the bot author's tools."""
 
 from __future__ import annotations
 

@@ -40,5 +40,5 @@ def test_the_wheel_holds_every_package_and_the_files_it_reads(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {name.split("/")[0] for name in names if "/" in name and ".dist-info" not in name} == project_packages()
     for path in ("web/templates/web/bot.html", "web/static/web/replay.js", "seeds/bots/tafl9-search/main.py",
-                 "tournaments/templates/admin/arena/dashboard.html"):
+                 "ops/templates/admin/arena/dashboard.html"):
         assert path in names, path

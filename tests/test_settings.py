@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("engines", "runner", "ratings", "tournaments", "workers", "web", "seeds")
+PACKAGES = ("engines", "runner", "ratings", "tournaments", "workers", "web", "ops", "seeds")
 ENV_READERS = {"env_bool", "env_int", "env_list", "env_number"}
 # What may touch os.environ outside config/, and why. `manage.py arena` hands its own environment on to the
 # web server, workers and beat it starts (their settings are read by config/settings.py in each of them).
-PASSES_ENVIRONMENT_ON = {"workers/management/commands/arena.py"}
+PASSES_ENVIRONMENT_ON = {"ops/management/commands/arena.py"}
 
 
 def modules() -> list[Path]:

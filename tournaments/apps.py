@@ -1,3 +1,5 @@
+"""The domain's app: at start-up, registers the deployment checks and keeps each user's compared name."""
+
 from django.apps import AppConfig
 from django.contrib.auth import get_user_model
 from django.db.models.signals import post_save

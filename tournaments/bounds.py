@@ -1,9 +1,4 @@
-"""The server's bounds on what a match may ask for: its time control and its number of games.
-
-Django-free (it reads an ``ARENA``-shaped dict), so that ``config/settings.py`` can check its own defaults
-against the bounds when it loads, and the services check every request against the same code. The time
-control is parsed by the runner's own parser (``engines.protocol.TimeControl``), without the runner.
-"""
+"""The server's bounds on what a match may ask for: its time control and its number of games."""
 
 from __future__ import annotations
 

@@ -1,18 +1,4 @@
-"""What happened in the domain, said once it is true: named events, delivered when their transaction commits.
-
-A service that changes what others see (a match queued, a version judged, a tournament started, a fit stored)
-``emit``s one event naming it, with the ids a reaction needs. The domain never knows who listens: the layers
-above (workers, the API and the pages) ``subscribe`` their reactions, all of them in one module
-(``api.reactions``, wired in ``ApiConfig.ready``), so the domain imports nothing above it and one page lists
-everything that follows a change (wake a worker, forget cached pages, schedule a refit).
-
-Why after the commit: a reaction acts on what others will read (a worker claims the match, a reader rebuilds a
-page); before the commit they would read the old state, and a rolled-back change must cause nothing. Django's
-``transaction.on_commit`` gives exactly that, savepoints included (a rolled-back savepoint's events are dropped);
-outside a transaction the event is delivered at once. A reaction that fails is logged and never undoes or
-breaks the change that caused it: every reaction has a slower safety net (beat's dispatcher, beat's refit, a
-page's few seconds in the cache).
-"""
+"""What happened in the domain, said once it is true: named events, delivered when their transaction commits."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
 """When two names are one: the normal form user and bot names are compared in, so that ``аdmin`` (a Cyrillic
-а), ``ADMIN`` and ``admin.`` all collide with ``admin``.
-
-``name_key(name)``: NFKC, case folding, then the confusable skeleton of Unicode TS #39 (each character replaced
-by the prototype of its class of look-alikes, from the confusables data that ``confusable_homoglyphs`` ships),
-then only the letters and digits kept. So names differing only in case, look-alike characters, or punctuation
-and separators (``.``, ``-``, ``_``, ``@``, ``+``) are the same name. The names themselves are stored as given.
-"""
+а), ``ADMIN`` and ``admin.`` all collide with ``admin``."""
 
 from __future__ import annotations
 

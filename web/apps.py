@@ -1,3 +1,5 @@
+"""The site's pages."""
+
 from django.apps import AppConfig
 
 

@@ -1,16 +1,5 @@
 """The project's own pages for players, written in Markdown in the repository (``docs/rules/*.md``,
-``docs/protocol.md``), as the site's HTML.
-
-One Markdown library (markdown-it-py, CommonMark with tables) renders them, with raw HTML in the source
-turned off, and nh3 (Ammonia) sanitises what comes out, so a page can only ever hold the tags listed in
-``TAGS``: no script, no style attribute (the site's Content-Security-Policy would refuse both anyway).
-Headings get ids from their text as GitHub makes them (``### `king-captured` `` is ``#king-captured``), so
-the same anchors work on the site and in a clone; the result reasons link to them (``reason_url``).
-
-A worked example is a fenced block tagged ``example`` of ``key: value`` lines (``parse_example``); the
-tests replay every one through the referee, and here it becomes the site's own SVG board of its position
-after its actions (``web.boards``), drawn by our code after sanitising, never from the page text.
-"""
+``docs/protocol.md``), as the site's HTML."""
 
 from __future__ import annotations
 

@@ -1,10 +1,4 @@
-"""Pages that every visitor who is not logged in sees alike, kept rendered in the cache for a few seconds.
-
-They share the API's public cache generation (``api.public``): any change to a bot (its name, its
-visibility) starts a new generation, so a bot made private disappears from every kept page at once. A page also
-names the scopes it shows (``scopes``: the bot, the game's leaderboard, the home page), which the reactions to
-the domain's events forget as soon as a change to them commits (``api.reactions``). Logged-in players (owners
-see more: upload forms, rejection reasons) always get a page built for them."""
+"""Pages that every visitor who is not logged in sees alike, kept rendered in the cache for a few seconds."""
 
 from __future__ import annotations
 

@@ -1,15 +1,5 @@
 """The live page's Server-Sent Events: each ply of a running match as the worker publishes it
-(``tournaments.live``), then the match's next game, then ``end`` when the match is over.
-
-One stream is one request held open by the web server, so each is bounded: it ends after STREAM_SECONDS or
-STREAM_BYTES, whichever comes first, and the browser's EventSource reconnects by itself (after ``retry``
-milliseconds) sending the last event's id, ``<game>:<plies it has>[+]`` (``+``: it has seen the game end),
-so the new stream starts where the old one stopped. A client that never reads thus holds a server thread
-at most STREAM_SECONDS, and what it leaves unread (at most STREAM_BYTES and one event) fits in the
-kernel's socket buffers, so the server's writes never block on it. A process serves at most
-STREAMS_PER_PROCESS streams at once; beyond that, and on a server that runs one request at a time per
-process (gunicorn's sync workers), the endpoint answers 503 and the page polls instead.
-"""
+(``tournaments.live``), then the match's next game, then ``end`` when the match is over."""
 
 from __future__ import annotations
 

@@ -1,3 +1,5 @@
+"""The workers' app: at start-up, registers the Celery tasks in every process."""
+
 from django.apps import AppConfig
 
 

@@ -1,15 +1,4 @@
-"""Sending wake-ups ("there is work"), and finding the queued matches whose wake-up was lost.
-
-Each queued match is owed one wake-up (``workers.play_next``): whichever worker takes it plays the
-first match in the database's order, so the wake-ups in flight always number at least the queued
-matches. Every one goes through ``send_match``, which stamps ``Dispatch.sent_at``: a match's first is
-sent as soon as its creation (or requeue) commits, by the reactions to ``MatchCreated`` and
-``MatchRequeued`` (``api.reactions``), so an idle worker starts it at once. The dispatcher, on beat, is
-the safety net: it sends one for a match that never had one (its reaction failed: the broker was down)
-and another only when a queued match's last one is older than the grace period *and* the broker's
-queue is empty, i.e. none can still be waiting: a long backlog is never duplicated, a lost message
-(Redis restarted without its data, a purged queue) is replaced within one period.
-"""
+"""Sending wake-ups ("there is work"), and finding the queued matches whose wake-up was lost."""
 
 from __future__ import annotations
 

@@ -1,13 +1,4 @@
-"""Ranked play: which pairings the scheduler queues so every game's ladder stays busy, and fairly.
-
-Each bot plays one version: the one its owner pinned, else its newest playable one; retired bots sit out.
-Versions still in placement (fewer than a few ranked matches) are paired first; then the pairings that
-narrow the widest rating interval most, as predicted from who has played whom (``ratings.pairing``,
-which explains the measure). Never two bots of one owner; no version in two open ladder matches; and
-one owner's bots take at most a fair share of a game's open ladder matches, so a prolific author cannot
-flood the queue. Every match is a colour-swapped pair of games
-(A white in game 1, B in game 2).
-"""
+"""Ranked play: which pairings the scheduler queues so every game's ladder stays busy, and fairly."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""When a Celery message was last sent for a queued match: the dispatcher's memory.
-
-The match row stays the source of truth; this only lets the dispatcher tell a match whose message
-is still on its way from one whose message was lost (a Redis restart, a purged queue).
-"""
+"""When a Celery message was last sent for a queued match: the dispatcher's memory."""
 
 from __future__ import annotations
 

@@ -1,10 +1,4 @@
-"""Celery tasks: small, idempotent, ids in and nothing out; each only calls services.
-
-A message is a hint ("there is work"); the database decides which work and in what order
-(``workers.playing``). A malformed or forged message (an argument where none is taken, a non-integer
-id, an unknown match, a match not queued) changes nothing and is logged with the reason; a message
-cannot carry a priority, so none can be forged.
-"""
+"""Celery tasks: small, idempotent, ids in and nothing out; each only calls services."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""The mutable core of Altai Shatra: move generation, make/unmake and perft.
-
-A move is a tuple ``(from, to, piece_after, captured_squares, path, kind, label)``:
-``kind`` 0 is an ordinary quiet move, 1 a drop (the same move as an ordinary
-one with the same squares unless the drop separator setting says otherwise),
-2 a capture series whose ``path`` lists ``(landing, promotion letter)``;
-``label`` is its notation under the rules it was generated with.
-"""
+"""The mutable core of Altai Shatra: move generation, make/unmake and perft."""
 
 from __future__ import annotations
 

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 from ..core import BLACK, WHITE, BadPosition, BoundedCache, digits_for_empty_runs
 from .board import _Board
 from .tables import (
+    ALGEBRAIC_NAMES,
     BIT,
     E_,
-    FILES,
     FORWARD,
     IN_FG,
     LAST_RANK,
@@ -28,27 +28,12 @@ from .tables import (
     P,
     Q,
     R,
-    _sq,
 )
 
 if TYPE_CHECKING:
     from .rules import _Rules
 
 
-def _numeric_names() -> tuple[str, ...]:
-    """Official numbering of book §2.3 (1 = c14 ... 62 = e1)."""
-    names = [""] * 98
-    order = [_sq(n) for n in ("c14", "d14", "e14", "c13", "d13", "e13", "c12", "d12", "e12", "d11")]
-    for rank in range(10, 4, -1):
-        order += [(rank - 1) * 7 + f for f in range(7)]
-    order += [_sq(n) for n in ("d4", "c3", "d3", "e3", "c2", "d2", "e2", "c1", "d1", "e1")]
-    for number, sq in enumerate(order, 1):
-        names[sq] = str(number)
-    return tuple(names)
-
-
-ALGEBRAIC_NAMES = tuple(FILES[sq % 7] + str(sq // 7 + 1) if sq in SQUARES else "" for sq in range(98))
-NUMERIC_NAMES = _numeric_names()
 
 
 def _read_fen(text: str, rules: _Rules):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from ..core import BLACK, NONE, WHITE, Game, Outcome, Position, Termination
+from ..core import BLACK, NONE, WHITE, BadPosition, Game, Outcome, Position, Termination
 from .board import _Board, _draw_reason, _piece_counts
 from .notation import TEMDEK_TEXT, _marked_board_text, _rank_groups, _read_fen
 from .rules import MAX_PLIES, RULESET, Settings, _rules
@@ -218,6 +218,13 @@ def _initial(settings: Settings) -> ShatraPosition:
     return _parse(" ".join(fields), settings)
 
 
+def _check_start(settings: Settings) -> None:
+    try:
+        _read_fen(settings.start_position, _rules(settings))
+    except BadPosition as exc:
+        raise ValueError(f"start_position: {exc}") from None
+
+
 SHATRA = Game(
     id="shatra",
     ruleset=RULESET,
@@ -225,5 +232,6 @@ SHATRA = Game(
     initial_position=_initial,
     parse_position=_parse,
     max_plies=MAX_PLIES,
+    check_settings=_check_start,
 )
 ShatraPosition.game = SHATRA

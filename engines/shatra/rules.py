@@ -7,15 +7,16 @@ from functools import cached_property, lru_cache
 from itertools import chain
 from operator import itemgetter
 
-from ..core import BLACK, WHITE, BadPosition, BoundedCache
-from .notation import ALGEBRAIC_NAMES, NUMERIC_NAMES, _read_fen
+from ..core import BLACK, WHITE, BoundedCache
 from .tables import (
+    ALGEBRAIC_NAMES,
     EMPTY_CELLS,
     FG_SLICES,
     FILE_OF,
     HALF,
     IN_FG,
     LABEL,
+    NUMERIC_NAMES,
     REACH,
     SQUARES,
     TYPE_OF_PROMOTION,
@@ -93,10 +94,6 @@ class Settings:
             raise ValueError(
                 f"repetition_draw_count must be 0 (off) or at least 2, got {self.repetition_draw_count}"
             )
-        try:
-            _read_fen(self.start_position, _rules(self, check_start=False))
-        except BadPosition as exc:
-            raise ValueError(f"start_position: {exc}") from None
 
 
 
@@ -299,7 +296,7 @@ def _rules_cached(settings: Settings) -> _Rules:
     return _Rules(settings)
 
 
-def _rules(settings: Settings, check_start: bool = True) -> _Rules:
-    return _rules_cached(settings) if check_start else _Rules(settings)
+def _rules(settings: Settings) -> _Rules:
+    return _rules_cached(settings)
 
 

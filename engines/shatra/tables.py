@@ -1,11 +1,4 @@
-"""The board of Altai Shatra and every table precomputed on it.
-
-The board is a list of 98 small ints, square ``(rank - 1) * 7 + file`` on the
-7x14 grid (a1 = 0, g14 = 97); only the 62 squares of the book are ever
-touched, because every step and ray is a precomputed table that stops at the
-walls. A piece is ``type | colour << 3`` (white K=1 Q=2 R=3 B=4 P=5, black
-9..13).
-"""
+"""The board of Altai Shatra and every table precomputed on it."""
 
 from __future__ import annotations
 
@@ -232,3 +225,18 @@ ROLES = tuple(
     bytes(0 if not p else 4 if p >> 3 != c else 1 if p & 7 in (K, P) else 2 for p in range(256)) for c in (0, 1)
 )
 
+
+def _numeric_names() -> tuple[str, ...]:
+    """Official numbering of book §2.3 (1 = c14 ... 62 = e1)."""
+    names = [""] * 98
+    order = [_sq(n) for n in ("c14", "d14", "e14", "c13", "d13", "e13", "c12", "d12", "e12", "d11")]
+    for rank in range(10, 4, -1):
+        order += [(rank - 1) * 7 + f for f in range(7)]
+    order += [_sq(n) for n in ("d4", "c3", "d3", "e3", "c2", "d2", "e2", "c1", "d1", "e1")]
+    for number, sq in enumerate(order, 1):
+        names[sq] = str(number)
+    return tuple(names)
+
+
+ALGEBRAIC_NAMES = tuple(FILES[sq % 7] + str(sq // 7 + 1) if sq in SQUARES else "" for sq in range(98))
+NUMERIC_NAMES = _numeric_names()

@@ -1,9 +1,4 @@
-"""What every sandbox shares: the limits, the bot's private workdir, the running bot, the trusted sandbox.
-
-``Sandbox`` builds each version once (``runner.build``) and leaves starting a bot to its kinds:
-``TrustedSandbox`` here (bare subprocesses, one's own bots only) and ``BubblewrapSandbox``
-(``runner.sandbox.bubblewrap``), the only one an untrusted bot may run in.
-"""
+"""What every sandbox shares: the limits, the bot's private workdir, the running bot, the trusted sandbox."""
 
 from __future__ import annotations
 

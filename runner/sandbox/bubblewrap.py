@@ -1,8 +1,4 @@
-"""The bubblewrap sandbox: the mount table, namespaces, rlimits and seccomp filter every untrusted bot gets.
-
-Each bot starts held at bwrap's ``--block-fd`` until its cgroups hold it; the bot's library
-(``engines``) is bound read-only at ``/opt/tabula/engines``, and nothing else of this project.
-"""
+"""The bubblewrap sandbox: the mount table, namespaces, rlimits and seccomp filter every untrusted bot gets."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
 """Per-bot cgroups (v1, v2 or hybrid; whatever the host offers): memory and pids limits, an equal CPU weight,
-freeze, kill.
-
-The CPU weight is what keeps bots of different matches on one host apart: every bot's cgroup is a sibling
-with the same weight, so the scheduler shares the cores between bots, not between processes, and a bot
-running sixty processes gets no more than a bot running one.
-"""
+freeze, kill."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ import pytest
 from cluster import HARNESS, ROOT, Cluster, alive, free_port, kill_arena
 from conftest import need_services
 
-from workers.management.commands.arena import STOP_GRACE_S, Children
+from ops.management.commands.arena import STOP_GRACE_S, Children
 
 pytestmark = pytest.mark.slow
 

@@ -1,9 +1,5 @@
 """A bot's life after its creation, in its owner's hands (and staff's): retire it and bring it back, choose
-which version plays, deactivate a version, delete a bot that never played a rated game.
-
-Only new pairings are affected: the ladder (``workers.ladder``) and ``check_playable`` read these switches;
-matches a tournament already scheduled still play, so nobody can walk out of a round robin half-way.
-"""
+which version plays, deactivate a version, delete a bot that never played a rated game."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""A match's life: queued → (claimed) running → finished, or requeued, failed, cancelled.
-
-The database is the source of truth. A worker holds a lease (a token) while it plays; only the
-holder of the current token can report the result, exactly once, in one transaction that stores
-the games, the score and the rating changes.
-"""
+"""A match's life: queued → (claimed) running → finished, or requeued, failed, cancelled."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""A match is born: the checks on what may be queued, and the one way to queue a match.
-
-Below ``matches`` (a match's life after it is queued) and ``version_tests`` (an SPRT queues its matches
-here, and ``matches`` calls back into the test when one ends): so the arrows point one way.
-"""
+"""A match is born: the checks on what may be queued, and the one way to queue a match."""
 
 from __future__ import annotations
 

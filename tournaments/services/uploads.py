@@ -1,15 +1,5 @@
 """Uploading a bot version: read the file once into a checked list of files, store the file once;
-smoke-test it in the sandbox.
-
-An archive is checked here by ``runner.bundle``: regular files and directories only, every name and limit
-checked, before anything is stored. What is stored is the player's file as sent, once
-(``BotVersion.original``, with its ``sha256`` and ``size``): the owner downloads it, and the worker reads it
-again with the same checked reader after checking its checksum (``referee.stored_entries``), into its
-unpacked cache (``referee.version_files``). Versions from before kept the list as a bundle too
-(``BotVersion.file``); new ones leave it empty. Each player's versions may take at most
-PLAYER_STORAGE_BYTES (staff: no limit). Every check runs before anything is written, so a refused upload
-leaves no file and no row.
-"""
+smoke-test it in the sandbox."""
 
 from __future__ import annotations
 

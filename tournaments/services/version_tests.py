@@ -1,14 +1,5 @@
 """SPRT of a new bot version against the previous one: asked for by the owner, played as unrated
-colour-swapped pairs by the workers like any match, and stopped by itself when the LLR crosses a bound.
-
-A test that reaches its pair cap (``max_pairs``, at most ``ARENA_SPRT_MAX_PAIRS``) between the bounds ends
-``inconclusive``, never passed or failed. Before it starts, ``forecast_version_test`` gives Wald's expected
-length for true Elo at each bound, in pairs, games and hours (see ``forecast``).
-
-The check runs in ``record_test_match``, inside the transaction in which ``finish_match`` stores the
-match's games, with the test's row locked: every pair is counted once, and the verdict, the cancelled
-leftovers and the next matches commit together with the games that decided them.
-"""
+colour-swapped pairs by the workers like any match, and stopped by itself when the LLR crosses a bound."""
 
 from __future__ import annotations
 

@@ -1,18 +1,5 @@
 """Worker time: what a match is expected to cost, what each owner has used lately and has queued, whose turn
-it is at the workers, and the budget of queued worker time an owner may hold.
-
-The workers are shared by dividing worker time, not queue positions (``docs/scale.md``, "Which work comes
-first"). There are accounts: the ranked ladder (matches charged to nobody) and every owner (their
-challenges, tournaments, SPRT tests and smoke tests). The ladder is guaranteed ``LADDER_SHARE`` of the
-worker time used in the last ``FAIR_SHARE_WINDOW_SECONDS`` whenever it has work; the owners with queued work
-share the rest equally. Each claim goes to the account furthest below its share (``claim_accounts``): an
-owner who has used little lately is served next, however long another owner's queue is, and accounts with
-work all the time converge on their shares.
-
-Used time is measured, not estimated: a finished (or failed) match's ``finished_at - started_at``, a running
-match's time so far, a smoke test's ``checked_at - smoke_started_at``. The estimate (``cost_seconds``) is
-only for budgets: it bounds what an owner may have waiting.
-"""
+it is at the workers, and the budget of queued worker time an owner may hold."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""``manage.py drop_bundles``: free the second stored copy of versions uploaded before issue 18.
-
-Such versions kept the checked list of files as a bundle (``BotVersion.file``) beside the upload
-(``original``). The worker now reads the upload itself, so the bundle goes, for each version whose upload is
-there and matches its checksum (one that does not keeps its bundle, which the worker then still reads).
-"""
+"""``manage.py drop_bundles``: free the second stored copy of versions uploaded before issue 18."""
 
 import hashlib
 

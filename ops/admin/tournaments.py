@@ -1,8 +1,4 @@
-"""The operator's admin: every model with useful columns, searches and filters, no N+1 on the lists.
-
-The actions (requeue a match, disable a version, retire a bot, pin or deactivate a version) and a bot's deletion go
-through the services, like the API does: the same rules, the same refusals.
-"""
+"""The operator's admin: every model with useful columns, searches and filters, no N+1 on the lists."""
 
 from __future__ import annotations
 
@@ -16,8 +12,8 @@ from django.core.exceptions import ValidationError
 from api import services
 from engines import RefereeError
 from engines.core import Termination
+from ops.dashboard import dashboard_view
 from tournaments import services as app_services
-from tournaments.dashboard import dashboard_view
 from tournaments.models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 
 admin.site.index_template = "admin/arena/index.html"

@@ -1,19 +1,5 @@
-"""``manage.py arena``: the whole service on one machine — migrate, seed, then the web server, a
-Celery worker that plays matches, a second one for housekeeping and smoke tests (so an upload is
-tested while a match is being played), and beat, as child processes, stopped cleanly on Ctrl-C or
-SIGTERM.
-
-With no CELERY_BROKER_URL the broker is the embedded filesystem transport (no server needed); with
-Redis and PostgreSQL configured the same children run unchanged. ``--exit-after-demo`` waits until
-the seeded demo tournaments are played to the end, printing when each ends, and exits 0 (1 on
-timeout or a dead child).
-
-A stop (Ctrl-C, SIGTERM) is clean when every child ends by itself within ``STOP_GRACE_S``: the match worker gives
-its match back to the queue and removes its bots' folders (``workers.playing``). Only then does it say "stopped
-cleanly". A child still there after the grace is killed, and the command says so; it then does what that child
-could not: the matches its workers held go back to the queue and the bot folders left behind are removed, each
-named, and it exits 1.
-"""
+"""``manage.py arena``: the whole service on one machine (migrate, seed, the web server, two Celery workers
+and beat as child processes), stopped cleanly on Ctrl-C or SIGTERM."""
 
 from __future__ import annotations
 

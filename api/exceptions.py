@@ -1,7 +1,5 @@
-"""The REST error shape, one for every failure of the API (400, 401, 403, 404, 405, 406, 409, 415, 429 alike):
-a JSON object whose keys name what is wrong — a field of the request, or ``detail`` for the request as a
-whole — each with a list of messages, e.g. ``{"name": ["a bot named 'x' exists"]}`` or
-``{"detail": ["Not found."]}``. The schema documents it as the ``Error`` component (api.schema)."""
+"""The REST error shape, one for every failure of the API: a JSON object of names (a field, or ``detail``),
+each with a list of messages; DRF's exception handler and the API's 404."""
 
 from __future__ import annotations
 
