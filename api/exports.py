@@ -1,9 +1,5 @@
 """Downloads of many games: a tournament's records in the text notation as one zip, and the dataset export of
-every public game (``docs/dataset.md``: the schema, versioned) as streamed JSON Lines.
-
-Both give only what an anonymous reader of ``/api/games/{id}/`` sees (the public record: never a bot's stderr or
-protocol log, ``GameSerializer`` without a request), read the games a chunk at a time (never the table in
-memory), and count against the ``exports`` throttle, the same for the API and the site (``throttles.refusal``)."""
+every public game (``docs/dataset.md``: the schema, versioned) as streamed JSON Lines."""
 
 from __future__ import annotations
 

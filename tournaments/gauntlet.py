@@ -1,9 +1,5 @@
 """A gauntlet's table: the champion's results against each opponent, and over all of them, with the Elo
-difference and its 95% interval on the expected-score scale the arena uses everywhere (``engines.stats``).
-
-Games are counted in colour-swapped pairs (games 1-2, 3-4, ... of a mini-match) where they are complete, so
-the first player's large advantage in some games (Tafl) does not widen the interval (the pentanomial model);
-a mini-match with an odd number of games is counted game by game (trinomial)."""
+difference and its 95% interval on the expected-score scale the arena uses everywhere (``engines.stats``)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""A knockout's bracket: seeding order, byes, and who advances, read from the tournament's matches.
-
-The bracket is never stored: the entrants' seeds (set at the start, by fitted rating or as listed) and the
-matches played so far decide it, so the page, the API and the service that queues the next round read the
-same thing. One pairing of a round is a mini-match (``games_per_pairing`` games, colours alternating), then,
-while the two are level, tie-break matches of two games (one colour-swapped pair) each, at most
-``tiebreak_pairs`` of them; level after the last one, the higher seed (the lower seed number) advances.
-"""
+"""A knockout's bracket: seeding order, byes, and who advances, read from the tournament's matches."""
 
 from __future__ import annotations
 
