@@ -9,7 +9,7 @@ from django.core.validators import MaxValueValidator, RegexValidator
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
-from engines import GAME_IDS
+from engines import GAME_IDS, Winner
 from ratings import selectors as ratings_selectors
 from ratings import sprt
 from ratings.models import FittedRating, Rating, RatingChange, VersionTest
@@ -712,7 +712,7 @@ class GameRecordSerializer(serializers.Serializer):
     initial = serializers.CharField(help_text="The starting position, in the game's notation.")
     actions = serializers.ListField(child=serializers.CharField(), help_text="The actions, in canonical notation, "
                                                                               "in the order played.")
-    winner = serializers.ChoiceField(choices=["white", "black", "none"], help_text="`white`, `black`, or `none` "
+    winner = serializers.ChoiceField(choices=[w.value for w in Winner], help_text="`white`, `black`, or `none` "
                                                                                  "for a draw.")
     reason = serializers.CharField(help_text="How the game ended: the protocol's word (e.g. `king-captured`, "
                                              "`timeout`, `resign`).")

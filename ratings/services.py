@@ -13,6 +13,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from engines.core import WINNERS
+
 from . import fit as fitting
 from . import ranks
 from .elo import EloRules, rules_from_settings, scores_for, updated
@@ -88,7 +90,7 @@ class RecomputeReport:
 
 
 # White's score per winner, as a dict for the replay's hot loop.
-WHITE_SCORE = {winner: scores_for(winner)[0] for winner in ("white", "black", "none")}
+WHITE_SCORE = {winner: scores_for(winner)[0] for winner in WINNERS}
 
 
 class ReplayState:

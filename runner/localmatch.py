@@ -22,7 +22,7 @@ from collections import Counter, defaultdict
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-from engines.core import BLACK, SIDES, WHITE, BadSettings, Termination, other, points
+from engines.core import BLACK, NONE, SIDES, WHITE, BadSettings, Outcome, Termination, other, points
 from engines.protocol import TimeControl, go_prefix, played_line
 from engines.registry import GAME_IDS, get_game
 from engines.stats import elo_pentanomial, elo_trinomial, pentanomial
@@ -466,8 +466,8 @@ def _check_game(channel, pipes, side, position, tc, rng, results, reply) -> None
         last_mover = mover
         channel.send(played_line(mover, action, position, ply))
     outcome = position.outcome()
-    winner, reason = (outcome.winner, outcome.reason) if outcome else ("none", Termination.MAX_PLIES.value)
-    channel.send(f"gameover winner={winner} reason={reason} plies={ply}")
+    outcome = outcome or Outcome(Termination.MAX_PLIES, NONE)
+    channel.send(f"gameover winner={outcome.winner} reason={outcome.reason} plies={ply}")
     results["plays"].ok()
 
 

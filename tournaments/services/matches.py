@@ -19,7 +19,7 @@ from django.db import DataError, connection, transaction
 from django.db.models import F, Q, Subquery
 from django.utils import timezone
 
-from engines.core import BLACK, WHITE, Termination, other, points
+from engines.core import BLACK, WHITE, WINNERS, Termination, other, points
 from ratings.services import apply_rated_game, lock_ratings
 
 from .. import events
@@ -39,7 +39,6 @@ from .queueing import (  # noqa: F401  (a match's life starts here: callers find
 
 log = logging.getLogger(__name__)
 
-WINNERS = ("white", "black", "none")
 TERMINATIONS = frozenset(t.value for t in Termination)
 BOT_TEXTS = ("detail", "stderr", "log")  # what a record holds that the bots wrote (engines.record.safe_text)
 

@@ -19,7 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from engines import get_game
-from engines.core import BLACK, WHITE, points
+from engines.core import BLACK, NONE, WHITE, points
 from engines.protocol import TimeControl
 from ratings import sprt
 from ratings.models import VersionTest
@@ -102,7 +102,7 @@ def forecast(hypotheses: sprt.Hypotheses, baseline: BotVersion) -> dict:
     time_control = settings.ARENA["DEFAULT_TIME_CONTROL"]
     durations = [duration for _, duration in recent if duration is not None]
     if recent and durations:
-        draw_rate = sum(winner == "none" for winner, _ in recent) / len(recent)
+        draw_rate = sum(winner == NONE for winner, _ in recent) / len(recent)
         seconds = sum(durations) / len(durations)
         basis = f"the draw rate and mean length of {baseline}'s last {len(recent)} games"
     else:
