@@ -23,7 +23,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from engines.core import BLACK, NONE, SIDES, WHITE, BadSettings, Outcome, Termination, other, points
-from engines.protocol import TimeControl, go_prefix, played_line
+from engines.protocol import TIME_CONTROL_SYNTAX, TimeControl, go_prefix, played_line
 from engines.registry import GAME_IDS, get_game
 from engines.stats import elo_pentanomial, elo_trinomial, pentanomial
 
@@ -45,7 +45,7 @@ def add_commands(subparsers) -> None:
     match.add_argument("bots", metavar="BOT", nargs="+", help="bot directory (bot.toml) or Python file; 2 or more")
     match.add_argument("--game", required=True, help=f"one of {', '.join(GAME_IDS)}")
     match.add_argument("--games", type=int, default=2, help="games per pairing, played in colour-swapped pairs")
-    match.add_argument("--tc", default="clock:10000+100", help="clock:BASE_MS+INC_MS or move:MS")
+    match.add_argument("--tc", default="clock:10000+100", help=TIME_CONTROL_SYNTAX)
     match.add_argument("--concurrency", type=int, default=1, help="games played at once")
     match.add_argument("--records", metavar="FILE", help="write every game's record as one JSON line")
     match.add_argument("--trusted", action="store_true", help="run the bots WITHOUT a sandbox (your own bots only)")
