@@ -14,7 +14,7 @@ from rest_framework.exceptions import Throttled
 
 from tournaments import events
 from tournaments.models import BotVersion, Match
-from tournaments.selectors import is_insider
+from tournaments.selectors import is_insider, may_see_bot
 from tournaments.services.matches import check_games_per_match, check_time_control, create_match, requeue_match
 from tournaments.services.players import api_token, create_player
 from tournaments.services.uploads import set_version_disabled
@@ -54,7 +54,7 @@ def obtain_token(request, username: str, password: str) -> tuple[str, object]:
 def _version_for(user, version_id: int, field: str, *, must_own: bool) -> BotVersion:
     version = BotVersion.objects.select_related("bot").filter(pk=version_id).first()
     visible = version is not None and (
-        is_insider(user, version.bot.owner_id) or (version.bot.is_public and not must_own))
+        is_insider(user, version.bot.owner_id) if must_own else may_see_bot(user, version.bot))
     if not visible:
         raise ValidationError({field: [f"no bot version {version_id} that you may use here"]})
     return version

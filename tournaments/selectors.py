@@ -11,21 +11,42 @@ from django.db.models import Count, Q, QuerySet
 from engines.core import Termination
 from engines.stats import EloEstimate, elo_trinomial
 from ratings.elo import scores_for
-from ratings.selectors import held_back
+from ratings.selectors import held_back, on_leaderboard_q
 from ratings.services import is_rated_pairing
 
 from .models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 
+# Who may see a bot, once: ``may_see_bot`` for one loaded bot and ``visible_bot_q``, its SQL twin, side by side
+# (tests/service/test_visibility.py checks that they agree for every kind of reader and every state of a bot).
+# Public bots, retired or not, are seen by everyone; a private one by its owner and staff (``is_insider``).
+
+
+def is_insider(user, *owner_ids) -> bool:
+    """An owner of the bot (of any of the bots, given several), or staff: who may see the bot's private bits
+    (rejection reasons, stderr and protocol logs, the uploaded file, its own page rather than the public one).
+    With no owner given: whether ``user`` is staff. The one place that rule is written: every page and endpoint
+    asks it."""
+    return user is not None and user.is_authenticated and (user.is_staff or user.pk in owner_ids)
+
+
+def may_see_bot(user, bot) -> bool:
+    """Whether ``user`` (None for nobody signed in) may see ``bot`` at all."""
+    return bot.is_public or is_insider(user, bot.owner_id)
+
 
 def visible_bot_q(user, prefix: str = "") -> Q:
-    """The bots ``user`` may see, as a filter on a bot reached through ``prefix``: public bots, plus the
-    user's own (staff see everything). ``may_see_bot`` is the same rule for one loaded bot."""
-    if user is not None and user.is_authenticated and user.is_staff:
+    """``may_see_bot`` as a filter on a bot reached through ``prefix`` (``"bot__"`` from a version)."""
+    if is_insider(user):
         return Q()
     visible = Q(**{f"{prefix}is_public": True})
     if user is not None and user.is_authenticated:
         visible |= Q(**{f"{prefix}owner_id": user.pk})
     return visible
+
+
+def seen_by_everyone(bot) -> bool:
+    """Whether anyone at all may see ``bot`` (so a page of it may be kept and shared)."""
+    return may_see_bot(None, bot)
 
 
 def visible_bots(user=None) -> QuerySet[Bot]:
@@ -189,18 +210,6 @@ PUBLIC_RECORD_FIELDS = frozenset({"game", "ruleset", "settings", "initial", "act
 LOG_SIDES = {"w": "white", "white": "white", "b": "black", "black": "black"}
 
 
-def is_insider(user, *owner_ids) -> bool:
-    """An owner of the bot (of any of the bots, given several), or staff: who may see the bot's private bits
-    (rejection reasons, stderr and protocol logs, the uploaded file, its own page rather than the public one).
-    The one place that rule is written: every page and endpoint asks it."""
-    return user is not None and user.is_authenticated and (user.is_staff or user.pk in owner_ids)
-
-
-def may_see_bot(user, bot) -> bool:
-    """Whether ``user`` may see ``bot`` at all: ``visible_bot_q`` for one loaded bot."""
-    return bot.is_public or is_insider(user, bot.owner_id)
-
-
 def owned_sides(game: Game, user) -> list[str]:
     """The sides of ``game`` whose bot ``user`` owns (both for staff); its white and black bots loaded."""
     return [side for side, version in (("white", game.white), ("black", game.black))
@@ -212,7 +221,7 @@ def record_seen_by(game: Game, user) -> dict:
     stderr, the protocol log lines to and from it (and the runner's about it), and the detail of the game's
     end when their bot lost or drew (it may quote the loser's stderr). Staff: the whole record."""
     record = game.record if isinstance(game.record, dict) else {}
-    if user is not None and user.is_authenticated and user.is_staff:
+    if is_insider(user):  # staff
         return dict(record)
     seen = {key: value for key, value in record.items() if key in PUBLIC_RECORD_FIELDS}
     sides = owned_sides(game, user)
@@ -332,7 +341,7 @@ def ladder_versions(game_id: str) -> dict[int, BotVersion]:
     cannot play sits out). A version its owner put behind an SPRT gate plays only once that test has passed;
     until then the version before it keeps the bot's place. The one rule: the ladder pairs these
     (``workers.ladder.ladder_pool``) and the leaderboard shows their fitted ratings."""
-    versions = (BotVersion.objects.filter(bot__game=game_id, bot__is_public=True, bot__is_retired=False,
+    versions = (BotVersion.objects.filter(on_leaderboard_q("bot__"), bot__game=game_id,
                                           status=BotVersion.Status.READY, is_disabled=False, is_active=True)
                 .exclude(held_back())
                 .order_by("bot_id", "-number").select_related("bot"))
