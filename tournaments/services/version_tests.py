@@ -28,6 +28,7 @@ from ratings.selectors import held_back
 from .. import events
 from ..models import Bot, BotVersion, Game, Match
 from . import queueing as match_services  # matches, which queues no test, calls back into this module
+from .match_rules import cancel_queued
 from .worker_time import check_budget, expected_match_seconds
 
 OPEN = (Match.Status.QUEUED, Match.Status.RUNNING)
@@ -190,7 +191,7 @@ def _stop(test: VersionTest, state: str, note: str = "") -> None:
     test.save(update_fields=["state", "note", "finished_at"])
     bot_id, game = BotVersion.objects.filter(pk=test.candidate_id).values_list("bot_id", "bot__game").get()
     events.emit(events.SprtVerdict(test.pk, bot_id, game, state))
-    match_services.cancel_queued(Q(sprt_tests=test), f"SPRT {test.pk} {state}")
+    cancel_queued(Q(sprt_tests=test), f"SPRT {test.pk} {state}")
 
 
 def _locked_test_of(match: Match) -> VersionTest | None:
