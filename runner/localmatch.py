@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from engines.core import BLACK, NONE, SIDES, WHITE, BadSettings, Outcome, Termination, other, points
 from engines.protocol import TIME_CONTROL_SYNTAX, TimeControl, go_prefix, played_line
 from engines.registry import GAME_IDS, get_game
-from engines.stats import elo_pentanomial, elo_trinomial, pentanomial
+from engines.stats import elo_pentanomial, elo_trinomial, pentanomial, tally
 
 from .bots import load_bot, sanitise_name
 from .match import (
@@ -89,8 +89,7 @@ class Pairing:
     reasons: Counter = field(default_factory=Counter)
 
     def wdl(self) -> tuple[int, int, int]:
-        return (sum(1 for p in self.results if p == 1), sum(1 for p in self.results if p == 0.5),
-                sum(1 for p in self.results if p == 0))
+        return tally(self.results)
 
 
 @dataclass(frozen=True)

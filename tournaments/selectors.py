@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.db.models import Count, Q, QuerySet
 
-from engines.core import Termination
-from engines.stats import EloEstimate, elo_trinomial
+from engines.core import BLACK, NONE, WHITE, Termination
+from engines.core import other as other_side
+from engines.stats import EloEstimate, elo_trinomial, tally
 from ratings.elo import scores_for
 from ratings.selectors import held_back, on_leaderboard_q
 from ratings.services import is_rated_pairing
@@ -136,9 +137,8 @@ def crosstable(tournament: Tournament) -> Crosstable:
             standing = rows[me]
             standing.games += 1
             standing.score += mine
-            standing.wins += mine == 1.0
-            standing.draws += mine == 0.5
-            standing.losses += mine == 0.0
+            standing.wins, standing.draws, standing.losses = tally(
+                [mine], (standing.wins, standing.draws, standing.losses))
     for me, standing in rows.items():
         # Sonneborn–Berger: each point scored against an opponent, weighted by that opponent's score.
         standing.sonneborn_berger = sum(points[me][opponent] * rows[opponent].score for opponent in points[me])
@@ -207,12 +207,12 @@ def standings(tournament: Tournament) -> list[Standing]:
 # The public record: the game, its rules and start, the actions with their times, the result and its reason.
 PUBLIC_RECORD_FIELDS = frozenset({"game", "ruleset", "settings", "initial", "actions", "times", "winner", "reason",
                                   "plies", "final", "white", "black", "tc", "duration", "thinking"})
-LOG_SIDES = {"w": "white", "white": "white", "b": "black", "black": "black"}
+LOG_SIDES = {"w": WHITE, WHITE: WHITE, "b": BLACK, BLACK: BLACK}
 
 
 def owned_sides(game: Game, user) -> list[str]:
     """The sides of ``game`` whose bot ``user`` owns (both for staff); its white and black bots loaded."""
-    return [side for side, version in (("white", game.white), ("black", game.black))
+    return [side for side, version in ((WHITE, game.white), (BLACK, game.black))
             if is_insider(user, version.bot.owner_id)]
 
 
@@ -231,7 +231,7 @@ def record_seen_by(game: Game, user) -> dict:
     seen["stderr"] = {side: stderr.get(side, "") for side in sides}
     log = record.get("log") if isinstance(record.get("log"), list) else []
     seen["log"] = [line for line in log if _log_side(line) in (*sides, None)]
-    if "detail" in record and (game.winner not in sides or game.winner == "none"):
+    if "detail" in record and (game.winner not in sides or game.winner == NONE):
         seen["detail"] = record["detail"]
     return seen
 
@@ -271,16 +271,21 @@ class OpponentResult:
         return elo_trinomial(self.wins, self.draws, self.losses)
 
 
+def tally_counts(side: str) -> dict[str, Count]:
+    """``engines.stats.tally`` in SQL: ``side``'s wins, draws and losses as counts over grouped game rows."""
+    return {"wins": Count("id", filter=Q(winner=side)), "draws": Count("id", filter=Q(winner=NONE)),
+            "losses": Count("id", filter=Q(winner=other_side(side)))}
+
+
 def opponents(bot: Bot, user) -> list[OpponentResult]:
     """Every other bot this bot has played (any version, any finished match: ladder, tournament, casual) that
     ``user`` may see, most games first. Two grouped queries: the bot as white, then as black."""
     results: dict[int, OpponentResult] = {}
-    for side, other, win, loss in (("white", "black", "white", "black"), ("black", "white", "black", "white")):
+    for side, other in ((WHITE, BLACK), (BLACK, WHITE)):
         rows = (Game.objects.filter(**{f"{side}__bot": bot}).exclude(**{f"{other}__bot": bot})
                 .filter(visible_bot_q(user, f"{other}__bot__"))
                 .values_list(f"{other}__bot", f"{other}__bot__name", f"{other}__bot__owner__username")
-                .annotate(wins=Count("id", filter=Q(winner=win)), draws=Count("id", filter=Q(winner="none")),
-                          losses=Count("id", filter=Q(winner=loss)))
+                .annotate(**tally_counts(side))
                 .order_by())
         for bot_id, name, owner, wins, draws, losses in rows:
             result = results.setdefault(bot_id, OpponentResult(bot_id, name, owner))
@@ -325,8 +330,7 @@ def rated_pair_counts(game_ids) -> tuple[dict[str, np.ndarray], dict[int, int]]:
     bot_of = dict(BotVersion.objects.filter(bot__game__in=game_ids).values_list("id", "bot_id"))
     rows = (Game.objects.filter(match__rated=True, match__status=Match.Status.FINISHED, match__game__in=game_ids)
             .values_list("match__game", "white_id", "black_id")
-            .annotate(wins=Count("id", filter=Q(winner="white")), draws=Count("id", filter=Q(winner="none")),
-                      losses=Count("id", filter=Q(winner="black")))
+            .annotate(**tally_counts(WHITE))
             .order_by())
     tables: dict[str, list[tuple]] = {game: [] for game in game_ids}
     for game_id, white, black, wins, draws, losses in rows:

@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from engines import get_game
+from engines import get_game, stats
 from engines.core import BLACK, NONE, WHITE, points
 from engines.protocol import TimeControl
 from ratings import sprt
@@ -208,13 +208,9 @@ def record_test_match(match: Match, games) -> VersionTest | None:
     test = _locked_test_of(match)
     if test is None:
         return None
-    pentanomial = list(test.pentanomial)
     points = [_candidate_points(game, test.candidate_id) for game in games]
-    for first, second in zip(points[::2], points[1::2]):
-        pentanomial[int((first + second) * 2)] += 1
-    test.wins += points.count(1.0)
-    test.draws += points.count(0.5)
-    test.losses += points.count(0.0)
+    pentanomial = list(stats.pentanomial(stats.pair_scores(points), test.pentanomial))
+    test.wins, test.draws, test.losses = stats.tally(points, (test.wins, test.draws, test.losses))
     test.pentanomial = pentanomial
     hypotheses = sprt.Hypotheses(test.elo0, test.elo1, test.alpha, test.beta, test.elo_model)
     test.llr = sprt.llr(pentanomial, hypotheses)
