@@ -18,8 +18,15 @@ from engines.stats import tally
 
 from . import fit as fitting
 from . import ranks
-from .elo import EloRules, rules_from_settings, scores_for, updated
+from .elo import EloRules, scores_for, updated
 from .models import FittedRating, Rating, RatingChange, RatingFit
+
+
+def rules_from_settings() -> EloRules:
+    """The Elo rules the settings choose (``ARENA_ELO_*``): the pure math in ``ratings.elo`` reads no settings."""
+    arena = settings.ARENA
+    return EloRules(start=float(arena["ELO_START"]), k_provisional=int(arena["ELO_K_PROVISIONAL"]),
+                    provisional_games=int(arena["ELO_PROVISIONAL_GAMES"]), k=int(arena["ELO_K"]))
 
 
 def is_rated_pairing(white_bot_id: int, black_bot_id: int) -> bool:

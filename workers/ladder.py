@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db.models import Count, Q, Sum
 
 from engines import GAME_IDS
+from ratings.elo import START
 from ratings.models import FittedRating, Rating
 from ratings.pairing import Entrant, choose_pairings
 from tournaments.models import BotVersion, Match
@@ -44,7 +45,7 @@ def ladder_pool(game_id: str) -> list[Entrant]:
     newest = ladder_versions(game_id)  # the one rule, shared with the leaderboard
     if not newest:
         return []
-    start = settings.ARENA.get("ELO_START", 1500)
+    start = settings.ARENA.get("ELO_START", START)
     ratings = {r.bot_id: r for r in Rating.objects.filter(game=game_id, bot_id__in=list(newest))}
     ids = [v.pk for v in newest.values()]
     ladder = Q(tournament__isnull=True, rated=True) & ~Q(status__in=[Match.Status.CANCELLED, Match.Status.FAILED])
