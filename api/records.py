@@ -8,7 +8,7 @@ import json
 from django.http import StreamingHttpResponse
 from rest_framework.utils.encoders import JSONEncoder
 
-from engines import RefereeError, get_game
+from engines import BLACK, NONE, WHITE, RefereeError, get_game
 
 from . import selectors
 from .serializers import GameSerializer
@@ -36,7 +36,7 @@ def _sides(record: dict) -> list[str] | None:
 def record_text(played) -> str:
     """``played`` is a Game row (white/black with their bots loaded)."""
     record = played.record or {}
-    result = {"white": "1-0", "black": "0-1", "none": "1/2-1/2"}.get(played.winner, "*")
+    result = {WHITE: "1-0", BLACK: "0-1", NONE: "1/2-1/2"}.get(played.winner, "*")
     tags = [
         ("Game", record.get("game", "")),
         ("Ruleset", record.get("ruleset", "")),

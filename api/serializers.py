@@ -9,7 +9,8 @@ from django.core.validators import MaxValueValidator, RegexValidator
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
-from engines import GAME_IDS
+from engines import GAME_IDS, Winner
+from engines.protocol import TIME_CONTROL_GRAMMAR, TIME_CONTROL_HELP, TIME_CONTROL_SYNTAX, time_control_help
 from ratings import selectors as ratings_selectors
 from ratings import sprt
 from ratings.models import FittedRating, Rating, RatingChange, VersionTest
@@ -35,13 +36,11 @@ User = get_user_model()
 ARENA = settings.ARENA
 # What the services check, said in the schema too (a pattern there is what a client can check before sending).
 BOT_NAME_PATTERN = RegexValidator(rf"\A{BOT_NAME.pattern}\Z", f"not a bot name: use {BOT_NAME_RULE}")
-TIME_CONTROL_PATTERN = RegexValidator(r"\A(move:[0-9]{1,9}|clock:[0-9]{1,9}\+[0-9]{1,9})\Z",
-                                      "bad time control: expected clock:BASE_MS+INC_MS or move:MS")
-TIME_CONTROL_HELP = (
-    f"`move:MS` (from {ARENA['TIME_CONTROL_MOVE_MIN_MS']} to {ARENA['TIME_CONTROL_MOVE_MAX_MS']} ms per action) or "
-    f"`clock:BASE_MS+INC_MS` (base up to {ARENA['TIME_CONTROL_CLOCK_BASE_MAX_MS']} ms, increment up to "
-    f"{ARENA['TIME_CONTROL_CLOCK_INCREMENT_MAX_MS']} ms); the server's default "
-    f"({ARENA['DEFAULT_TIME_CONTROL']}) when left out.")
+TIME_CONTROL_PATTERN = RegexValidator(rf"\A(?:{TIME_CONTROL_GRAMMAR})\Z",
+                                      f"bad time control: expected {TIME_CONTROL_SYNTAX}")
+TIME_CONTROL_CHOICE_HELP = time_control_help(
+    ARENA["TIME_CONTROL_MOVE_MIN_MS"], ARENA["TIME_CONTROL_MOVE_MAX_MS"], ARENA["TIME_CONTROL_CLOCK_BASE_MAX_MS"],
+    ARENA["TIME_CONTROL_CLOCK_INCREMENT_MAX_MS"], ARENA["DEFAULT_TIME_CONTROL"])
 
 
 # The docstring below is published: it is the description of every request body without a docstring of its own
@@ -712,7 +711,7 @@ class GameRecordSerializer(serializers.Serializer):
     initial = serializers.CharField(help_text="The starting position, in the game's notation.")
     actions = serializers.ListField(child=serializers.CharField(), help_text="The actions, in canonical notation, "
                                                                               "in the order played.")
-    winner = serializers.ChoiceField(choices=["white", "black", "none"], help_text="`white`, `black`, or `none` "
+    winner = serializers.ChoiceField(choices=[w.value for w in Winner], help_text="`white`, `black`, or `none` "
                                                                                  "for a draw.")
     reason = serializers.CharField(help_text="How the game ended: the protocol's word (e.g. `king-captured`, "
                                              "`timeout`, `resign`).")
@@ -769,7 +768,7 @@ class MatchSerializer(serializers.ModelSerializer):
             "id": {"help_text": ID_HELP}, "game": {"help_text": GAME_HELP},
             "round": {"help_text": "The tournament round (Berger table); null outside tournaments."},
             "rated": {"help_text": "Whether the match's games change ratings."},
-            "time_control": {"help_text": "`move:MS` per action, or `clock:BASE_MS+INC_MS`."},
+            "time_control": {"help_text": TIME_CONTROL_HELP},
             "games_per_match": {"help_text": "How many games the match plays, colours alternating."},
             "ruleset": {"help_text": "The referee's ruleset version the games were played under."},
             "status": {"help_text": "`queued`, `running`, then `finished`, `failed` or `cancelled`."},
@@ -805,7 +804,7 @@ class MatchRequestSerializer(StrictInput):
         help_text=f"How many games to play, colours alternating: at most the server's bound "
                   f"({ARENA['MAX_GAMES_PER_MATCH']} unless set otherwise); the server's default when left out.")
     time_control = serializers.CharField(max_length=40, required=False, trim_whitespace=False,
-                                         validators=[TIME_CONTROL_PATTERN], help_text=TIME_CONTROL_HELP)
+                                         validators=[TIME_CONTROL_PATTERN], help_text=TIME_CONTROL_CHOICE_HELP)
 
 
 # --- tournaments -----------------------------------------------------------------------------
@@ -894,7 +893,7 @@ class TournamentSerializer(serializers.ModelSerializer):
         extra_kwargs = {
             "id": {"help_text": ID_HELP}, "name": {"help_text": "The tournament's name."},
             "game": {"help_text": GAME_HELP},
-            "time_control": {"help_text": "`move:MS` per action, or `clock:BASE_MS+INC_MS`."},
+            "time_control": {"help_text": TIME_CONTROL_HELP},
             "games_per_pairing": {"help_text": GAMES_PER_PAIRING_HELP},
             "double_round": {"help_text": DOUBLE_ROUND_HELP},
             "official": {"help_text": OFFICIAL_HELP},
@@ -932,7 +931,7 @@ class TournamentCreateSerializer(StrictInput):
     name = serializers.CharField(max_length=100, help_text="The tournament's name, up to 100 characters.")
     game = serializers.ChoiceField(choices=GAME_IDS, help_text=GAME_HELP, error_messages=UNKNOWN_GAME)
     time_control = serializers.CharField(max_length=40, required=False, trim_whitespace=False,
-                                         validators=[TIME_CONTROL_PATTERN], help_text=TIME_CONTROL_HELP)
+                                         validators=[TIME_CONTROL_PATTERN], help_text=TIME_CONTROL_CHOICE_HELP)
     games_per_pairing = GamesCount(
         required=False,
         help_text=GAMES_PER_PAIRING_HELP + f" At most the server's bound ({ARENA['MAX_GAMES_PER_MATCH']} unless set "

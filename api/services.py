@@ -9,12 +9,13 @@ from django.conf import settings
 from django.contrib.auth import authenticate, get_user_model, password_validation
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from rest_framework.exceptions import Throttled
 
-from tournaments import events
 from tournaments.models import BotVersion, Match
-from tournaments.selectors import is_insider
+from tournaments.selectors import is_insider, may_see_bot
+from tournaments.services.match_rules import queue_again
 from tournaments.services.matches import check_games_per_match, check_time_control, create_match, requeue_match
 from tournaments.services.players import api_token, create_player
 from tournaments.services.uploads import set_version_disabled
@@ -54,7 +55,7 @@ def obtain_token(request, username: str, password: str) -> tuple[str, object]:
 def _version_for(user, version_id: int, field: str, *, must_own: bool) -> BotVersion:
     version = BotVersion.objects.select_related("bot").filter(pk=version_id).first()
     visible = version is not None and (
-        is_insider(user, version.bot.owner_id) or (version.bot.is_public and not must_own))
+        is_insider(user, version.bot.owner_id) if must_own else may_see_bot(user, version.bot))
     if not visible:
         raise ValidationError({field: [f"no bot version {version_id} that you may use here"]})
     return version
@@ -98,12 +99,8 @@ def requeue_by_operator(match: Match) -> Match:
         if not requeue_match(match.pk, reason="requeued by an operator"):
             raise ValidationError({"status": [f"match {match.pk} is no longer running"]})
     elif match.status in (Match.Status.FAILED, Match.Status.CANCELLED):
-        with transaction.atomic():
-            updated = Match.objects.filter(pk=match.pk, status=match.status).update(
-                status=Match.Status.QUEUED, attempts=0, lease_token=None, lease_expires_at=None, worker_id="",
-                finished_at=None, failure_reason=f"requeued by an operator at {timezone.now():%Y-%m-%d %H:%M}")
-            if updated:  # its wake-up, once the requeue commits
-                events.emit(events.MatchRequeued((match.pk,)))
+        updated = queue_again(Q(pk=match.pk, status=match.status),
+                              f"requeued by an operator at {timezone.now():%Y-%m-%d %H:%M}", fresh_attempts=True)
         if not updated:
             raise ValidationError({"status": [f"match {match.pk} changed meanwhile; try again"]})
     else:

@@ -234,7 +234,8 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
         """One bot with its versions and its rating; a private bot only for its owner (and staff)."""
         def build():
             bot = self.get_object()
-            return public.Page(rows.bot_detail(bot, request.user), shareable=bot.is_public, owners=(bot.owner_id,))
+            return public.Page(rows.bot_detail(bot, request.user), shareable=app_selectors.seen_by_everyone(bot),
+                               owners=(bot.owner_id,))
 
         return public.serve(request, f"bot:{int(pk)}", public.OUTSIDERS, public.LIVE_SECONDS, build,
                             scopes=(public.bot_scope(pk),))
@@ -301,7 +302,7 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
             bot = self.get_object()
             page = self.paginate_queryset(selectors.rating_history(bot).values(*rows.RATING_CHANGE_COLUMNS))
             body = self.get_paginated_response([rows.rating_change_row(row) for row in page]).data
-            return public.Page(body, shareable=bot.is_public)
+            return public.Page(body, shareable=app_selectors.seen_by_everyone(bot))
 
         name = public.url_name(request, "rating-history")
         return public.serve(request, name, public.EVERYONE, public.LIVE_SECONDS, build, scopes=(public.bot_scope(pk),))
@@ -362,7 +363,8 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
         def build():
             bot = self.get_object()
             results = app_selectors.opponents(bot, request.user)
-            return public.Page(serializers.OpponentSerializer(results, many=True).data, shareable=bot.is_public)
+            return public.Page(serializers.OpponentSerializer(results, many=True).data,
+                               shareable=app_selectors.seen_by_everyone(bot))
 
         return public.serve(request, public.url_name(request, "opponents"), public.ANONYMOUS, public.LIVE_SECONDS,
                             build, scopes=(public.bot_scope(pk),))
@@ -508,7 +510,7 @@ class GameViewSet(KnownQueryParameters, NoListFiltersOnDetail, viewsets.ReadOnly
             game = self.get_object()
             data = self.get_serializer(game).data
             insider = bool(app_selectors.owned_sides(game, request.user))
-            shared = game.white.bot.is_public and game.black.bot.is_public and not insider
+            shared = not insider and all(app_selectors.seen_by_everyone(v.bot) for v in (game.white, game.black))
             names = f"{data['white']['bot_name']}\0{data['black']['bot_name']}".encode()
             view = "-own" if insider else ""
             return public.Page(data, shareable=shared, owners=(game.white.bot.owner_id, game.black.bot.owner_id),

@@ -49,9 +49,8 @@ def main() -> None:
     from django.db import connection
     from django.utils import timezone
 
-    from ratings.elo import rules_from_settings
     from ratings.models import Rating
-    from ratings.services import replay
+    from ratings.services import replay, rules_from_settings
     from tournaments.models import Bot, BotVersion, Match
     from tournaments.services import create_player
     from tournaments.services.ratings import recompute_ratings

@@ -14,11 +14,12 @@ from .core import (
     RefereeError,
     Termination,
     UnknownGame,
+    Winner,
 )
 from .registry import GAME_IDS, get_game
 
 __all__ = [
     "BLACK", "NONE", "WHITE", "BadPosition", "BadRecord", "BadSettings", "Game", "IllegalAction",
     "Outcome", "Position", "RefereeError", "Termination",
-    "UnknownGame", "GAME_IDS", "get_game",
+    "UnknownGame", "Winner", "GAME_IDS", "get_game",
 ]

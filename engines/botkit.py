@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from .core import WHITE, Position, RefereeError
+from .core import BLACK, WHITE, Position, RefereeError
 from .registry import get_game
 
 WIN = 1_000_000.0
@@ -88,7 +88,7 @@ def score(position: Position, evaluate: Callable[[Position], float]) -> float:
     outcome = position.outcome()
     if outcome is None:
         return evaluate(position)
-    return {"white": WIN, "black": -WIN}.get(outcome.winner, 0.0)
+    return {WHITE: WIN, BLACK: -WIN}.get(outcome.winner, 0.0)
 
 
 class Greedy:

@@ -8,8 +8,19 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
 
-WHITE, BLACK, NONE = "white", "black", "none"
+
+class Winner(StrEnum):
+    """Who won a game: a side, or ``none`` for a draw. A ``StrEnum``, so each member is the word the records, the
+    wire and the database store (``Winner.WHITE == "white"``); the sides are ``WHITE`` and ``BLACK``."""
+
+    WHITE = "white"
+    BLACK = "black"
+    NONE = "none"
+
+
+WHITE, BLACK, NONE = Winner.WHITE, Winner.BLACK, Winner.NONE
 SIDES = (WHITE, BLACK)
+WINNERS = tuple(Winner)  # white, black, none: the values a stored game's winner takes
 
 
 def other(side: str) -> str:
@@ -122,15 +133,17 @@ class Outcome:
     ``winner``: white, black or none. ``reason`` is the termination's word, as it always was."""
 
     termination: Termination
-    winner: str
+    winner: Winner
 
     def __post_init__(self) -> None:
         # An unknown word or a winner that is not one is refused here, so no caller builds an Outcome the
         # records and the database could not hold (nor one with the arguments in the old order).
         if type(self.termination) is not Termination:
             object.__setattr__(self, "termination", Termination(self.termination))
-        if self.winner not in (WHITE, BLACK, NONE):
-            raise ValueError(f"winner must be white, black or none, got {self.winner!r}")
+        if type(self.winner) is not Winner:
+            if self.winner not in WINNERS:
+                raise ValueError(f"winner must be white, black or none, got {self.winner!r}")
+            object.__setattr__(self, "winner", Winner(self.winner))
 
     @property
     def reason(self) -> str:
@@ -139,6 +152,10 @@ class Outcome:
     def points(self, side: str) -> float:
         """What ``side`` scores: 1 a win, 0.5 a draw, 0 a loss."""
         return points(self.winner, side)
+
+    def words(self) -> dict[str, str]:
+        """The result as a record, the wire and the database store it: ``{"winner": "white", "reason": "escape"}``."""
+        return {"winner": self.winner.value, "reason": self.termination.value}
 
     def __str__(self) -> str:
         return f"winner={self.winner} reason={self.reason}"

@@ -83,7 +83,7 @@ class Settings:
     repetition_count: int = 3  # D21: n-fold repetition is a draw (0 = off)
     no_capture_limit: int = 150  # D21: capture-free stage-2 actions before a draw (0 = off)
     max_actions: int = 1000  # D21: hard cap on actions in a game
-    first_player: str = "white"  # D22 (F1): who acts first
+    first_player: str = WHITE.value  # D22 (F1): who acts first
     captures_on_all_lines: bool = True  # D23: every line through the landing node, all at once
     opening_layout: str = PLACEHOLDER_OPENING_LAYOUT  # D24 (F2): "white nodes/black nodes" (placeholder)
     diameter_is_one_line: bool = False  # D25: makes no difference (c is always occupied)

@@ -9,6 +9,17 @@ from .core import BadSettings
 
 # --- time controls -------------------------------------------------------------------------------
 
+# The grammar, once: the parser below, the API's schema pattern and every help text say it from here.
+TIME_CONTROL_GRAMMAR = r"move:([0-9]{1,9})|clock:([0-9]{1,9})\+([0-9]{1,9})"
+TIME_CONTROL_SYNTAX = "move:MS or clock:BASE_MS+INC_MS"
+TIME_CONTROL_HELP = "`move:MS` per action, or `clock:BASE_MS+INC_MS`."
+
+
+def time_control_help(move_min_ms: int, move_max_ms: int, base_max_ms: int, inc_max_ms: int, default: str) -> str:
+    """The help text of a time control a person may choose, with the server's bounds and default."""
+    return (f"`move:MS` (from {move_min_ms} to {move_max_ms} ms per action) or `clock:BASE_MS+INC_MS` (base up to "
+            f"{base_max_ms} ms, increment up to {inc_max_ms} ms); the server's default ({default}) when left out.")
+
 
 @dataclass(frozen=True)
 class TimeControl:
@@ -22,15 +33,15 @@ class TimeControl:
     def parse(cls, text: str) -> TimeControl:
         if not isinstance(text, str):
             raise BadSettings(f"time control must be a string like clock:60000+500 or move:1000, not {text!r}")
-        match = re.fullmatch(r"clock:(\d{1,9})\+(\d{1,9})|move:(\d{1,9})", text.strip())
+        match = re.fullmatch(TIME_CONTROL_GRAMMAR, text.strip())
         if match is None:
-            raise BadSettings(f"bad time control {text!r}; expected clock:BASE_MS+INC_MS or move:MS")
-        if match.group(3) is not None:
-            budget = int(match.group(3))
+            raise BadSettings(f"bad time control {text!r}; expected {TIME_CONTROL_SYNTAX}")
+        if match.group(1) is not None:
+            budget = int(match.group(1))
             if budget <= 0:
                 raise BadSettings(f"bad time control {text!r}: the budget per action must be positive")
             return cls("move", budget)
-        base, inc = int(match.group(1)), int(match.group(2))
+        base, inc = int(match.group(2)), int(match.group(3))
         if base <= 0:
             raise BadSettings(f"bad time control {text!r}: the base time must be positive")
         return cls("clock", base, inc)

@@ -45,8 +45,7 @@ def make_record(
         "settings": game.settings_dict(initial.settings),
         "initial": initial.text(),
         "actions": actions,
-        "winner": outcome.winner,
-        "reason": outcome.reason,
+        **outcome.words(),
         "plies": len(actions),
     }
     if final is not None:
@@ -88,7 +87,7 @@ def verify_record(record: dict[str, Any]) -> Position:
         raise BadRecord(f"final position {final!r} differs from the replayed {position.text()!r}")
     outcome = position.outcome()
     if outcome is not None:
-        if (record["winner"], record["reason"]) != (outcome.winner, outcome.reason):
+        if {"winner": record["winner"], "reason": record["reason"]} != outcome.words():
             raise BadRecord(
                 f"result winner={record['winner']} reason={record['reason']} differs from the rules' {outcome}"
             )

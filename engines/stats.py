@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 Z95 = 1.959963984540054
@@ -122,9 +123,32 @@ def _los_from_mean(mean: float, variance_per_unit: float, units: int) -> float:
     return 0.5 * (1.0 + math.erf((mean - 0.5) / math.sqrt(2.0 * variance_per_unit / units)))
 
 
-def pentanomial(pair_scores: list[float]) -> tuple[int, int, int, int, int]:
-    """Counts of pair scores (each the first player's points in a colour-swapped pair: 0..2)."""
-    counts = [0, 0, 0, 0, 0]
+def tally(scores: Iterable[float], start: tuple[int, int, int] = (0, 0, 0)) -> tuple[int, int, int]:
+    """Wins, draws and losses (added to ``start``) from one side's points per game: 1, 0.5 or 0."""
+    wins, draws, losses = start
+    for points in scores:
+        if points == 1:
+            wins += 1
+        elif points == 0.5:
+            draws += 1
+        elif points == 0:
+            losses += 1
+        else:
+            raise ValueError(f"a game scores 1, 0.5 or 0, got {points!r}")
+    return wins, draws, losses
+
+
+def pair_scores(scores: Sequence[float]) -> list[float]:
+    """The first player's points in each colour-swapped pair (games 1-2, 3-4, …) from its points per game."""
+    if len(scores) % 2:
+        raise ValueError(f"colour-swapped pairs need an even number of games, got {len(scores)}")
+    return [first + second for first, second in zip(scores[::2], scores[1::2])]
+
+
+def pentanomial(pair_scores: Iterable[float],
+                start: Sequence[int] = (0, 0, 0, 0, 0)) -> tuple[int, int, int, int, int]:
+    """Counts of pair scores (each the first player's points in a colour-swapped pair: 0..2), added to ``start``."""
+    counts = list(start)
     for points in pair_scores:
         index = points * 2
         if index != int(index) or not 0 <= index <= 4:

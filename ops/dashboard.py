@@ -14,9 +14,9 @@ from django.utils import timezone
 
 from engines.core import Termination
 from tournaments.models import BotVersion, Game, Match, Worker
+from tournaments.services.match_rules import WORKER_ALIVE, alive_since, beating_workers
 
 RECENT_LIMIT = 20
-WORKER_WINDOW = timedelta(minutes=15)
 DAY = timedelta(hours=24)
 # Ends the runner imposes that are somebody's failure; a resignation or the ply cap is a normal end.
 FAILURE_REASONS = sorted(t.value for t in Termination if t.is_failure)
@@ -98,9 +98,8 @@ def games_per_hour(now=None) -> list[dict]:
 def workers_seen(now=None) -> list[dict]:
     """Workers that asked for work or beat on a match lately, with what they hold now and whether their bots
     are kept apart (a worker that cannot isolate them plays unrated matches only, and says why)."""
-    since = (now or timezone.now()) - WORKER_WINDOW
-    beats = {row["worker_id"]: row for row in
-             Match.objects.exclude(worker_id="").filter(heartbeat_at__gte=since).values("worker_id")
+    since = alive_since(now)
+    beats = {row["worker_id"]: row for row in beating_workers(now).values("worker_id")
              .annotate(last_heartbeat=Max("heartbeat_at"), running=Count("id", filter=Q(status=Match.Status.RUNNING)),
                        matches=Count("id"))}
     known = {worker.worker_id: worker for worker in
@@ -133,7 +132,7 @@ def dashboard_context(now=None) -> dict:
         "games_per_hour": per_hour,
         "games_per_hour_max": max([row["count"] for row in per_hour] + [1]),
         "workers": workers_seen(now),
-        "worker_window_minutes": int(WORKER_WINDOW.total_seconds() // 60),
+        "worker_window_minutes": int(WORKER_ALIVE.total_seconds() // 60),
         "now": now,
     }
 

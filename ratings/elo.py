@@ -1,4 +1,5 @@
-"""Logistic Elo, the one formula both the live update and the replay use (so they agree to the bit)."""
+"""Logistic Elo, the one formula both the live update and the replay use (so they agree to the bit). Pure math:
+the service passes the settings in (``ratings.services.rules_from_settings``)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,12 @@ from dataclasses import dataclass
 
 from engines.core import BLACK, WHITE, points
 
-SCORES = {"win": 1.0, "draw": 0.5, "loss": 0.0}
+START = 1500.0  # a new bot's Elo, and the average the fit anchors its pool to, unless the settings say otherwise
 
 
 @dataclass(frozen=True)
 class EloRules:
-    start: float = 1500.0
+    start: float = START
     k_provisional: int = 40
     provisional_games: int = 20
     k: int = 20
@@ -33,14 +34,3 @@ def scores_for(winner: str) -> tuple[float, float]:
     """(white's score, black's score) for a game's winner: white, black or none (``engines.core.points``)."""
     return points(winner, WHITE), points(winner, BLACK)
 
-
-def rules_from_settings() -> EloRules:
-    from django.conf import settings
-
-    arena = settings.ARENA
-    return EloRules(
-        start=float(arena["ELO_START"]),
-        k_provisional=int(arena["ELO_K_PROVISIONAL"]),
-        provisional_games=int(arena["ELO_PROVISIONAL_GAMES"]),
-        k=int(arena["ELO_K"]),
-    )

@@ -9,6 +9,8 @@ import numpy as np
 from scipy import linalg, sparse, special
 from scipy.sparse import csgraph
 
+from .elo import START
+
 ELO_PER_UNIT = 400.0 / math.log(10.0)  # Elo per natural-log unit of strength
 Z95 = 1.959963984540054
 PRIOR_SD = 250.0  # Elo; the service passes ARENA_RATING_PRIOR_SD
@@ -99,7 +101,7 @@ def cells_from_games(white, black, white_score, players: int) -> Cells:
     return Cells(rows // players, rows % players, *(c[rows] for c in counts))
 
 
-def fit_games(white, black, white_score, players: int, average: float = 1500.0, **options) -> Fit:
+def fit_games(white, black, white_score, players: int, average: float = START, **options) -> Fit:
     return fit(cells_from_games(white, black, white_score, players), players, average, **options)
 
 
@@ -116,7 +118,7 @@ def prior_sds(prior_sd: float | None = None, advantage_prior_sd: float | None = 
     return sds
 
 
-def fit(cells: Cells, players: int, average: float = 1500.0, prior_sd: float | None = None,
+def fit(cells: Cells, players: int, average: float = START, prior_sd: float | None = None,
         advantage_prior_sd: float | None = None, version_prior_sd: float | None = None, predecessor=None) -> Fit:
     """Ratings (fitted bots average ``average``), 95% intervals and the first player's advantage, in Elo.
 

@@ -12,12 +12,19 @@ from .models import FittedRating, Rating, RatingChange, RatingFit, VersionTest
 BOARD_FIELDS = ("id", "elo", "margin", "status", "games", "version_id", "rank", "rank_low", "rank_high", "p_first")
 
 
+def on_leaderboard_q(prefix: str = "bot__") -> Q:
+    """The bots the ladder pairs and the leaderboard lists, as a filter on a bot reached through ``prefix``:
+    those everyone may see (``tournaments.selectors.may_see_bot`` with no reader) that their owner has not
+    retired."""
+    return Q(**{f"{prefix}is_public": True, f"{prefix}is_retired": False})
+
+
 def leaderboard(game: str) -> QuerySet[Rating]:
     """Public bots' ratings for one game, each with the fitted rating of the version it plays the ladder
     with (annotations ``board_elo``, ``board_margin``, ... of ``BOARD_FIELDS``): the ranked bots first by
     their rank, then the provisional ones by fitted rating, then by live Elo. Retired bots have left it (their
     ratings stay, on their pages)."""
-    return (Rating.objects.filter(game=game, bot__is_public=True, bot__is_retired=False)
+    return (Rating.objects.filter(on_leaderboard_q(), game=game)
             .annotate(board=FilteredRelation("bot__fitted_ratings",
                                              condition=Q(bot__fitted_ratings__current=True)))
             .annotate(**{f"board_{name}": F(f"board__{name}") for name in BOARD_FIELDS})
@@ -56,7 +63,7 @@ def fitted_leaderboard(game: str) -> QuerySet[FittedRating]:
     """Public bots' fitted ratings for one game, one row a bot (the version it plays the ladder with, as of
     the latest fit): the ranked first by rank, then the others by fitted rating, those the results leave
     unbounded (``status`` above/below/apart/unrated, ``elo`` null) last; each with its bot and owner."""
-    return (FittedRating.objects.filter(fit__game=game, current=True, bot__is_public=True, bot__is_retired=False)
+    return (FittedRating.objects.filter(on_leaderboard_q(), fit__game=game, current=True)
             .select_related("bot__owner", "fit")
             .order_by(F("rank").asc(nulls_last=True), F("elo").desc(nulls_last=True), "bot_id"))
 

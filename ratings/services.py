@@ -9,10 +9,20 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from engines.core import WINNERS
+from engines.stats import tally
+
 from . import fit as fitting
 from . import ranks
-from .elo import EloRules, rules_from_settings, scores_for, updated
+from .elo import EloRules, scores_for, updated
 from .models import FittedRating, Rating, RatingChange, RatingFit
+
+
+def rules_from_settings() -> EloRules:
+    """The Elo rules the settings choose (``ARENA_ELO_*``): the pure math in ``ratings.elo`` reads no settings."""
+    arena = settings.ARENA
+    return EloRules(start=float(arena["ELO_START"]), k_provisional=int(arena["ELO_K_PROVISIONAL"]),
+                    provisional_games=int(arena["ELO_PROVISIONAL_GAMES"]), k=int(arena["ELO_K"]))
 
 
 def is_rated_pairing(white_bot_id: int, black_bot_id: int) -> bool:
@@ -57,9 +67,7 @@ def apply_rated_game(played, white_bot_id: int, black_bot_id: int, ratings: dict
                                     delta=after - own, k=k, score=score))
         rating.elo = after
         rating.games += 1
-        rating.wins += score == 1.0
-        rating.draws += score == 0.5
-        rating.losses += score == 0.0
+        rating.wins, rating.draws, rating.losses = tally([score], (rating.wins, rating.draws, rating.losses))
     RatingChange.objects.bulk_create(changes)
     for rating in (white, black):
         rating.save(update_fields=["elo", "games", "wins", "draws", "losses", "updated_at"])
@@ -84,7 +92,8 @@ class RecomputeReport:
 
 
 # White's score per winner, as a dict for the replay's hot loop.
-WHITE_SCORE = {winner: scores_for(winner)[0] for winner in ("white", "black", "none")}
+WHITE_SCORE = {winner: scores_for(winner)[0] for winner in WINNERS}
+WHITE_TALLY = {winner: tally([score]) for winner, score in WHITE_SCORE.items()}
 
 
 class ReplayState:
@@ -128,15 +137,13 @@ def replay(rows, rules: EloRules, with_changes: bool = True):
         white.elo, black.elo = white_after, black_after
         white.games += 1
         black.games += 1
-        if white_score == 1.0:
-            white.wins += 1
-            black.losses += 1
-        elif white_score == 0.0:
-            white.losses += 1
-            black.wins += 1
-        else:
-            white.draws += 1
-            black.draws += 1
+        wins, draws, losses = WHITE_TALLY[winner]  # White's; Black's is the mirror
+        white.wins += wins
+        white.draws += draws
+        white.losses += losses
+        black.wins += losses
+        black.draws += draws
+        black.losses += wins
         if with_changes:
             changes[(white_bot, played_id)] = (white_before, white_after, white_k, white_score)
             changes[(black_bot, played_id)] = (black_before, black_after, black_k, black_score)

@@ -12,10 +12,10 @@ from collections import Counter, defaultdict
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-from engines.core import BLACK, SIDES, WHITE, BadSettings, Termination, other, points
-from engines.protocol import TimeControl, go_prefix, played_line
+from engines.core import BLACK, NONE, SIDES, WHITE, BadSettings, Outcome, Termination, other, points
+from engines.protocol import TIME_CONTROL_SYNTAX, TimeControl, go_prefix, played_line
 from engines.registry import GAME_IDS, get_game
-from engines.stats import elo_pentanomial, elo_trinomial, pentanomial
+from engines.stats import elo_pentanomial, elo_trinomial, pentanomial, tally
 
 from .bots import load_bot, sanitise_name
 from .match import (
@@ -35,7 +35,7 @@ def add_commands(subparsers) -> None:
     match.add_argument("bots", metavar="BOT", nargs="+", help="bot directory (bot.toml) or Python file; 2 or more")
     match.add_argument("--game", required=True, help=f"one of {', '.join(GAME_IDS)}")
     match.add_argument("--games", type=int, default=2, help="games per pairing, played in colour-swapped pairs")
-    match.add_argument("--tc", default="clock:10000+100", help="clock:BASE_MS+INC_MS or move:MS")
+    match.add_argument("--tc", default="clock:10000+100", help=TIME_CONTROL_SYNTAX)
     match.add_argument("--concurrency", type=int, default=1, help="games played at once")
     match.add_argument("--records", metavar="FILE", help="write every game's record as one JSON line")
     match.add_argument("--trusted", action="store_true", help="run the bots WITHOUT a sandbox (your own bots only)")
@@ -79,8 +79,7 @@ class Pairing:
     reasons: Counter = field(default_factory=Counter)
 
     def wdl(self) -> tuple[int, int, int]:
-        return (sum(1 for p in self.results if p == 1), sum(1 for p in self.results if p == 0.5),
-                sum(1 for p in self.results if p == 0))
+        return tally(self.results)
 
 
 @dataclass(frozen=True)
@@ -456,8 +455,8 @@ def _check_game(channel, pipes, side, position, tc, rng, results, reply) -> None
         last_mover = mover
         channel.send(played_line(mover, action, position, ply))
     outcome = position.outcome()
-    winner, reason = (outcome.winner, outcome.reason) if outcome else ("none", Termination.MAX_PLIES.value)
-    channel.send(f"gameover winner={winner} reason={reason} plies={ply}")
+    outcome = outcome or Outcome(Termination.MAX_PLIES, NONE)
+    channel.send(f"gameover winner={outcome.winner} reason={outcome.reason} plies={ply}")
     results["plays"].ok()
 
 

@@ -13,7 +13,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Length
 
-from engines import GAME_IDS
+from engines import GAME_IDS, Winner
 
 from .names import name_key
 
@@ -367,7 +367,7 @@ class Game(models.Model):
     white = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="games_as_white")
     black = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="games_as_black")
     record = models.JSONField(default=dict)
-    winner = models.CharField(max_length=5, choices=[("white", "white"), ("black", "black"), ("none", "none")])
+    winner = models.CharField(max_length=5, choices=[(w.value, w.value) for w in Winner])
     reason = models.CharField(max_length=40)
     plies = models.PositiveIntegerField(default=0)
     duration = models.FloatField(
@@ -386,7 +386,7 @@ class Game(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["match", "number"], name="game_unique_number"),
             models.CheckConstraint(condition=Q(number__gte=1), name="game_number_positive"),
-            models.CheckConstraint(condition=Q(winner__in=["white", "black", "none"]), name="game_winner_known"),
+            models.CheckConstraint(condition=Q(winner__in=[w.value for w in Winner]), name="game_winner_known"),
             models.CheckConstraint(condition=~Q(white=F("black")), name="game_distinct_sides"),
         ]
         indexes = [

@@ -8,24 +8,46 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.db.models import Count, Q, QuerySet
 
-from engines.core import Termination
-from engines.stats import EloEstimate, elo_trinomial
+from engines.core import BLACK, NONE, WHITE, Termination
+from engines.core import other as other_side
+from engines.stats import EloEstimate, elo_trinomial, tally
 from ratings.elo import scores_for
-from ratings.selectors import held_back
+from ratings.selectors import held_back, on_leaderboard_q
 from ratings.services import is_rated_pairing
 
 from .models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
 
+# Who may see a bot, once: ``may_see_bot`` for one loaded bot and ``visible_bot_q``, its SQL twin, side by side
+# (tests/service/test_visibility.py checks that they agree for every kind of reader and every state of a bot).
+# Public bots, retired or not, are seen by everyone; a private one by its owner and staff (``is_insider``).
+
+
+def is_insider(user, *owner_ids) -> bool:
+    """An owner of the bot (of any of the bots, given several), or staff: who may see the bot's private bits
+    (rejection reasons, stderr and protocol logs, the uploaded file, its own page rather than the public one).
+    With no owner given: whether ``user`` is staff. The one place that rule is written: every page and endpoint
+    asks it."""
+    return user is not None and user.is_authenticated and (user.is_staff or user.pk in owner_ids)
+
+
+def may_see_bot(user, bot) -> bool:
+    """Whether ``user`` (None for nobody signed in) may see ``bot`` at all."""
+    return bot.is_public or is_insider(user, bot.owner_id)
+
 
 def visible_bot_q(user, prefix: str = "") -> Q:
-    """The bots ``user`` may see, as a filter on a bot reached through ``prefix``: public bots, plus the
-    user's own (staff see everything). ``may_see_bot`` is the same rule for one loaded bot."""
-    if user is not None and user.is_authenticated and user.is_staff:
+    """``may_see_bot`` as a filter on a bot reached through ``prefix`` (``"bot__"`` from a version)."""
+    if is_insider(user):
         return Q()
     visible = Q(**{f"{prefix}is_public": True})
     if user is not None and user.is_authenticated:
         visible |= Q(**{f"{prefix}owner_id": user.pk})
     return visible
+
+
+def seen_by_everyone(bot) -> bool:
+    """Whether anyone at all may see ``bot`` (so a page of it may be kept and shared)."""
+    return may_see_bot(None, bot)
 
 
 def visible_bots(user=None) -> QuerySet[Bot]:
@@ -115,9 +137,8 @@ def crosstable(tournament: Tournament) -> Crosstable:
             standing = rows[me]
             standing.games += 1
             standing.score += mine
-            standing.wins += mine == 1.0
-            standing.draws += mine == 0.5
-            standing.losses += mine == 0.0
+            standing.wins, standing.draws, standing.losses = tally(
+                [mine], (standing.wins, standing.draws, standing.losses))
     for me, standing in rows.items():
         # Sonneborn–Berger: each point scored against an opponent, weighted by that opponent's score.
         standing.sonneborn_berger = sum(points[me][opponent] * rows[opponent].score for opponent in points[me])
@@ -186,24 +207,12 @@ def standings(tournament: Tournament) -> list[Standing]:
 # The public record: the game, its rules and start, the actions with their times, the result and its reason.
 PUBLIC_RECORD_FIELDS = frozenset({"game", "ruleset", "settings", "initial", "actions", "times", "winner", "reason",
                                   "plies", "final", "white", "black", "tc", "duration", "thinking"})
-LOG_SIDES = {"w": "white", "white": "white", "b": "black", "black": "black"}
-
-
-def is_insider(user, *owner_ids) -> bool:
-    """An owner of the bot (of any of the bots, given several), or staff: who may see the bot's private bits
-    (rejection reasons, stderr and protocol logs, the uploaded file, its own page rather than the public one).
-    The one place that rule is written: every page and endpoint asks it."""
-    return user is not None and user.is_authenticated and (user.is_staff or user.pk in owner_ids)
-
-
-def may_see_bot(user, bot) -> bool:
-    """Whether ``user`` may see ``bot`` at all: ``visible_bot_q`` for one loaded bot."""
-    return bot.is_public or is_insider(user, bot.owner_id)
+LOG_SIDES = {"w": WHITE, WHITE: WHITE, "b": BLACK, BLACK: BLACK}
 
 
 def owned_sides(game: Game, user) -> list[str]:
     """The sides of ``game`` whose bot ``user`` owns (both for staff); its white and black bots loaded."""
-    return [side for side, version in (("white", game.white), ("black", game.black))
+    return [side for side, version in ((WHITE, game.white), (BLACK, game.black))
             if is_insider(user, version.bot.owner_id)]
 
 
@@ -212,7 +221,7 @@ def record_seen_by(game: Game, user) -> dict:
     stderr, the protocol log lines to and from it (and the runner's about it), and the detail of the game's
     end when their bot lost or drew (it may quote the loser's stderr). Staff: the whole record."""
     record = game.record if isinstance(game.record, dict) else {}
-    if user is not None and user.is_authenticated and user.is_staff:
+    if is_insider(user):  # staff
         return dict(record)
     seen = {key: value for key, value in record.items() if key in PUBLIC_RECORD_FIELDS}
     sides = owned_sides(game, user)
@@ -222,7 +231,7 @@ def record_seen_by(game: Game, user) -> dict:
     seen["stderr"] = {side: stderr.get(side, "") for side in sides}
     log = record.get("log") if isinstance(record.get("log"), list) else []
     seen["log"] = [line for line in log if _log_side(line) in (*sides, None)]
-    if "detail" in record and (game.winner not in sides or game.winner == "none"):
+    if "detail" in record and (game.winner not in sides or game.winner == NONE):
         seen["detail"] = record["detail"]
     return seen
 
@@ -262,16 +271,21 @@ class OpponentResult:
         return elo_trinomial(self.wins, self.draws, self.losses)
 
 
+def tally_counts(side: str) -> dict[str, Count]:
+    """``engines.stats.tally`` in SQL: ``side``'s wins, draws and losses as counts over grouped game rows."""
+    return {"wins": Count("id", filter=Q(winner=side)), "draws": Count("id", filter=Q(winner=NONE)),
+            "losses": Count("id", filter=Q(winner=other_side(side)))}
+
+
 def opponents(bot: Bot, user) -> list[OpponentResult]:
     """Every other bot this bot has played (any version, any finished match: ladder, tournament, casual) that
     ``user`` may see, most games first. Two grouped queries: the bot as white, then as black."""
     results: dict[int, OpponentResult] = {}
-    for side, other, win, loss in (("white", "black", "white", "black"), ("black", "white", "black", "white")):
+    for side, other in ((WHITE, BLACK), (BLACK, WHITE)):
         rows = (Game.objects.filter(**{f"{side}__bot": bot}).exclude(**{f"{other}__bot": bot})
                 .filter(visible_bot_q(user, f"{other}__bot__"))
                 .values_list(f"{other}__bot", f"{other}__bot__name", f"{other}__bot__owner__username")
-                .annotate(wins=Count("id", filter=Q(winner=win)), draws=Count("id", filter=Q(winner="none")),
-                          losses=Count("id", filter=Q(winner=loss)))
+                .annotate(**tally_counts(side))
                 .order_by())
         for bot_id, name, owner, wins, draws, losses in rows:
             result = results.setdefault(bot_id, OpponentResult(bot_id, name, owner))
@@ -316,8 +330,7 @@ def rated_pair_counts(game_ids) -> tuple[dict[str, np.ndarray], dict[int, int]]:
     bot_of = dict(BotVersion.objects.filter(bot__game__in=game_ids).values_list("id", "bot_id"))
     rows = (Game.objects.filter(match__rated=True, match__status=Match.Status.FINISHED, match__game__in=game_ids)
             .values_list("match__game", "white_id", "black_id")
-            .annotate(wins=Count("id", filter=Q(winner="white")), draws=Count("id", filter=Q(winner="none")),
-                      losses=Count("id", filter=Q(winner="black")))
+            .annotate(**tally_counts(WHITE))
             .order_by())
     tables: dict[str, list[tuple]] = {game: [] for game in game_ids}
     for game_id, white, black, wins, draws, losses in rows:
@@ -332,7 +345,7 @@ def ladder_versions(game_id: str) -> dict[int, BotVersion]:
     cannot play sits out). A version its owner put behind an SPRT gate plays only once that test has passed;
     until then the version before it keeps the bot's place. The one rule: the ladder pairs these
     (``workers.ladder.ladder_pool``) and the leaderboard shows their fitted ratings."""
-    versions = (BotVersion.objects.filter(bot__game=game_id, bot__is_public=True, bot__is_retired=False,
+    versions = (BotVersion.objects.filter(on_leaderboard_q("bot__"), bot__game=game_id,
                                           status=BotVersion.Status.READY, is_disabled=False, is_active=True)
                 .exclude(held_back())
                 .order_by("bot_id", "-number").select_related("bot"))

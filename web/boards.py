@@ -20,7 +20,8 @@ from functools import lru_cache
 from html import escape
 from typing import Any
 
-from engines import BadRecord, Position, RefereeError, fidchell, get_game, shatra, tafl
+from engines import NONE, BadRecord, Position, RefereeError, fidchell, get_game, shatra, tafl
+from engines.core import BLACK, SIDES, WHITE
 
 TITLES = {
     "tafl9": "Tafl 9x9",
@@ -36,7 +37,6 @@ GLYPHS = {
     "shatra": {"wk": "♔", "wq": "♕", "wr": "♖", "wb": "♗", "wp": "♙",
                "bk": "♚", "bq": "♛", "br": "♜", "bb": "♝", "bp": "♟"},
 }
-SIDES = ("white", "black")
 
 
 def _family(game_id: str) -> str:
@@ -130,9 +130,9 @@ def replay(record: dict[str, Any], since: int | None = None) -> dict[str, Any]:
         position = after
     outcome = position.outcome()
     if outcome is not None:
-        result = {"winner": outcome.winner, "reason": outcome.reason}
+        result = outcome.words()
     elif record.get("reason"):  # stopped by the runner (timeout, crash, ...), not by the rules
-        result = {"winner": record.get("winner", "none"), "reason": record["reason"]}
+        result = {"winner": record.get("winner", NONE), "reason": record["reason"]}
     else:
         result = None
     return {
@@ -189,7 +189,7 @@ def at_ply(replayed: dict[str, Any], ply: int | None = None) -> dict[str, Any]:
     plies = replayed["plies"]
     last = len(plies) - 1 if ply is None else ply
     board: dict[str, str] = {}
-    lost: dict[str, list[str]] = {"white": [], "black": []}
+    lost: dict[str, list[str]] = {WHITE: [], BLACK: []}
     in_hand = None
     for entry in plies[: last + 1]:
         in_hand = entry.get("hands", in_hand)
@@ -197,7 +197,7 @@ def at_ply(replayed: dict[str, Any], ply: int | None = None) -> dict[str, Any]:
             board.pop(name, None)
         board.update(entry.get("set", {}))
         for code in entry.get("taken", ()):
-            lost["black" if code.startswith("b") else "white"].append(code.rstrip("!"))
+            lost[BLACK if code.startswith("b") else WHITE].append(code.rstrip("!"))
     entry = plies[last]
     return {"cells": board, "move": entry.get("move", []), "captured": entry.get("captured", []),
             "taken": entry.get("taken", []), "hands": in_hand, "lost": lost}
@@ -452,7 +452,7 @@ def status_text(replayed: dict[str, Any], ply: int | None = None) -> str:
     outcome = replayed["outcome"]
     if ply == last and outcome:
         winner = outcome["winner"]
-        text += (" Draw" if winner == "none" else f" {winner.capitalize()} wins") + f" ({outcome['reason']})."
+        text += (" Draw" if winner == NONE else f" {winner.capitalize()} wins") + f" ({outcome['reason']})."
     else:
         text += f" {entry['turn'].capitalize()} to move."
     return text

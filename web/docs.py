@@ -15,7 +15,7 @@ from django.urls import reverse
 from markdown_it import MarkdownIt
 from mdit_py_plugins.anchors import anchors_plugin
 
-from engines import RefereeError, Termination, get_game
+from engines import NONE, RefereeError, Termination, get_game
 
 from . import boards
 
@@ -141,7 +141,7 @@ def _result_html(game_id: str, result: str) -> str:
         return "the game goes on"
     fields = dict(part.partition("=")[::2] for part in result.split())
     winner, reason = fields.get("winner", ""), fields.get("reason", "")
-    who = "a draw" if winner == "none" else f"{escape(winner)} wins"
+    who = "a draw" if winner == NONE else f"{escape(winner)} wins"
     url = reason_url(game_id, reason)
     word = f'<a href="{escape(url)}">{escape(reason)}</a>' if url else escape(reason)
     return f"{who} ({word})"

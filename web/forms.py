@@ -11,6 +11,7 @@ from django.forms.utils import ErrorDict
 
 from api.throttles import refusal
 from engines import GAME_IDS
+from engines.protocol import TIME_CONTROL_SYNTAX
 from tournaments.models import BOT_NAME_RULE, DEFAULT_TIEBREAKS, TIEBREAKS
 
 from .selectors import GAME_NAMES
@@ -69,7 +70,7 @@ class TournamentForm(forms.Form):
     name = forms.CharField(max_length=100)
     game = forms.ChoiceField(choices=GAME_FIELD_CHOICES)
     time_control = forms.CharField(max_length=40, required=False,
-                                   help_text="move:<ms> or clock:<base ms>+<increment ms>; empty for the default")
+                                   help_text=f"{TIME_CONTROL_SYNTAX}; empty for the default")
     games_per_pairing = forms.IntegerField(initial=2, label="Games per pairing")
     double_round = forms.BooleanField(required=False, initial=True, label="Double round (colours swapped)")
     tiebreaks = forms.CharField(
@@ -146,7 +147,7 @@ class ChallengeForm(forms.Form):
     games_per_match = forms.IntegerField(required=False, min_value=1, label="Games",
                                          help_text="Colours alternate; empty for the server's default")
     time_control = forms.CharField(max_length=40, required=False,
-                                   help_text="move:<ms> or clock:<base ms>+<increment ms>; empty for the default")
+                                   help_text=f"{TIME_CONTROL_SYNTAX}; empty for the default")
 
     def __init__(self, *args, choices=(), **kwargs):
         super().__init__(*args, **kwargs)

@@ -5,25 +5,24 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter
-from datetime import timedelta
 
 from django.conf import settings
 from django.db.models import Count, Q, Sum
-from django.utils import timezone
 
 from engines import GAME_IDS
+from ratings.elo import START
 from ratings.models import FittedRating, Rating
 from ratings.pairing import Entrant, choose_pairings
 from tournaments.models import BotVersion, Match
 from tournaments.selectors import ladder_versions
 from tournaments.services import create_match
+from tournaments.services.match_rules import alive_worker_ids
 
 from . import conf
 
 log = logging.getLogger("workers.ladder")
 
 OPEN = (Match.Status.QUEUED, Match.Status.RUNNING)
-WORKERS_WINDOW = timedelta(minutes=10)  # a worker that held a match this recently counts as one
 
 
 def ladder_pool(game_id: str) -> list[Entrant]:
@@ -37,7 +36,7 @@ def ladder_pool(game_id: str) -> list[Entrant]:
     newest = ladder_versions(game_id)  # the one rule, shared with the leaderboard
     if not newest:
         return []
-    start = settings.ARENA.get("ELO_START", 1500)
+    start = settings.ARENA.get("ELO_START", START)
     ratings = {r.bot_id: r for r in Rating.objects.filter(game=game_id, bot_id__in=list(newest))}
     ids = [v.pk for v in newest.values()]
     ladder = Q(tournament__isnull=True, rated=True) & ~Q(status__in=[Match.Status.CANCELLED, Match.Status.FAILED])
@@ -116,10 +115,9 @@ def ladder_room(now=None) -> int:
     it has its guaranteed share of the workers (``ARENA_LADDER_SHARE``) however long the other owners'
     queues are, so it must always have work queued to use it; and no more than that, since a pairing
     queued long before it is played was chosen on stale ratings."""
-    since = (now or timezone.now()) - WORKERS_WINDOW
-    workers = Match.objects.filter(heartbeat_at__gte=since).exclude(worker_id="").values("worker_id").distinct()
+    workers = len(alive_worker_ids(now))
     queued = Match.objects.filter(status=Match.Status.QUEUED, charged_to__isnull=True).count()
-    return max(0, conf.ladder_queued_per_worker() * max(1, workers.count()) - queued)
+    return max(0, conf.ladder_queued_per_worker() * max(1, workers) - queued)
 
 
 def fill_ladders() -> list[int]:

@@ -44,7 +44,7 @@ class Settings:
     """The decisions of docs/rules/shatra.md §6 (A1-A28, with A24's draws D1-D4), each with the book's default."""
 
     coordinates: str = "algebraic"  # A1: square names in actions and the ep field; or "numeric" (1-62)
-    first_side: str = WHITE  # A2: White moves first
+    first_side: str = WHITE.value  # A2: White moves first
     double_step_from_rank5_only: bool = True  # A3: False: also from rank 6 (Black: 9), the seed's reading
     fortress_shatra_steps_north: bool = True  # A4: a shatra back in its own F/G (temdek off) steps 1 forward
     en_passant: bool = True  # A5: diagonal en-passant jump by a shatra on its rank 8, first jump only

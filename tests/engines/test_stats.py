@@ -153,3 +153,20 @@ def test_interval_contains_estimate(wins, draws, losses):
     estimate = stats.elo_trinomial(wins, draws, losses)
     if not math.isinf(estimate.elo) and not math.isinf(estimate.margin):
         assert estimate.low <= estimate.elo <= estimate.high
+
+
+def test_a_tally_counts_wins_draws_and_losses_from_points_and_adds_to_a_start():
+    assert stats.tally([1, 0.5, 0, 1.0, 0.0]) == (2, 1, 2)
+    assert stats.tally([0.5], (3, 4, 5)) == (3, 5, 5)
+    assert stats.tally([]) == (0, 0, 0)
+    with pytest.raises(ValueError, match="1, 0.5 or 0"):
+        stats.tally([0.25])
+
+
+def test_pair_scores_feed_the_pentanomial_from_points_per_game():
+    points = [1, 0, 0.5, 0.5, 1, 1, 0, 0]
+    assert stats.pair_scores(points) == [1, 1, 2, 0]
+    assert stats.pentanomial(stats.pair_scores(points)) == (1, 0, 2, 0, 1)
+    assert stats.pentanomial([2], (1, 1, 1, 1, 1)) == (1, 1, 1, 1, 2)
+    with pytest.raises(ValueError, match="even number"):
+        stats.pair_scores([1, 0, 1])

@@ -40,9 +40,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile  # noqa: E402
 from django.db import transaction  # noqa: E402
 from django.db.models import Count, F  # noqa: E402
 
-from ratings.elo import rules_from_settings  # noqa: E402
 from ratings.models import Rating, RatingChange  # noqa: E402
-from ratings.services import replay  # noqa: E402
+from ratings.services import replay, rules_from_settings  # noqa: E402
 from tournaments.models import Bot, BotVersion, Game, Match  # noqa: E402
 from tournaments.selectors import rated_game_rows  # noqa: E402
 from tournaments.services import create_bot, create_match, create_player, upload_version  # noqa: E402

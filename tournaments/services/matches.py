@@ -14,7 +14,7 @@ from django.db import DataError, connection, transaction
 from django.db.models import F, Q, Subquery
 from django.utils import timezone
 
-from engines.core import BLACK, WHITE, Termination, other, points
+from engines.core import BLACK, WHITE, WINNERS, Termination, other, points
 from ratings.services import apply_rated_game, lock_ratings
 
 from .. import events
@@ -24,8 +24,8 @@ from . import (
     version_tests,  # an SPRT's match counts in its test, in the transaction that stores it
     worker_time,
 )
+from .match_rules import cancel_queued, release
 from .queueing import (  # noqa: F401  (a match's life starts here: callers find it with the rest)
-    cancel_queued,
     check_game,
     check_games_per_match,
     check_playable,
@@ -35,7 +35,6 @@ from .queueing import (  # noqa: F401  (a match's life starts here: callers find
 
 log = logging.getLogger(__name__)
 
-WINNERS = ("white", "black", "none")
 TERMINATIONS = frozenset(t.value for t in Termination)
 BOT_TEXTS = ("detail", "stderr", "log")  # what a record holds that the bots wrote (engines.record.safe_text)
 
@@ -278,24 +277,10 @@ def _finish_if_done(tournament_id: int) -> bool:
 
 
 def _requeue(match: Match, reason: str) -> None:
-    """Back to the queue (locked row), or failed once it has used up its attempts."""
-    if match.attempts >= settings.ARENA["MATCH_MAX_ATTEMPTS"]:
-        match.status = Match.Status.FAILED
-        match.failure_reason = f"gave up after {match.attempts} attempts; last: {reason}"[:2000]
-        match.finished_at = timezone.now()
-    else:
-        match.status = Match.Status.QUEUED
-        match.failure_reason = reason[:2000]
-    match.lease_token = None
-    match.lease_expires_at = None
-    match.worker_id = ""
-    match.save(update_fields=["status", "failure_reason", "finished_at", "lease_token", "lease_expires_at",
-                              "worker_id", "attempts"])
-    if match.status == Match.Status.FAILED:
+    """Back to the queue (locked row), or failed and ended once it has used up its attempts."""
+    if not release(match, reason):
         _ended(match)
         version_tests.match_ended_unscored(match)
-    else:
-        events.emit(events.MatchRequeued((match.pk,)))
 
 
 def requeue_match(match_id: int, lease_token=None, reason: str = "requeued", counted: bool = True) -> bool:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db.models import Q
-from django.utils import timezone
 
 from engines import GAME_IDS, get_game
 from engines.protocol import TimeControl
@@ -91,15 +89,3 @@ def create_match(version_a: BotVersion, version_b: BotVersion, *, time_control: 
     events.emit(events.MatchCreated(match.pk, game.id, (version_a.bot_id, version_b.bot_id),
                                     tournament.pk if tournament is not None else None))
     return match
-
-
-def cancel_queued(where: Q, reason: str) -> int:
-    """Cancel the queued matches ``where`` picks, saying why; running ones finish (or are requeued) first. The
-    one way matches are cancelled: each caller says which and why."""
-    queued = Match.objects.filter(where, status=Match.Status.QUEUED)
-    ids = tuple(queued.values_list("pk", flat=True))
-    cancelled = queued.filter(pk__in=ids).update(status=Match.Status.CANCELLED, finished_at=timezone.now(),
-                                                 failure_reason=reason)
-    if cancelled:
-        events.emit(events.MatchesCancelled(ids))
-    return cancelled

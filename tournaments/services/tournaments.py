@@ -14,9 +14,9 @@ from .. import events
 from ..models import DEFAULT_TIEBREAKS, TIEBREAKS, BotVersion, Match, Tournament, TournamentEntrant
 from ..pairings import berger_rounds, double_round
 from . import gauntlet, knockout
+from .match_rules import cancel_queued, queue_again
 from .matches import finish_tournament_if_done
 from .queueing import (
-    cancel_queued,
     check_game,
     check_games_per_match,
     check_playable,
@@ -259,10 +259,7 @@ def resume_tournament(tournament: Tournament) -> int:
     cancelled = tournament.matches.filter(status=Match.Status.CANCELLED)
     check_budget(tournament.organiser, sum(cancelled.values_list("cost_seconds", flat=True)),
                  f"resuming this tournament's {cancelled.count()} matches")
-    ids = tuple(cancelled.values_list("pk", flat=True))
-    requeued = Match.objects.filter(pk__in=ids).update(status=Match.Status.QUEUED, finished_at=None, failure_reason="")
-    if ids:
-        events.emit(events.MatchRequeued(ids))
+    requeued = queue_again(Q(pk__in=tuple(cancelled.values_list("pk", flat=True))), "", fresh_attempts=False)
     tournament.status = Tournament.Status.RUNNING
     tournament.finished_at = None
     tournament.save(update_fields=["status", "finished_at"])

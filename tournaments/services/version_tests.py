@@ -9,8 +9,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from engines import get_game
-from engines.core import BLACK, WHITE, points
+from engines import get_game, stats
+from engines.core import BLACK, NONE, WHITE, points
 from engines.protocol import TimeControl
 from ratings import sprt
 from ratings.models import VersionTest
@@ -19,6 +19,7 @@ from ratings.selectors import held_back
 from .. import events
 from ..models import Bot, BotVersion, Game, Match
 from . import queueing as match_services  # matches, which queues no test, calls back into this module
+from .match_rules import cancel_queued
 from .worker_time import check_budget, expected_match_seconds
 
 OPEN = (Match.Status.QUEUED, Match.Status.RUNNING)
@@ -93,7 +94,7 @@ def forecast(hypotheses: sprt.Hypotheses, baseline: BotVersion) -> dict:
     time_control = settings.ARENA["DEFAULT_TIME_CONTROL"]
     durations = [duration for _, duration in recent if duration is not None]
     if recent and durations:
-        draw_rate = sum(winner == "none" for winner, _ in recent) / len(recent)
+        draw_rate = sum(winner == NONE for winner, _ in recent) / len(recent)
         seconds = sum(durations) / len(durations)
         basis = f"the draw rate and mean length of {baseline}'s last {len(recent)} games"
     else:
@@ -181,7 +182,7 @@ def _stop(test: VersionTest, state: str, note: str = "") -> None:
     test.save(update_fields=["state", "note", "finished_at"])
     bot_id, game = BotVersion.objects.filter(pk=test.candidate_id).values_list("bot_id", "bot__game").get()
     events.emit(events.SprtVerdict(test.pk, bot_id, game, state))
-    match_services.cancel_queued(Q(sprt_tests=test), f"SPRT {test.pk} {state}")
+    cancel_queued(Q(sprt_tests=test), f"SPRT {test.pk} {state}")
 
 
 def _locked_test_of(match: Match) -> VersionTest | None:
@@ -198,13 +199,9 @@ def record_test_match(match: Match, games) -> VersionTest | None:
     test = _locked_test_of(match)
     if test is None:
         return None
-    pentanomial = list(test.pentanomial)
     points = [_candidate_points(game, test.candidate_id) for game in games]
-    for first, second in zip(points[::2], points[1::2]):
-        pentanomial[int((first + second) * 2)] += 1
-    test.wins += points.count(1.0)
-    test.draws += points.count(0.5)
-    test.losses += points.count(0.0)
+    pentanomial = list(stats.pentanomial(stats.pair_scores(points), test.pentanomial))
+    test.wins, test.draws, test.losses = stats.tally(points, (test.wins, test.draws, test.losses))
     test.pentanomial = pentanomial
     hypotheses = sprt.Hypotheses(test.elo0, test.elo1, test.alpha, test.beta, test.elo_model)
     test.llr = sprt.llr(pentanomial, hypotheses)
