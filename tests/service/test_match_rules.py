@@ -6,7 +6,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from api.services import requeue_by_operator
-from tournaments.dashboard import workers_seen
+from ops.dashboard import workers_seen
 from tournaments.models import Match
 from tournaments.services import cancel_match, claim_match, create_match, fail_match, requeue_match
 from tournaments.services.match_rules import WORKER_ALIVE, alive_worker_ids

@@ -1,9 +1,5 @@
 """The rules of a match's life that several callers share, each written once: how queued matches are cancelled,
-how a match goes back to the queue, and when a worker counts as alive.
-
-Below every other service (it needs only the models and the events), so the queueing, the match's life, the
-tournaments, the bots' services, the operators and the workers all call the same code.
-"""
+how a match goes back to the queue, and when a worker counts as alive."""
 
 from __future__ import annotations
 
