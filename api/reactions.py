@@ -11,6 +11,9 @@ the serving and worker layers do once its transaction has committed.
   the home page (open tournaments) and the match lists.
 - SprtVerdict: forget its bot's pages (the test shows on its version) and its game's leaderboard (a gated
   version joins the ladder once it passes).
+- VersionJudged, MatchFinished, SprtVerdict, TournamentFinished: the owners of the bots concerned hear of it
+  (``hooks.services.notify``: a notice each, on their events feed, and a delivery to each of their webhooks,
+  sent on the ``arena.hooks`` queue; the reaction itself only writes rows and queues them).
 - RatingsRefitted: forget each refitted game's leaderboard, the pages of its bots (their fitted ratings) and the
   home page (each game's top bots).
 
@@ -24,6 +27,7 @@ the process that emitted it. A worker's "forget" reaches the web's kept pages th
 
 from __future__ import annotations
 
+from hooks.services import notify as tell_owners
 from tournaments import events
 from tournaments.models import Bot
 from tournaments.services.ratings import schedule_refit
@@ -90,6 +94,10 @@ REACTIONS = (
     (events.TournamentFinished, forget_match_lists),
     (events.SprtVerdict, forget_sprt_verdict),
     (events.RatingsRefitted, forget_refitted),
+    (events.VersionJudged, tell_owners),
+    (events.MatchFinished, tell_owners),
+    (events.SprtVerdict, tell_owners),
+    (events.TournamentFinished, tell_owners),
 )
 
 

@@ -93,7 +93,7 @@ def test_the_service_reaches_the_runner_only_through_its_doors():
 
 # The whole project's layers, bottom up (docs/architecture.md draws them and says why). A module may import its
 # own layer and those below; the longest matching prefix names a module's layer.
-PACKAGES = ("engines", "runner", "ratings", "tournaments", "seeds", "workers", "api", "web", "config")
+PACKAGES = ("engines", "runner", "ratings", "tournaments", "seeds", "workers", "api", "web", "hooks", "config")
 LAYERS = {
     "engines": 0,  # the bot's library
     "runner": 1,  # the host side: sandbox, match runner, bundles
@@ -104,7 +104,7 @@ LAYERS = {
     # The layer that serves people: the REST API (its app config connects its cache to the Bot table's signals),
     # admin and its dashboard, web pages, manage.py commands.
     "api": 6, "tournaments.admin": 6, "tournaments.dashboard": 6, "tournaments.management": 6,
-    "ratings.admin": 6, "ratings.management": 6, "workers.management": 6, "web": 6,
+    "ratings.admin": 6, "ratings.management": 6, "workers.management": 6, "web": 6, "hooks": 6,
     "config": 7,  # settings, root URLs, the Celery app, WSGI/ASGI
 }
 # (importer, imported) arrows allowed against the layers, each with its reason. None today: what looks like one
