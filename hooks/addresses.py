@@ -50,7 +50,7 @@ def refused_address(address: str) -> str | None:
         ip = ip.ipv4_mapped
     if allow_private() or ip.is_global:
         return None
-    kind = next((name for name in ("loopback", "private", "link_local", "multicast", "reserved", "unspecified")
+    kind = next((name for name in ("loopback", "link_local", "unspecified", "multicast", "reserved", "private")
                  if getattr(ip, f"is_{name}")), "not public")
     return f"resolves to {ip}, a {kind.replace('_', '-')} address"
 

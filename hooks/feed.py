@@ -60,12 +60,11 @@ def events(owner_id: int, after: int) -> Iterator[bytes]:
     written = 0
     yield f"retry: {RETRY_MS}\n\n".encode()
     while time.monotonic() - started < STREAM_SECONDS and written < STREAM_BYTES:
-        newest = list(Notice.objects.filter(owner_id=owner_id, pk__gt=after).order_by("-pk")
-                      .values_list("pk", "event", "payload")[:BACKLOG])
-        for pk, name, payload in reversed(newest):
-            event = b"id: %d\nevent: %s\ndata: %s\n\n" % (pk, name.encode(), encode(payload))
+        newest = list(Notice.objects.filter(owner_id=owner_id, pk__gt=after).order_by("-pk")[:BACKLOG])
+        for notice in reversed(newest):
+            event = b"id: %d\nevent: %s\ndata: %s\n\n" % (notice.pk, notice.event.encode(), encode(notice.body))
             written += len(event)
-            after, last_write = pk, time.monotonic()
+            after, last_write = notice.pk, time.monotonic()
             yield event
         if time.monotonic() - last_write > HEARTBEAT_SECONDS:
             last_write = time.monotonic()

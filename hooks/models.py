@@ -32,7 +32,7 @@ class Notice(models.Model):
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notices")
     event = models.CharField(max_length=40)
-    payload = models.JSONField()
+    payload = models.JSONField(help_text="The event's data: the body's ``data`` (``body`` adds the rest).")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -41,6 +41,12 @@ class Notice(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event} for {self.owner_id}"
+
+    @property
+    def body(self) -> dict:
+        """What is POSTed and streamed: the notice's id (a receiver drops a delivery it has had), its event's
+        name, when it happened, and the event's data."""
+        return {"id": self.pk, "event": self.event, "created": self.created.isoformat(), "data": self.payload}
 
 
 class Delivery(models.Model):

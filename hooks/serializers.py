@@ -33,7 +33,7 @@ class EndpointUpdateSerializer(serializers.ModelSerializer):
 
 class DeliverySerializer(serializers.ModelSerializer):
     event = serializers.CharField(source="notice.event", read_only=True)
-    payload = serializers.JSONField(source="notice.payload", read_only=True, help_text="The body as POSTed.")
+    payload = serializers.JSONField(source="notice.body", read_only=True, help_text="The body as POSTed.")
 
     class Meta:
         model = Delivery

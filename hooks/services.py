@@ -9,7 +9,6 @@ import secrets
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
 
 from . import notices, tasks
 from .addresses import BadAddress, check_destination
@@ -54,12 +53,12 @@ def remove_endpoint(endpoint: Endpoint) -> None:
 
 def publish(name: str, owner_ids, data: dict, endpoints=None) -> list[Notice]:
     """One notice per owner and a queued delivery per active endpoint of theirs (or of ``endpoints`` only)."""
-    now = timezone.now()
-    made = Notice.objects.bulk_create([Notice(owner_id=owner, event=name, payload={}, created=now)
-                                       for owner in owner_ids])
-    for notice in made:  # the body names its own id, for a receiver to drop a repeated delivery
-        notice.payload = {"id": notice.pk, "event": name, "created": now.isoformat(), "data": data}
-    Notice.objects.bulk_update(made, ["payload"])
+    with transaction.atomic():  # the feed never sees a notice before its body
+        return _publish(name, owner_ids, data, endpoints)
+
+
+def _publish(name: str, owner_ids, data: dict, endpoints) -> list[Notice]:
+    made = Notice.objects.bulk_create([Notice(owner_id=owner, event=name, payload=data) for owner in owner_ids])
     by_owner = {notice.owner_id: notice for notice in made}
     targets = endpoints if endpoints is not None else Endpoint.objects.filter(owner__in=by_owner, active=True)
     deliveries = Delivery.objects.bulk_create([Delivery(endpoint=endpoint, notice=by_owner[endpoint.owner_id])

@@ -32,7 +32,7 @@ def deliver(self, delivery_id=None, *extra, **unexpected) -> str | None:
     if delivery is None:  # delivered, given up, or its endpoint removed: nothing to do
         return None
     outcome = sending.post(delivery.endpoint.url, delivery.endpoint.secret, delivery.notice.event,
-                           sending.encode(delivery.notice.payload))
+                           sending.encode(delivery.notice.body))
     delivery.attempts += 1
     delivery.last_attempt = timezone.now()
     delivery.response_code, delivery.error = outcome.code, outcome.error
