@@ -98,7 +98,8 @@ def test_a_finished_match_reaches_both_owners_signed(rivals, receiver, eager, dj
     assert set(by_secret) == {ann_hook.secret, "bob's own secret, long enough"}  # each signed with its own
     sent = by_secret[ann_hook.secret]
     assert sent["event"] == "match.finished" and sent["data"]["match"]["id"] == match.pk
-    assert [(bot["name"], bot["score"]) for bot in sent["data"]["bots"]] == [("ann", 2.0), ("bob", 0.0)]  # ann white then black
+    scores = [(bot["name"], bot["score"]) for bot in sent["data"]["bots"]]
+    assert scores == [("ann", 2.0), ("bob", 0.0)]  # ann won as white, then as black
     assert not signing.verify("a wrong secret", headers["X-Arena-Timestamp"], body, headers["X-Arena-Signature"])
     assert set(Delivery.objects.values_list("status", "attempts", "response_code")) == {("delivered", 1, 200)}
 
@@ -169,7 +170,8 @@ def test_private_and_plain_http_addresses_are_refused_when_not_allowed(player, r
                       ("http://169.254.169.254/latest", "link-local"), ("http://[::1]:8000/", "loopback")]:
         refused = client.post("/api/webhooks/", {"url": url}, format="json")
         assert refused.status_code == 400 and says in refused.json()["url"][0], (url, refused.json())
-    delivery = sent(lambda: services.send_test(hook), django_capture_on_commit_callbacks)  # at delivery too: the address is checked again (DNS rebinding)
+    # At delivery too, the address is checked again (DNS rebinding):
+    delivery = sent(lambda: services.send_test(hook), django_capture_on_commit_callbacks)
     delivery.refresh_from_db()
     assert delivery.status == "failed" and delivery.error.startswith("refused: resolves to 127.0.0.1")
     assert receiver.received == []
