@@ -240,3 +240,26 @@ def test_the_feed_carries_the_same_events_and_ends_on_time(live_server, monkeypa
     assert json.loads(data) == Notice.objects.get(pk=notice.pk).body
     assert json.loads(data)["data"] == {"hello": "feed"}
     assert APIClient().get("/api/events/stream/").status_code == 401
+
+
+def test_the_players_page_adds_pings_and_removes_webhooks(player, other_player, receiver):
+    from django.test import Client
+
+    site = Client()
+    site.force_login(player)
+    page = f"/players/{player.username}/"
+    assert "No webhook yet." in site.get(page).content.decode()
+    added = site.post("/webhooks/", {"url": receiver.url, "secret": ""}, follow=True)
+    hook = Endpoint.objects.get()
+    shown = added.content.decode()
+    assert hook.secret in shown and hook.url in shown  # the secret, this once
+    assert site.post(f"/webhooks/{hook.pk}/ping/").status_code == 302
+    again = site.get(page).content.decode()
+    assert hook.secret not in again and hook.secret_hint in again and ">ping<" in again  # the delivery log
+    bad = site.post("/webhooks/", {"url": "ftp://example.org/x"})
+    assert bad.status_code == 400 and Endpoint.objects.count() == 1
+    stranger = Client()
+    stranger.force_login(other_player)
+    assert "Your webhooks" not in stranger.get(page).content.decode()
+    assert stranger.post(f"/webhooks/{hook.pk}/remove/").status_code == 404
+    assert site.post(f"/webhooks/{hook.pk}/remove/").status_code == 302 and Endpoint.objects.count() == 0
