@@ -13,6 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from celery import current_app
+from celery.signals import before_task_publish
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
@@ -148,10 +149,22 @@ def test_a_slow_receiver_delays_no_match_and_times_out(rivals, receiver, setting
     receiver.delay = 3.0
     ann, bob = rivals("ann", "bob")
     services.create_endpoint(ann.bot.owner, receiver.url)
+    queued = []
+
+    def seen(sender=None, routing_key=None, **_):
+        queued.append((sender, routing_key))
+
+    before_task_publish.connect(seen, weak=False)
     started = time.monotonic()
-    with django_capture_on_commit_callbacks(execute=True):
-        play(ann, bob, ["white"])  # the reaction queues the delivery on arena.hooks, it sends nothing itself
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            play(ann, bob, ["white"])  # the reaction queues the delivery on arena.hooks, it sends nothing itself
+    finally:
+        before_task_publish.disconnect(seen)
     assert time.monotonic() - started < 2.0 and receiver.received == []
+    assert ("hooks.deliver", "arena.hooks") in queued  # the match workers never take that queue
+    current_app.loader.import_default_modules()  # as a worker starts: the task is found by autodiscovery
+    assert "hooks.deliver" in current_app.tasks
     delivery = Delivery.objects.get()
     assert delivery.status == "pending"
     started = time.monotonic()

@@ -85,8 +85,8 @@ class Command(BaseCommand):
                                       "--concurrency", "1", "-n", f"{WORKER_NAMES[0]}@%h", "-X", "arena.hooks",
                                       "--loglevel", "INFO"])
             children.start("control", [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "prefork",
-                                       "--concurrency", "1", "-n", f"{WORKER_NAMES[1]}@%h", "-Q", "arena.control,arena.hooks",
-                                       "--loglevel", "INFO"])
+                                       "--concurrency", "1", "-n", f"{WORKER_NAMES[1]}@%h",
+                                       "-Q", "arena.control,arena.hooks", "--loglevel", "INFO"])
             children.start("beat", [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO",
                                     "--schedule", str(Path(settings.VAR_DIR) / "celerybeat-schedule")])
             self.print_urls(port, settings.CELERY_BROKER_URL)
