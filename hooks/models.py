@@ -17,6 +17,7 @@ class Endpoint(models.Model):
 
     class Meta:
         ordering = ["pk"]
+        verbose_name = "webhook"
 
     def __str__(self) -> str:
         return f"{self.url} ({self.owner_id})"

@@ -5,19 +5,22 @@ from __future__ import annotations
 
 from django.http import JsonResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import IsAuthenticated
-from rest_framework.renderers import BaseRenderer
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.pagination import SmallPages
+from api.queries import KnownQueryParameters
 from api.schema import refused_when
+from api.serializers import ErrorSerializer
 from api.throttles import ArenaScopedThrottle, refusal
 
 from . import feed, services
+from .models import Endpoint
 from .serializers import CreatedEndpointSerializer, DeliverySerializer, EndpointSerializer, EndpointUpdateSerializer
 
 ID_REGEX = "[0-9]{1,18}"
@@ -35,17 +38,19 @@ URL_RULES = ("the URL is not https:// (or http:// where the server allows it), i
                                  responses=EndpointSerializer),
     destroy=extend_schema(summary="Remove a webhook (its delivery log with it)"),
 )
-class EndpointViewSet(mixins.CreateModelMixin, mixins.UpdateModelMixin, mixins.DestroyModelMixin,
+class EndpointViewSet(KnownQueryParameters, mixins.CreateModelMixin, mixins.UpdateModelMixin, mixins.DestroyModelMixin,
                       viewsets.ReadOnlyModelViewSet):
     """Your webhook endpoints: the events about your bots (a version ready or rejected, a match finished, an
     SPRT verdict, a tournament finished) are POSTed to each active one, signed (docs/webhooks.md)."""
 
     serializer_class = EndpointSerializer
+    queryset = Endpoint.objects.none()  # for the schema's model; get_queryset gives one's own
     permission_classes = [IsAuthenticated]
     throttle_classes = [ArenaScopedThrottle]
     throttle_scope = "writes"
     lookup_value_regex = ID_REGEX
     pagination_class = SmallPages
+    filter_backends = []  # newest first, no filter: a player has a handful of webhooks
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
     def get_throttles(self):
@@ -100,22 +105,27 @@ class EventStreamRenderer(BaseRenderer):
     format = "sse"
 
     def render(self, data, accepted_media_type=None, renderer_context=None):
-        return b"" if data is None else str(data).encode()
+        # only an error is ever rendered (the stream is a response of its own): as JSON, in the error shape
+        return JSONRenderer().render(data)
 
 
-class EventStreamView(APIView):
+class EventStreamView(KnownQueryParameters, APIView):
     """Your events as Server-Sent Events: the JSON the webhooks POST, each as an event named like the webhook's
     X-Arena-Event with the notice's id as its id. Each stream ends after 25 s or 64 KiB; EventSource then
     reconnects with Last-Event-ID and gets what it missed."""
 
     permission_classes = [IsAuthenticated]
-    renderer_classes = [EventStreamRenderer]
+    renderer_classes = [JSONRenderer, EventStreamRenderer]
 
-    @extend_schema(summary="Your events, as Server-Sent Events", responses={
+    @extend_schema(summary="Your events, as Server-Sent Events", parameters=[
+        OpenApiParameter("format", OpenApiTypes.STR, OpenApiParameter.QUERY, enum=["json", "sse"],
+                         description="The stream is text/event-stream whatever this says; an error is JSON.")],
+        responses={
         (200, "text/event-stream"): OpenApiTypes.STR,
-        400: OpenApiResponse(description="Last-Event-ID is not a notice id."),
-        429: OpenApiResponse(description="Too many feed connections (the live viewers' throttle)."),
-        503: OpenApiResponse(description="This server cannot hold a stream now (too many, or no threads)."),
+        400: OpenApiResponse(ErrorSerializer, description="Last-Event-ID is not a notice id."),
+        429: OpenApiResponse(ErrorSerializer, description="Too many feed connections (the live viewers' throttle)."),
+        503: OpenApiResponse(ErrorSerializer, description="This server cannot hold a stream now (too many, or no "
+                                                          "threads: a server that runs one request at a time)."),
     })
     def get(self, request):
         refused = refusal(request, "live")  # each connection counts, as a live page's stream does
