@@ -5,7 +5,7 @@ from rest_framework import serializers
 from .models import Delivery, Endpoint
 
 
-class EndpointSerializer(serializers.ModelSerializer):
+class WebhookSerializer(serializers.ModelSerializer):
     url = serializers.URLField(max_length=500, help_text="Where events are POSTed: https:// (a public address).")
     secret = serializers.CharField(
         write_only=True, required=False, allow_blank=True, min_length=16, max_length=128,
@@ -22,13 +22,13 @@ class EndpointSerializer(serializers.ModelSerializer):
                         "created": {"help_text": "When it was registered."}}
 
 
-class CreatedEndpointSerializer(EndpointSerializer):
+class CreatedWebhookSerializer(WebhookSerializer):
     """The creation's answer: the secret this once."""
 
     secret = serializers.CharField(read_only=True, help_text="The signing secret: keep it, it is not shown again.")
 
 
-class EndpointUpdateSerializer(serializers.ModelSerializer):
+class WebhookUpdateSerializer(serializers.ModelSerializer):
     class Meta:
         model = Endpoint
         fields = ["active"]

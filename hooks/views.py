@@ -21,7 +21,7 @@ from api.throttles import ArenaScopedThrottle, refusal
 
 from . import feed, services
 from .models import Endpoint
-from .serializers import CreatedEndpointSerializer, DeliverySerializer, EndpointSerializer, EndpointUpdateSerializer
+from .serializers import CreatedWebhookSerializer, DeliverySerializer, WebhookSerializer, WebhookUpdateSerializer
 
 ID_REGEX = "[0-9]{1,18}"
 URL_RULES = ("the URL is not https:// (or http:// where the server allows it), its host does not resolve or "
@@ -32,10 +32,10 @@ URL_RULES = ("the URL is not https:// (or http:// where the server allows it), i
 @extend_schema_view(
     list=extend_schema(summary="Your webhooks"),
     retrieve=extend_schema(summary="One of your webhooks"),
-    create=extend_schema(summary="Register a webhook", request=EndpointSerializer,
-                         responses={201: CreatedEndpointSerializer, 400: refused_when(URL_RULES)}),
-    partial_update=extend_schema(summary="Pause or resume a webhook", request=EndpointUpdateSerializer,
-                                 responses=EndpointSerializer),
+    create=extend_schema(summary="Register a webhook", request=WebhookSerializer,
+                         responses={201: CreatedWebhookSerializer, 400: refused_when(URL_RULES)}),
+    partial_update=extend_schema(summary="Pause or resume a webhook", request=WebhookUpdateSerializer,
+                                 responses=WebhookSerializer),
     destroy=extend_schema(summary="Remove a webhook (its delivery log with it)"),
 )
 class EndpointViewSet(KnownQueryParameters, mixins.CreateModelMixin, mixins.UpdateModelMixin, mixins.DestroyModelMixin,
@@ -43,7 +43,7 @@ class EndpointViewSet(KnownQueryParameters, mixins.CreateModelMixin, mixins.Upda
     """Your webhook endpoints: the events about your bots (a version ready or rejected, a match finished, an
     SPRT verdict, a tournament finished) are POSTed to each active one, signed (docs/webhooks.md)."""
 
-    serializer_class = EndpointSerializer
+    serializer_class = WebhookSerializer
     queryset = Endpoint.objects.none()  # for the schema's model; get_queryset gives one's own
     permission_classes = [IsAuthenticated]
     throttle_classes = [ArenaScopedThrottle]
@@ -63,24 +63,24 @@ class EndpointViewSet(KnownQueryParameters, mixins.CreateModelMixin, mixins.Upda
 
     def get_serializer_class(self):
         if self.action == "partial_update":
-            return EndpointUpdateSerializer
+            return WebhookUpdateSerializer
         if self.action == "deliveries":
             return DeliverySerializer
-        return EndpointSerializer
+        return WebhookSerializer
 
     def create(self, request, *args, **kwargs):
-        given = EndpointSerializer(data=request.data)
+        given = WebhookSerializer(data=request.data)
         given.is_valid(raise_exception=True)
         made = services.create_endpoint(request.user, given.validated_data["url"],
                                         given.validated_data.get("secret", ""))
-        return Response(CreatedEndpointSerializer(made).data, status=status.HTTP_201_CREATED)
+        return Response(CreatedWebhookSerializer(made).data, status=status.HTTP_201_CREATED)
 
     def partial_update(self, request, *args, **kwargs):
         endpoint = self.get_object()
-        given = EndpointUpdateSerializer(endpoint, data=request.data, partial=True)
+        given = WebhookUpdateSerializer(endpoint, data=request.data, partial=True)
         given.is_valid(raise_exception=True)
         given.save()
-        return Response(EndpointSerializer(endpoint).data)
+        return Response(WebhookSerializer(endpoint).data)
 
     def perform_destroy(self, instance):
         services.remove_endpoint(instance)
