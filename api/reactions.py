@@ -3,6 +3,7 @@ the serving and worker layers do once its transaction has committed."""
 
 from __future__ import annotations
 
+from hooks.services import notify as tell_owners
 from tournaments import events
 from tournaments.models import Bot
 from tournaments.services.ratings import schedule_refit
@@ -69,6 +70,10 @@ REACTIONS = (
     (events.TournamentFinished, forget_match_lists),
     (events.SprtVerdict, forget_sprt_verdict),
     (events.RatingsRefitted, forget_refitted),
+    (events.VersionJudged, tell_owners),
+    (events.MatchFinished, tell_owners),
+    (events.SprtVerdict, tell_owners),
+    (events.TournamentFinished, tell_owners),
 )
 
 

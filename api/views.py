@@ -100,6 +100,9 @@ ROOT = [  # (name, URL name, arguments, what it is)
     ("tournaments", "tournament-list", {}, "Round-robin tournaments: create, enter, start; standings and "
                                            "crosstables; a tournament's games as JSON Lines at "
                                            "/api/tournaments/ID/games.jsonl."),
+    ("webhooks", "webhook-list", {}, "Your webhooks: events about your bots POSTed to your URLs, signed; each "
+                                     "one's delivery log, and a test event."),
+    ("events", "event-stream", {}, "Your events as Server-Sent Events (the webhooks' JSON)."),
     *((f"leaderboard-{game}", "leaderboard", {"game": game}, f"The {game} leaderboard: ranked bots, then provisional.")
       for game in GAME_IDS),
     ("schema", "api-schema", {}, "This API's OpenAPI 3 schema (YAML; ?format=json for JSON): generate a client "

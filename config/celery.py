@@ -10,4 +10,4 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("arena")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(["workers"])  # ratings.fit is among them (workers.tasks): it reads the games
+app.autodiscover_tasks(["workers", "hooks"])  # ratings.fit is among them (workers.tasks): it reads the games

@@ -102,6 +102,7 @@ INSTALLED_APPS = [
     "api",  # the REST API (its ready() keeps the public pages' cache in step with the Bot table)
     "web",  # the site's pages
     "ops",  # the admin, its dashboard and the manage.py commands
+    "hooks",  # owners' webhooks, their delivery log and the events feed
 ]
 
 MIDDLEWARE = [
@@ -229,6 +230,7 @@ REST_FRAMEWORK = {
         "sprt": os.environ.get("THROTTLE_SPRT", "30/hour"),
         "live": os.environ.get("THROTTLE_LIVE", "120/minute"),  # the live viewer polls every second or two
         "exports": os.environ.get("THROTTLE_EXPORTS", "30/hour"),  # whole-table downloads (api.exports)
+        "webhooks": os.environ.get("THROTTLE_WEBHOOKS", "30/hour"),  # a new endpoint, a test delivery, a feed
     },
     "EXCEPTION_HANDLER": "api.exceptions.json_exception_handler",
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,  # None (DRF's default) would count by the whole X-Forwarded-For
@@ -360,6 +362,14 @@ ARENA = {
     # Games being played now, for their watchers (tournaments/live.py): without CACHE_URL the cache is each
     # process's own, so the workers write each game so far here and the web processes read it.
     "LIVE_DIR": VAR_DIR / "live",
+    # Webhooks (hooks/): endpoints per player; each try's timeout, the tries, the wait before the second (doubled
+    # before each next one); plain http:// and loopback/private addresses only where these say so (the tests).
+    "WEBHOOK_MAX_ENDPOINTS": env_int("ARENA_WEBHOOK_MAX_ENDPOINTS", 5),
+    "WEBHOOK_TIMEOUT_SECONDS": env_number("ARENA_WEBHOOK_TIMEOUT_SECONDS", 5.0),
+    "WEBHOOK_MAX_ATTEMPTS": env_int("ARENA_WEBHOOK_MAX_ATTEMPTS", 6),
+    "WEBHOOK_RETRY_SECONDS": env_number("ARENA_WEBHOOK_RETRY_SECONDS", 30.0),
+    "WEBHOOK_ALLOW_HTTP": env_bool("ARENA_WEBHOOK_ALLOW_HTTP", False),
+    "WEBHOOK_ALLOW_PRIVATE": env_bool("ARENA_WEBHOOK_ALLOW_PRIVATE", False),
 }
 
 # --- Requests -------------------------------------------------------------------------------------
@@ -436,10 +446,15 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # key: a shared key would copy every message into both.
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_QUEUES = (Queue("celery", Exchange("celery"), routing_key="celery"),
-                      Queue("arena.control", Exchange("arena.control"), routing_key="arena.control"))
+                      Queue("arena.control", Exchange("arena.control"), routing_key="arena.control"),
+                      Queue("arena.hooks", Exchange("arena.hooks"), routing_key="arena.hooks"))
 CELERY_TASK_ROUTES = {name: {"queue": "arena.control"} for name in (
     "workers.dispatch", "workers.scavenge", "workers.schedule_ladder", "workers.smoke_test", "ratings.fit",
     "workers.smoke_next", "ratings.refit")}
+# Webhook deliveries wait on other people's servers (up to WEBHOOK_TIMEOUT_SECONDS a try): a queue of their own,
+# which the match workers leave alone (`-X arena.hooks`; the quick start's control process and compose's
+# `hooks` service consume it).
+CELERY_TASK_ROUTES["hooks.deliver"] = {"queue": "arena.hooks"}
 CELERY_BEAT_SCHEDULE = {
     "scavenge-expired-leases": {"task": "workers.scavenge", "schedule": ARENA["SCAVENGE_SECONDS"]},
     "dispatch-queued-matches": {"task": "workers.dispatch", "schedule": ARENA["DISPATCH_SECONDS"]},

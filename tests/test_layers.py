@@ -93,7 +93,7 @@ def test_the_service_reaches_the_runner_only_through_its_doors():
 
 # The whole project's layers, bottom up (docs/architecture.md draws them and says why). A module may import its
 # own layer and those below; the longest matching prefix names a module's layer.
-PACKAGES = ("engines", "runner", "ratings", "tournaments", "seeds", "workers", "api", "web", "ops", "config")
+PACKAGES = ("engines", "runner", "ratings", "tournaments", "seeds", "workers", "api", "web", "ops", "hooks", "config")
 LAYERS = {
     "engines": 0,  # the bot's library
     "runner": 1,  # the host side: sandbox, match runner, bundles
@@ -104,7 +104,7 @@ LAYERS = {
     # The layer that serves people: the REST API, then what is built on it, side by side and unknown to each other:
     # the site's pages and the operators' side (the admin, its dashboard, the manage.py commands).
     "api": 6,
-    "web": 7, "ops": 7,
+    "web": 7, "ops": 7, "hooks": 7,
     "config": 8,  # settings, root URLs, the Celery app, WSGI/ASGI
 }
 # No exceptions: what looks like an upward arrow is a reference by name, not an import (config.celery's

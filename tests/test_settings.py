@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("engines", "runner", "ratings", "tournaments", "workers", "web", "ops", "seeds")
+PACKAGES = ("engines", "runner", "ratings", "tournaments", "workers", "web", "ops", "seeds", "hooks")
 ENV_READERS = {"env_bool", "env_int", "env_list", "env_number"}
 # What may touch os.environ outside config/, and why. `manage.py arena` hands its own environment on to the
 # web server, workers and beat it starts (their settings are read by config/settings.py in each of them).

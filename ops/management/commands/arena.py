@@ -68,10 +68,11 @@ class Command(BaseCommand):
         try:
             children.start("web", web_command(port, options["gunicorn"]))
             children.start("worker", [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "prefork",
-                                      "--concurrency", "1", "-n", f"{WORKER_NAMES[0]}@%h", "--loglevel", "INFO"])
+                                      "--concurrency", "1", "-n", f"{WORKER_NAMES[0]}@%h", "-X", "arena.hooks",
+                                      "--loglevel", "INFO"])
             children.start("control", [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "prefork",
-                                       "--concurrency", "1", "-n", f"{WORKER_NAMES[1]}@%h", "-Q", "arena.control",
-                                       "--loglevel", "INFO"])
+                                       "--concurrency", "1", "-n", f"{WORKER_NAMES[1]}@%h",
+                                       "-Q", "arena.control,arena.hooks", "--loglevel", "INFO"])
             children.start("beat", [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO",
                                     "--schedule", str(Path(settings.VAR_DIR) / "celerybeat-schedule")])
             self.print_urls(port, settings.CELERY_BROKER_URL)

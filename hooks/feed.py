@@ -1,0 +1,72 @@
+"""The owner's events feed (``/api/events/stream/``): Server-Sent Events carrying the notices the webhooks carry
+(``hooks.models.Notice``: the same JSON), read from the database, so a notice made in a worker reaches every web
+process. Bounded as the live page's streams are (``web.streams``): STREAM_SECONDS or STREAM_BYTES, whichever
+comes first, then the browser's EventSource reconnects with its Last-Event-ID (a notice's id) and goes on from
+there; so a client that never reads holds a server thread at most STREAM_SECONDS, and what it leaves unread fits
+in the socket's buffers. At most STREAMS_PER_PROCESS feeds per process (beyond that, and on a server without
+threads, a 503)."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+
+from web.streams import HEARTBEAT_SECONDS, RETRY_MS, STREAM_BYTES, STREAM_SECONDS, Slots
+
+from .models import Notice
+from .sending import encode
+
+STREAMS_PER_PROCESS = 16  # beside the live pages' 32 (web.streams): each holds a server thread
+TICK_SECONDS = 1.0  # how often a feed asks the database for new notices (one indexed query)
+BACKLOG = 50  # a feed resumed after a long absence sends at most the last this many notices it missed
+LAST_ID = re.compile(r"\d{1,18}")
+
+SLOTS = Slots(STREAMS_PER_PROCESS)
+
+
+class BadResume(ValueError):
+    pass
+
+
+def resume_point(last_event_id: str | None, owner_id: int) -> int:
+    """The notice id after which the feed starts: the reconnecting browser's Last-Event-ID, else the newest."""
+    if last_event_id:
+        if not LAST_ID.fullmatch(last_event_id):
+            raise BadResume("Last-Event-ID must be a notice id, as the feed's own ids are")
+        return int(last_event_id)
+    return Notice.objects.filter(owner_id=owner_id).order_by("-pk").values_list("pk", flat=True).first() or 0
+
+
+class Feed:
+    """The events as a response body whose ``close()`` gives the slot back (the WSGI server calls it when the
+    response ends, read or not)."""
+
+    def __init__(self, events: Iterator[bytes]):
+        self.events, self.closed = events, False
+
+    def __iter__(self):
+        return self.events
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.events.close()
+            SLOTS.give_back()
+
+
+def events(owner_id: int, after: int) -> Iterator[bytes]:
+    started = last_write = time.monotonic()
+    written = 0
+    yield f"retry: {RETRY_MS}\n\n".encode()
+    while time.monotonic() - started < STREAM_SECONDS and written < STREAM_BYTES:
+        newest = list(Notice.objects.filter(owner_id=owner_id, pk__gt=after).order_by("-pk")[:BACKLOG])
+        for notice in reversed(newest):
+            event = b"id: %d\nevent: %s\ndata: %s\n\n" % (notice.pk, notice.event.encode(), encode(notice.body))
+            written += len(event)
+            after, last_write = notice.pk, time.monotonic()
+            yield event
+        if time.monotonic() - last_write > HEARTBEAT_SECONDS:
+            last_write = time.monotonic()
+            yield b": still listening\n\n"
+        time.sleep(TICK_SECONDS)

@@ -1,0 +1,85 @@
+"""One POST of one delivery: to the address ``hooks.addresses`` checked (not a second lookup), with a short
+timeout, no redirect followed (http.client never follows one), and only the status kept of the answer."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import ssl
+import time
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from django.conf import settings
+
+from .addresses import BadAddress, check_destination
+from .signing import signature
+
+USER_AGENT = "TabulaArena-Webhooks/1"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    code: int | None  # the receiver's HTTP status, None when there was no answer
+    error: str  # empty for a 2xx
+
+    @property
+    def delivered(self) -> bool:
+        return self.code is not None and 200 <= self.code < 300
+
+
+class PinnedHTTPConnection(http.client.HTTPConnection):
+    """Connects to the checked address while the Host header names the URL's host."""
+
+    def __init__(self, host, port, address, timeout):
+        super().__init__(host, port, timeout=timeout)
+        self.address = address
+
+    def connect(self):
+        self.sock = socket.create_connection((self.address, self.port), self.timeout)
+
+
+class PinnedHTTPSConnection(http.client.HTTPSConnection):
+    """The same over TLS: the certificate is checked against the URL's host name (SNI too)."""
+
+    def __init__(self, host, port, address, timeout):
+        super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
+        self.address = address
+
+    def connect(self):
+        sock = socket.create_connection((self.address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+
+
+def encode(payload: dict) -> bytes:
+    """A notice's body as sent and signed (the feed sends the same JSON)."""
+    return json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
+
+
+def post(url: str, secret: str, event: str, body: bytes) -> Outcome:
+    try:
+        scheme, host, port, address = check_destination(url)
+    except BadAddress as refused:
+        return Outcome(None, f"refused: {refused}")
+    timeout = settings.ARENA["WEBHOOK_TIMEOUT_SECONDS"]
+    kind = PinnedHTTPSConnection if scheme == "https" else PinnedHTTPConnection
+    connection = kind(host, port, address, timeout)
+    timestamp = int(time.time())
+    parts = urlsplit(url)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT, "X-Arena-Event": event,
+               "X-Arena-Timestamp": str(timestamp), "X-Arena-Signature": signature(secret, timestamp, body)}
+    started = time.monotonic()
+    try:
+        connection.request("POST", path, body=body, headers=headers)
+        response = connection.getresponse()
+        response.read(1024)  # a little of the body, so the connection closes cleanly; none of it is kept
+        code = response.status
+    except (OSError, http.client.HTTPException) as error:
+        waited = time.monotonic() - started
+        what = "timed out" if isinstance(error, TimeoutError) or waited >= timeout else type(error).__name__
+        return Outcome(None, f"{what} after {waited:.1f} s: {error}"[:300])
+    finally:
+        connection.close()
+    return Outcome(code, "" if 200 <= code < 300 else f"answered {code}")

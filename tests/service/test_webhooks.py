@@ -1,0 +1,278 @@
+"""Issue 19, item 4: owners hear about their bots. Webhooks POST each event about one's bots, signed, to a real
+HTTP receiver on loopback (a thread here), retried after errors, timed out on a slow one, recorded in a log only
+their owner sees; private addresses are refused unless the tests' setting allows them; the events feed (SSE)
+carries the same JSON."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from celery import current_app
+from celery.signals import before_task_publish
+from django.core.cache import cache
+from rest_framework.test import APIClient
+
+from hooks import feed, services, signing, tasks
+from hooks.models import Delivery, Endpoint, Notice
+from tournaments.models import BotVersion
+from tournaments.services import api_token, create_player
+
+from .conftest import play, upload
+
+
+class Receiver:
+    """An HTTP server on 127.0.0.1 answering each POST with the next of ``codes`` (then 200), after ``delay``."""
+
+    def __init__(self):
+        self.received, self.codes, self.delay = [], [], 0.0
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                receiver.received.append((dict(self.headers), body))
+                time.sleep(receiver.delay)
+                self.send_response(receiver.codes.pop(0) if receiver.codes else 200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_port}/arena-hook?from=test"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+@pytest.fixture
+def receiver():
+    running = Receiver()
+    yield running
+    running.server.shutdown()
+    running.server.server_close()
+
+
+@pytest.fixture(autouse=True)
+def local_webhooks(settings):
+    """As the tests' receiver needs: plain http to loopback; quick retries and timeouts."""
+    settings.ARENA = {**settings.ARENA, "WEBHOOK_ALLOW_HTTP": True, "WEBHOOK_ALLOW_PRIVATE": True,
+                      "WEBHOOK_RETRY_SECONDS": 0.01, "WEBHOOK_TIMEOUT_SECONDS": 2.0, "WEBHOOK_MAX_ATTEMPTS": 3}
+    cache.clear()  # the throttles' counts
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def eager(monkeypatch):
+    """Deliveries run in this process as they are queued (a retry at once, its countdown skipped)."""
+    monkeypatch.setattr(current_app.conf, "task_always_eager", True)
+
+
+def client_of(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {api_token(user)}")
+    return client
+
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_finished_match_reaches_both_owners_signed(rivals, receiver, eager, django_capture_on_commit_callbacks):
+    ann, bob = rivals("ann", "bob")
+    ann_hook = services.create_endpoint(ann.bot.owner, receiver.url)
+    services.create_endpoint(bob.bot.owner, receiver.url, secret="bob's own secret, long enough")
+    with django_capture_on_commit_callbacks(execute=True):
+        match = play(ann, bob, ["white", "black"])
+    assert len(receiver.received) == 2
+    by_secret = {}
+    for headers, body in receiver.received:
+        assert headers["X-Arena-Event"] == "match.finished"
+        for secret in (ann_hook.secret, "bob's own secret, long enough"):
+            if signing.verify(secret, headers["X-Arena-Timestamp"], body, headers["X-Arena-Signature"]):
+                by_secret[secret] = json.loads(body)
+    assert set(by_secret) == {ann_hook.secret, "bob's own secret, long enough"}  # each signed with its own
+    sent = by_secret[ann_hook.secret]
+    assert sent["event"] == "match.finished" and sent["data"]["match"]["id"] == match.pk
+    scores = [(bot["name"], bot["score"]) for bot in sent["data"]["bots"]]
+    assert scores == [("ann", 2.0), ("bob", 0.0)]  # ann won as white, then as black
+    assert not signing.verify("a wrong secret", headers["X-Arena-Timestamp"], body, headers["X-Arena-Signature"])
+    assert set(Delivery.objects.values_list("status", "attempts", "response_code")) == {("delivered", 1, 200)}
+
+
+def sent(call, capture):
+    """``call()``, then what it queued once the test's transaction "commits" (deliveries queue on commit)."""
+    with capture(execute=True):
+        return call()
+
+
+def test_a_rejected_version_tells_its_owner_why(make_bot, player, receiver, eager,
+                                                django_capture_on_commit_callbacks):
+    from tournaments import events
+
+    services.create_endpoint(player, receiver.url)
+    version = upload(make_bot("crashy"))
+    BotVersion.objects.filter(pk=version.pk).update(
+        status="rejected", reject_reason="init-failed: crash: exit code 1",
+        reject_stderr="Traceback\nModuleNotFoundError: No module named 'numpy'")
+    sent(lambda: events.deliver(events.VersionJudged(version.pk, version.bot_id, "tafl9", "rejected")),
+         django_capture_on_commit_callbacks)
+    (headers, body), = receiver.received
+    data = json.loads(body)["data"]
+    assert headers["X-Arena-Event"] == "version.rejected"
+    assert data["reason"] == "init-failed: crash: exit code 1" and "numpy" in data["stderr"]
+
+
+def test_errors_are_retried_with_backoff_then_recorded(player, receiver, eager,
+                                                       django_capture_on_commit_callbacks):
+    hook = services.create_endpoint(player, receiver.url)
+    receiver.codes = [500, 503]
+    delivery = sent(lambda: services.send_test(hook), django_capture_on_commit_callbacks)
+    delivery.refresh_from_db()
+    assert (delivery.status, delivery.attempts, delivery.response_code) == ("delivered", 3, 200)
+    assert len({body for _, body in receiver.received}) == 1  # the same body each time
+    assert [tasks.backoff(n) for n in (1, 2, 3)] == [0.01, 0.02, 0.04]
+
+    receiver.codes = [500] * 5
+    failed = sent(lambda: services.send_test(hook), django_capture_on_commit_callbacks)
+    failed.refresh_from_db()
+    assert (failed.status, failed.attempts, failed.response_code, failed.error) == ("failed", 3, 500, "answered 500")
+
+
+def test_a_slow_receiver_delays_no_match_and_times_out(rivals, receiver, settings, django_capture_on_commit_callbacks):
+    settings.ARENA = {**settings.ARENA, "WEBHOOK_TIMEOUT_SECONDS": 0.5, "WEBHOOK_MAX_ATTEMPTS": 1}
+    receiver.delay = 3.0
+    ann, bob = rivals("ann", "bob")
+    services.create_endpoint(ann.bot.owner, receiver.url)
+    queued = []
+
+    def seen(sender=None, routing_key=None, **_):
+        queued.append((sender, routing_key))
+
+    before_task_publish.connect(seen, weak=False)
+    started = time.monotonic()
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            play(ann, bob, ["white"])  # the reaction queues the delivery on arena.hooks, it sends nothing itself
+    finally:
+        before_task_publish.disconnect(seen)
+    assert time.monotonic() - started < 2.0 and receiver.received == []
+    assert ("hooks.deliver", "arena.hooks") in queued  # the match workers never take that queue
+    current_app.loader.import_default_modules()  # as a worker starts: the task is found by autodiscovery
+    assert "hooks.deliver" in current_app.tasks
+    delivery = Delivery.objects.get()
+    assert delivery.status == "pending"
+    started = time.monotonic()
+    assert tasks.deliver.apply((delivery.pk,)).get() == "failed"  # as the hooks worker runs it
+    assert time.monotonic() - started < 1.5
+    delivery.refresh_from_db()
+    assert delivery.error.startswith("timed out after 0.5 s") and delivery.response_code is None
+
+
+def test_private_and_plain_http_addresses_are_refused_when_not_allowed(player, receiver, settings, eager,
+                                                                      django_capture_on_commit_callbacks):
+    client = client_of(player)
+    hook = services.create_endpoint(player, receiver.url)  # made while the tests' setting allows it
+    settings.ARENA = {**settings.ARENA, "WEBHOOK_ALLOW_PRIVATE": False}
+    for url, says in [(receiver.url, "loopback"), ("http://10.1.2.3/x", "private"),
+                      ("http://169.254.169.254/latest", "link-local"), ("http://[::1]:8000/", "loopback")]:
+        refused = client.post("/api/webhooks/", {"url": url}, format="json")
+        assert refused.status_code == 400 and says in refused.json()["url"][0], (url, refused.json())
+    # At delivery too, the address is checked again (DNS rebinding):
+    delivery = sent(lambda: services.send_test(hook), django_capture_on_commit_callbacks)
+    delivery.refresh_from_db()
+    assert delivery.status == "failed" and delivery.error.startswith("refused: resolves to 127.0.0.1")
+    assert receiver.received == []
+    settings.ARENA = {**settings.ARENA, "WEBHOOK_ALLOW_HTTP": False}
+    refused = client.post("/api/webhooks/", {"url": "http://example.org/hook"}, format="json")
+    assert refused.status_code == 400 and refused.json()["url"] == ["url must be an https:// URL"]
+    assert Endpoint.objects.count() == 1
+
+
+def test_the_api_makes_lists_and_removes_ones_own_webhooks_only(player, other_player, receiver, settings):
+    mine, theirs = client_of(player), client_of(other_player)
+    made = mine.post("/api/webhooks/", {"url": receiver.url}, format="json")
+    assert made.status_code == 201
+    hook = made.json()
+    assert len(hook["secret"]) >= 32 and hook["secret_hint"] == "…" + hook["secret"][-4:]
+    listed = mine.get("/api/webhooks/").json()["results"]
+    assert [row["id"] for row in listed] == [hook["id"]] and "secret" not in listed[0]
+    pinged = mine.post(f"/api/webhooks/{hook['id']}/ping/")
+    assert pinged.status_code == 202 and pinged.json()["event"] == "ping"
+    log = mine.get(f"/api/webhooks/{hook['id']}/deliveries/").json()["results"]
+    assert [row["event"] for row in log] == ["ping"] and hook["secret"] not in json.dumps(log)
+    for call in (theirs.get(f"/api/webhooks/{hook['id']}/"), theirs.get(f"/api/webhooks/{hook['id']}/deliveries/"),
+                 theirs.post(f"/api/webhooks/{hook['id']}/ping/"), theirs.delete(f"/api/webhooks/{hook['id']}/"),
+                 theirs.patch(f"/api/webhooks/{hook['id']}/", {"active": False}, format="json")):
+        assert call.status_code == 404
+    assert theirs.get("/api/webhooks/").json()["results"] == []
+    assert APIClient().get("/api/webhooks/").status_code == 401
+    assert mine.patch(f"/api/webhooks/{hook['id']}/", {"active": False}, format="json").json()["active"] is False
+    short = mine.post("/api/webhooks/", {"url": receiver.url, "secret": "short"}, format="json")
+    assert short.status_code == 400 and "secret" in short.json()
+    settings.ARENA = {**settings.ARENA, "WEBHOOK_MAX_ENDPOINTS": 1}
+    over = mine.post("/api/webhooks/", {"url": receiver.url}, format="json")
+    assert over.status_code == 400 and "most" in over.json()["url"][0]
+    assert mine.delete(f"/api/webhooks/{hook['id']}/").status_code == 204
+    assert Endpoint.objects.count() == 0 and Delivery.objects.count() == 0
+
+
+def test_creating_webhooks_is_throttled(player, receiver, settings):
+    from tests.api.conftest import throttle_rates
+
+    throttle_rates(settings, webhooks="2/hour")
+    client = client_of(player)
+    codes = [client.post("/api/webhooks/", {"url": receiver.url}, format="json").status_code for _ in range(3)]
+    assert codes == [201, 201, 429]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_feed_carries_the_same_events_and_ends_on_time(live_server, monkeypatch):
+    """A real threaded server (as runserver): the feed sends a notice made after it opened, and ends after its
+    STREAM_SECONDS whether or not it is read, giving its slot back."""
+    monkeypatch.setattr(feed, "STREAM_SECONDS", 1.5)
+    monkeypatch.setattr(feed, "TICK_SECONDS", 0.05)
+    owner = create_player("feeder", None)
+    request = urllib.request.Request(f"{live_server.url}/api/events/stream/",
+                                     headers={"Authorization": f"Token {api_token(owner)}",
+                                              "Accept": "text/event-stream"})
+    with urllib.request.urlopen(request, timeout=10) as stream:
+        assert stream.headers["Content-Type"] == "text/event-stream"
+        assert stream.readline() == b"retry: 500\n"
+        (notice,) = services.publish("ping", [owner.pk], {"hello": "feed"})
+        received = stream.read()  # to the stream's end
+    assert feed.SLOTS.used == 0
+    event = f"id: {notice.pk}\nevent: ping\ndata: ".encode()
+    assert received.count(event) == 1
+    data = received.split(event)[1].split(b"\n")[0]
+    assert json.loads(data) == Notice.objects.get(pk=notice.pk).body
+    assert json.loads(data)["data"] == {"hello": "feed"}
+    assert APIClient().get("/api/events/stream/").status_code == 401
+
+
+def test_the_players_page_adds_pings_and_removes_webhooks(player, other_player, receiver):
+    from django.test import Client
+
+    site = Client()
+    site.force_login(player)
+    page = f"/players/{player.username}/"
+    assert "No webhook yet." in site.get(page).content.decode()
+    added = site.post("/webhooks/", {"url": receiver.url, "secret": ""}, follow=True)
+    hook = Endpoint.objects.get()
+    shown = added.content.decode()
+    assert hook.secret in shown and hook.url in shown  # the secret, this once
+    assert site.post(f"/webhooks/{hook.pk}/ping/").status_code == 302
+    again = site.get(page).content.decode()
+    assert hook.secret not in again and hook.secret_hint in again and ">ping<" in again  # the delivery log
+    bad = site.post("/webhooks/", {"url": "ftp://example.org/x"})
+    assert bad.status_code == 400 and Endpoint.objects.count() == 1
+    stranger = Client()
+    stranger.force_login(other_player)
+    assert "Your webhooks" not in stranger.get(page).content.decode()
+    assert stranger.post(f"/webhooks/{hook.pk}/remove/").status_code == 404
+    assert site.post(f"/webhooks/{hook.pk}/remove/").status_code == 302 and Endpoint.objects.count() == 0
