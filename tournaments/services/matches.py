@@ -25,6 +25,7 @@ from ratings.services import apply_rated_game, lock_ratings
 from .. import events
 from ..models import BotVersion, Game, Match, Tournament, Worker
 from . import (
+    swiss,  # a Swiss pairs its next round in the transaction that finishes the last one
     version_tests,  # an SPRT's match counts in its test, in the transaction that stores it
     worker_time,
 )
@@ -245,6 +246,8 @@ def _ended(match: Match, bot_ids: tuple[int, int] | None = None) -> None:
 
 
 def finish_tournament_if_done(tournament_id: int) -> bool:
+    if swiss.goes_on(tournament_id):  # a Swiss pairs its next round when the last one is done
+        return False
     open_matches = Match.objects.filter(tournament_id=tournament_id,
                                         status__in=[Match.Status.QUEUED, Match.Status.RUNNING])
     if open_matches.exists():

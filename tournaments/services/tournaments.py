@@ -12,6 +12,7 @@ from django.utils import timezone
 from .. import events
 from ..models import DEFAULT_TIEBREAKS, TIEBREAKS, BotVersion, Match, Tournament, TournamentEntrant
 from ..pairings import berger_rounds, double_round
+from . import swiss
 from .matches import finish_tournament_if_done
 from .queueing import (
     cancel_queued,
@@ -26,7 +27,8 @@ from .worker_time import check_budget, expected_match_seconds
 
 def create_tournament(organiser, *, name: str, game: str, time_control: str | None = None,
                       games_per_pairing: int = 2, double_round: bool = True, official: bool = False,
-                      tiebreaks: list[str] | None = None) -> Tournament:
+                      tiebreaks: list[str] | None = None, format: str = Tournament.Format.ROUND_ROBIN,
+                      rounds: int | None = None, bye_points: float = 1.0) -> Tournament:
     """A draft round robin. Only staff make an official (rated) one: a player's tournament never moves the
     leaderboard. In an official one, a pairing of two bots of one owner is still played unrated (and counts in
     the standings like any other): ``create_match`` applies that rule to every match."""
@@ -35,6 +37,10 @@ def create_tournament(organiser, *, name: str, game: str, time_control: str | No
     check_game(game)
     time_control = check_time_control(time_control or settings.ARENA["DEFAULT_TIME_CONTROL"])
     check_games_per_match(games_per_pairing, "games_per_pairing")
+    if format not in Tournament.Format.values:
+        raise ValidationError({"format": [f"unknown format {format!r}; known: {', '.join(Tournament.Format.values)}"]})
+    if format == Tournament.Format.SWISS:
+        swiss.check_settings(rounds, games_per_pairing, bye_points)
     # Drafts cost nothing to make and fill the home page: a player (not staff) keeps only so many at once.
     cap, drafts = settings.ARENA["MAX_DRAFT_TOURNAMENTS_PER_PLAYER"], Tournament.objects.filter(
         organiser=organiser, status=Tournament.Status.DRAFT).count()
@@ -46,7 +52,8 @@ def create_tournament(organiser, *, name: str, game: str, time_control: str | No
     order = DEFAULT_TIEBREAKS if tiebreaks is None else check_tiebreaks(tiebreaks)
     tournament = Tournament.objects.create(name=name.strip(), game=game, organiser=organiser,
                                            time_control=time_control, games_per_pairing=games_per_pairing,
-                                           double_round=double_round, official=official, tiebreaks=order)
+                                           double_round=double_round, official=official, tiebreaks=order,
+                                           format=format, rounds=rounds, bye_points=bye_points)
     events.emit(events.TournamentCreated(tournament.pk))
     return tournament
 
@@ -71,7 +78,8 @@ def _check_staff(user, field: str = "official") -> None:
 
 @transaction.atomic
 def change_tournament(tournament: Tournament, by, *, official: bool | None = None,
-                      tiebreaks: list[str] | None = None) -> Tournament:
+                      tiebreaks: list[str] | None = None, format: str = Tournament.Format.ROUND_ROBIN,
+                      rounds: int | None = None, bye_points: float = 1.0) -> Tournament:
     """Mark a draft official or not (staff only: ``by`` is who asks), or change its tie-break order.
 
     Only a draft changes: once started, its matches were made rated or not, and its table is being read."""
@@ -108,7 +116,16 @@ def _check_consent(tournament: Tournament, version: BotVersion, field: str) -> N
 
 @transaction.atomic
 def add_entrant(tournament: Tournament, version: BotVersion) -> TournamentEntrant:
+    locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    if locked.format == Tournament.Format.SWISS and locked.status == Tournament.Status.RUNNING:
+        return swiss.enter_late(locked, version, _check_entry)  # between rounds: paired from the next one
     tournament = _locked_draft(tournament, "add an entrant")
+    _check_entry(tournament, version)
+    seed = (tournament.entrants.aggregate(top=Max("seed"))["top"] or 0) + 1
+    return TournamentEntrant.objects.create(tournament=tournament, version=version, seed=seed)
+
+
+def _check_entry(tournament: Tournament, version: BotVersion) -> None:
     if version.bot.game != tournament.game:
         raise ValidationError({"version": [f"{version} plays {version.bot.game}, the tournament {tournament.game}"]})
     check_playable(version, "version")
@@ -118,8 +135,6 @@ def add_entrant(tournament: Tournament, version: BotVersion) -> TournamentEntran
     top = settings.ARENA["MAX_TOURNAMENT_ENTRANTS"]
     if tournament.entrants.count() >= top:
         raise ValidationError({"version": [f"the tournament already has the most entrants allowed ({top})"]})
-    seed = (tournament.entrants.aggregate(top=Max("seed"))["top"] or 0) + 1
-    return TournamentEntrant.objects.create(tournament=tournament, version=version, seed=seed)
 
 
 def _check_running_cap(tournament: Tournament, action: str) -> None:
@@ -136,6 +151,10 @@ def _check_running_cap(tournament: Tournament, action: str) -> None:
 
 @transaction.atomic
 def remove_entrant(tournament: Tournament, version: BotVersion) -> None:
+    locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    if locked.format == Tournament.Format.SWISS and locked.status == Tournament.Status.RUNNING:
+        swiss.withdraw(locked, version)  # keeps its results: paired no more after its current round
+        return
     tournament = _locked_draft(tournament, "remove an entrant")
     deleted, _ = tournament.entrants.filter(version=version).delete()
     if not deleted:
@@ -168,6 +187,19 @@ def start_tournament(tournament: Tournament) -> list[Match]:
         check_playable(entrant.version, "entrants")
         _check_consent(tournament, entrant.version, "entrants")  # withdrawn since, or added through the admin
     _check_running_cap(tournament, "start")
+    if tournament.format == Tournament.Format.SWISS:
+        matches = swiss.start(tournament, entrants)
+    else:
+        matches = _start_round_robin(tournament, entrants)
+    tournament.status = Tournament.Status.RUNNING
+    tournament.started_at = timezone.now()
+    tournament.finished_at = None
+    tournament.save(update_fields=["status", "started_at", "finished_at"])
+    events.emit(events.TournamentStarted(tournament.pk, tournament.game))
+    return matches
+
+
+def _start_round_robin(tournament: Tournament, entrants: list[TournamentEntrant]) -> list[Match]:
     pairings = schedule(tournament, [entrant.version for entrant in entrants])
     cost = len(pairings) * expected_match_seconds(tournament.game, tournament.time_control,
                                                   tournament.games_per_pairing)
@@ -177,11 +209,6 @@ def start_tournament(tournament: Tournament) -> list[Match]:
                      rated=tournament.official, tournament=tournament, round_number=number)
         for number, white, black in pairings
     ]
-    tournament.status = Tournament.Status.RUNNING
-    tournament.started_at = timezone.now()
-    tournament.finished_at = None
-    tournament.save(update_fields=["status", "started_at", "finished_at"])
-    events.emit(events.TournamentStarted(tournament.pk, tournament.game))
     return matches
 
 
