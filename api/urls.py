@@ -21,6 +21,7 @@ urlpatterns = [
     re_path(r"^games/(?P<pk>[0-9]{1,18})/record\.txt$", views.GameRecordTextView.as_view(), name="game-record-txt"),
     re_path(r"^tournaments/(?P<pk>[0-9]{1,18})/games\.jsonl$", views.TournamentGamesView.as_view(),
             name="tournament-games-jsonl"),
+    re_path(r"^tournaments/(?P<pk>[0-9]{1,18})/trf/$", views.TournamentTrfView.as_view(), name="tournament-trf"),
     path("leaderboard/<str:game>/", views.LeaderboardView.as_view(), name="leaderboard"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

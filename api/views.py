@@ -26,6 +26,7 @@ from ratings import selectors as ratings_selectors
 from tournaments import selectors as app_selectors
 from tournaments import services as app_services
 from tournaments.models import BotVersion, Tournament
+from tournaments.swiss.history import table as swiss_table
 
 from . import public, rows, selectors, serializers
 from . import services as api_services
@@ -33,7 +34,7 @@ from .filters import BotFilter, BotVersionFilter, GameFilter, MatchFilter, Stric
 from .pagination import NewestChangeFirstCursor, NewestFirstCursor, SmallPages
 from .permissions import IsOwnerOrAdminOrReadOnly
 from .queries import KnownQueryParameters
-from .records import record_text, tournament_games_jsonl
+from .records import record_text, tournament_games_jsonl, tournament_trf_response
 from .schema import refused_when
 from .throttles import ArenaScopedThrottle
 
@@ -567,6 +568,24 @@ class TournamentGamesView(KnownQueryParameters, GenericAPIView):
         return tournament_games_jsonl(request.user, self.get_object())
 
 
+class TournamentTrfView(KnownQueryParameters, GenericAPIView):
+    """A tournament (round robin or Swiss) as FIDE's Tournament Report File, TRF16."""
+
+    filter_backends = []
+    pagination_class = None
+    serializer_class = serializers.TournamentSerializer
+
+    def get_queryset(self):
+        return selectors.tournaments_all()
+
+    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR})
+    def get(self, request, pk=None):
+        """The tournament as a TRF16 (the layout JaVaFo and bbpPairings read): one `001` line per entrant with its
+        result in each round (a pairing's mini-match as one result: 1, = or 0), `XXR` the rounds; a Swiss's round
+        still in play is left out. A private bot is named only to its owner and staff."""
+        return tournament_trf_response(request.user, self.get_object())
+
+
 @extend_schema_view(
     create=extend_schema(request=serializers.TournamentCreateSerializer, responses={
         201: serializers.TournamentSerializer,
@@ -688,6 +707,16 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
         tournament = self.get_object()
         return Response(serializers.StandingSerializer(app_selectors.standings(tournament), many=True,
                                                        context={"request": request}).data)
+
+    @extend_schema(responses={200: serializers.SwissSerializer})
+    @action(detail=True, filter_backends=[], pagination_class=None)
+    def swiss(self, request, pk=None):
+        """A Swiss's rounds (each board's white and black seeds, its match, the bye, the note of an early end) and
+        its standings: match points, then Buchholz cut-1, Buchholz, Sonneborn-Berger, wins, direct encounter."""
+        tournament = self.get_object()
+        if tournament.format != Tournament.Format.SWISS:
+            raise NotFound("this tournament is not a Swiss")
+        return Response(serializers.SwissSerializer(swiss_table(tournament), context={"request": request}).data)
 
     @extend_schema(responses={200: serializers.CrosstableRowSerializer(many=True)})
     @action(detail=True, filter_backends=[], pagination_class=None)

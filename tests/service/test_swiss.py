@@ -65,8 +65,8 @@ def test_each_round_is_paired_when_the_last_has_finished(player, field):
     assert tournament.status == Tournament.Status.FINISHED
     assert SwissRound.objects.filter(tournament=tournament).count() == 3
     lines = table(tournament).lines
-    assert sum(line.score for line, _, _ in lines) == 2 * 3 + 3 * 0.5  # two pairings a round, and a half-point bye
-    assert [name for name, _ in lines[0][0].tiebreaks] == [
+    assert sum(line.standing.score for line in lines) == 2 * 3 + 3 * 0.5  # two pairings a round, and a half-point bye
+    assert [name for name, _ in lines[0].standing.tiebreaks] == [
         "Buchholz cut-1", "Buchholz", "Sonneborn-Berger", "wins", "direct encounter"]
 
 
@@ -102,7 +102,7 @@ def test_late_entry_and_withdrawal_between_rounds(player, field, make_bot):
     second = open_round(tournament)
     versions = {v for m in second for v in (m.version_a_id, m.version_b_id)}
     assert late.pk in versions and field[0].pk not in versions
-    rows = {line.number: cells for line, _, cells in table(tournament).lines}
+    rows = {line.entrant.seed: line.cells for line in table(tournament).lines}
     assert rows[5][0].round.opponent is None and rows[5][0].round.points == 0  # the late entrant's missed round
 
 

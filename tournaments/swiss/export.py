@@ -27,7 +27,8 @@ def _rounds(tournament: Tournament) -> tuple[int | None, int]:
     return scheduled or None, scheduled
 
 
-def tournament_trf(tournament: Tournament) -> str:
+def tournament_trf(tournament: Tournament, name=None) -> str:
+    """The file's text; ``name(version)`` is how an entrant is named (its bot's name and version by default)."""
     planned, written = _rounds(tournament)
     entrants = {e.seed: e for e in tournament.entrants.select_related("version__bot")}
     table = rounds_of(tournament, entrants, written)
@@ -49,5 +50,6 @@ def tournament_trf(tournament: Tournament) -> str:
         while results and results[-1] is None:
             results.pop()
         version = entrant.version
-        report.players.append(trf.Player(seed, f"{version.bot.name} v{version.number}", results=results))
+        label = name(version) if name else f"{version.bot.name} v{version.number}"
+        report.players.append(trf.Player(seed, label, results=results))
     return trf.write(report)

@@ -65,8 +65,15 @@ class Cell:
 
 
 @dataclass
+class SwissLine:
+    standing: Line
+    entrant: TournamentEntrant
+    cells: list[Cell]
+
+
+@dataclass
 class SwissTable:
-    lines: list[tuple[Line, TournamentEntrant, list[Cell]]]
+    lines: list[SwissLine]
     rounds: list[SwissRound]
     entrants: dict[int, TournamentEntrant] = field(default_factory=dict)
 
@@ -82,4 +89,5 @@ def table(tournament: Tournament) -> SwissTable:
     played = max((row.number for row in rounds if not row.note), default=0)
     cells = {seed: [Cell(*row) for row in rows] for seed, rows in rounds_of(tournament, entrants, played).items()}
     lines = standings({seed: [cell.round for cell in rows] for seed, rows in cells.items()})
-    return SwissTable([(line, entrants[line.number], cells[line.number]) for line in lines], rounds, entrants)
+    return SwissTable([SwissLine(line, entrants[line.number], cells[line.number]) for line in lines], rounds,
+                      entrants)
