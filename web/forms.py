@@ -70,8 +70,16 @@ class TournamentForm(forms.Form):
     game = forms.ChoiceField(choices=GAME_FIELD_CHOICES)
     time_control = forms.CharField(max_length=40, required=False,
                                    help_text="move:<ms> or clock:<base ms>+<increment ms>; empty for the default")
-    games_per_pairing = forms.IntegerField(initial=2, label="Games per pairing")
-    double_round = forms.BooleanField(required=False, initial=True, label="Double round (colours swapped)")
+    format = forms.ChoiceField(choices=[("round_robin", "round robin"), ("swiss", "Swiss (FIDE Dutch system)")],
+                               initial="round_robin", required=False)
+    rounds = forms.IntegerField(required=False, min_value=1, label="Rounds (Swiss)",
+                                help_text="A Swiss needs more entrants than rounds")
+    bye_points = forms.TypedChoiceField(choices=[("1.0", "1"), ("0.5", "½"), ("0.0", "0")], coerce=float,
+                                        empty_value=1.0, required=False, initial="1.0", label="A bye's points (Swiss)")
+    games_per_pairing = forms.IntegerField(initial=2, label="Games per pairing",
+                                           help_text="A Swiss's pairings are colour-swapped mini-matches: even")
+    double_round = forms.BooleanField(required=False, initial=True, label="Double round (colours swapped)",
+                                      help_text="Round robin only")
     tiebreaks = forms.CharField(
         max_length=100, required=False, initial=DEFAULT_TIEBREAKS.replace(",", ", "), label="Tie-breaks",
         help_text="After score, in order, from: " + ", ".join(TIEBREAKS) + " (FIDE's recommended order by default)")
@@ -82,6 +90,9 @@ class TournamentForm(forms.Form):
         self.fields["time_control"].widget.attrs["placeholder"] = settings.ARENA["DEFAULT_TIME_CONTROL"]
         if not (user is not None and user.is_staff):
             del self.fields["official"]  # only staff make a tournament official; a player's is unrated
+
+    def clean_format(self):
+        return self.cleaned_data["format"] or "round_robin"
 
     def clean_tiebreaks(self):
         text = self.cleaned_data["tiebreaks"].strip()
