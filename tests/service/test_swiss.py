@@ -156,3 +156,12 @@ def test_the_trf_of_a_round_robin(player, field):
     report = trf.read(text)
     assert report.rounds == 3, text
     assert sum(1 for p in report.players for r in p.results if r and r.code == "=") == 2, text
+
+
+def test_a_late_entry_is_charged_its_rounds_to_come(player, field, make_bot, settings):
+    tournament = make_swiss(player, field[:4], rounds=3)
+    start_tournament(tournament)
+    settings.ARENA = {**settings.ARENA, "OWNER_QUEUED_SECONDS": 1}  # the budget is spent by round 1 already
+    with pytest.raises(ValidationError) as refused:
+        add_entrant(tournament, ready_version(make_bot("fay")))
+    assert "budget" in refused.value.message_dict and tournament.entrants.count() == 4

@@ -100,6 +100,10 @@ def enter_late(tournament: Tournament, version, check) -> TournamentEntrant:
     """A late entry to a running Swiss: the next seed, paired from the next round on. ``check`` is the entry
     check every tournament applies (game, playable, consent, not entered, the cap)."""
     check(tournament, version)
+    # Charged like the start: one pairing a round for each round still to come.
+    left = tournament.rounds - current_round(tournament)
+    cost = left * expected_match_seconds(tournament.game, tournament.time_control, tournament.games_per_pairing)
+    check_budget(tournament.organiser, cost, f"this late entry's {left} pairings")
     seed = (tournament.entrants.aggregate(top=Max("seed"))["top"] or 0) + 1
     return TournamentEntrant.objects.create(tournament=tournament, version=version, seed=seed)
 
