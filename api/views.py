@@ -96,9 +96,10 @@ ROOT = [  # (name, URL name, arguments, what it is)
     ("versions", "version-list", {}, "Bot versions and their smoke-test status."),
     ("matches", "match-list", {}, "Matches, newest first; POST asks for an unrated challenge."),
     ("games", "game-list", {}, "Games with their records, newest first; a record as text at /api/games/ID/record.txt."),
-    ("tournaments", "tournament-list", {}, "Round-robin tournaments: create, enter, start; standings and "
-                                           "crosstables; a tournament's games as JSON Lines at "
-                                           "/api/tournaments/ID/games.jsonl."),
+    ("tournaments", "tournament-list", {}, "Round-robin and Swiss tournaments: create, enter, start; standings and "
+                                           "crosstables, a Swiss's rounds at /api/tournaments/ID/swiss/; a "
+                                           "tournament's games as JSON Lines at /api/tournaments/ID/games.jsonl, "
+                                           "its TRF16 at /api/tournaments/ID/trf/."),
     *((f"leaderboard-{game}", "leaderboard", {"game": game}, f"The {game} leaderboard: ranked bots, then provisional.")
       for game in GAME_IDS),
     ("schema", "api-schema", {}, "This API's OpenAPI 3 schema (YAML; ?format=json for JSON): generate a client "
