@@ -193,12 +193,13 @@ class _Context:
 
 
 def _may_meet(context: _Context, a: Entry, b: Entry) -> bool:
-    """C.1 and C.3: no rematch; two players with the same absolute colour preference meet only as topscorers."""
+    """C.1 and C.3: no rematch; two non-topscorers with the same absolute colour preference never meet (in the
+    final round a topscorer may, and so may its opponent)."""
     if b.number in a.opponents:
         return False
     (colour_a, strength_a), (colour_b, strength_b) = context.preference[a.number], context.preference[b.number]
     clash = strength_a == strength_b == ABSOLUTE and colour_a == colour_b
-    return not clash or {a.number, b.number} <= context.topscorers
+    return not clash or bool({a.number, b.number} & context.topscorers)
 
 
 def _graph(context: _Context, needs_bye: bool) -> networkx.Graph:
