@@ -907,6 +907,8 @@ class TournamentSerializer(serializers.ModelSerializer):
         count = getattr(tournament, "entrant_count", None)  # annotated on lists (tournaments_all)
         if count is None:
             count = tournament.entrants.count()
+        if tournament.format == Tournament.Format.SWISS:  # its rounds, one pairing for every two entrants
+            return tournament.games_per_pairing * (tournament.rounds or 0) * (count // 2)
         return games_per_two_entrants(tournament) * count * (count - 1) // 2
 
 

@@ -62,6 +62,7 @@ def test_rounds_standings_and_trf_of_a_running_swiss(ada, anon, player, other_pl
     tournament_id = _create(ada).json()["id"]
     versions = _enter(ada, tournament_id, [player, other_player], 5)
     assert ada.post(f"/api/tournaments/{tournament_id}/start/").status_code == 200
+    assert ada.get(f"/api/tournaments/{tournament_id}/").json()["games_total"] == 2 * 2 * 2  # 2 rounds of 2 pairs
     for match in Match.objects.filter(tournament_id=tournament_id):
         _settle(match)
     body = anon.get(f"/api/tournaments/{tournament_id}/swiss/").json()

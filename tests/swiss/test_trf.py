@@ -4,9 +4,14 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tournaments.swiss import trf
+from tournaments.swiss.dutch import CannotPair, pair_round
 from tournaments.swiss.trf import Player, Report, Result, TrfError
+
+from .test_dutch import entries, simulate
 
 
 def four_after_one_round():
@@ -89,3 +94,41 @@ def test_a_file_with_every_round_played_has_no_next_round():
     report.rounds = 1
     with pytest.raises(TrfError, match="no next round"):
         trf.next_pairing(report)
+
+
+@settings(max_examples=25, deadline=None)
+@given(players=st.integers(2, 12), played=st.integers(0, 5), seed=st.integers(0, 10**6))
+def test_a_written_tournament_reads_back_to_the_same_next_round(players, played, seed):
+    history, _ = simulate(players, played, seed)
+    rounds = played + 1
+    report = Report(rounds=rounds, players=[
+        Player(number, f"P{number}", results=[_result(p) for p in history[number]]) for number in history])
+    again = trf.read(trf.write(report))
+    try:
+        expected = pair_round(entries(history), rounds)
+    except CannotPair:
+        with pytest.raises(CannotPair):
+            trf.next_pairing(again)
+        return
+    assert trf.next_pairing(again) == expected
+
+
+def _result(played):
+    if played.bye:
+        return Result(None, None, "U")
+    if played.colour is None:
+        return Result(None, None, "Z")
+    return Result(played.opponent, played.colour, {1: "1", 0.5: "=", 0: "0"}[played.points])
+
+
+def test_manage_py_swiss_exits_2_naming_the_line(tmp_path):
+    """The exit status itself, through manage.py (the other tests call the command in-process)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bad = tmp_path / "bad.trf"
+    bad.write_text("012 Bad\n001   xx      Alpha\n")
+    ran = subprocess.run([sys.executable, "manage.py", "swiss", str(bad)], cwd=Path(__file__).resolve().parents[2],
+                         capture_output=True, text=True)
+    assert ran.returncode == 2 and "line 2: the starting rank (columns 5-8) is 'xx'" in ran.stderr
