@@ -598,7 +598,7 @@ class TournamentTrfView(KnownQueryParameters, GenericAPIView):
                           "is unknown or repeated.")}),
 )
 class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
-    """Round-robin tournaments. The organiser (or an admin) adds and removes entrants while it is a
+    """Round-robin and Swiss tournaments. The organiser (or an admin) adds and removes entrants while it is a
     draft, starts it, cancels it, resumes it."""
 
     action_scopes = {"create": "tournaments"}
@@ -619,7 +619,7 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
         return serializers.TournamentSerializer
 
     def create(self, request):
-        """Create a round-robin tournament as a draft; you are its organiser."""
+        """Create a tournament (a round robin, or a Swiss of `rounds` rounds) as a draft; you are its organiser."""
         data = serializers.TournamentCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         tournament = app_services.create_tournament(request.user, **data.validated_data)
@@ -644,12 +644,12 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
 
     @extend_schema(request=serializers.EntrantRequestSerializer,
                    responses={201: serializers.TournamentDetailSerializer, 400: refused_when(
-                       "the tournament is not a draft, or the version is not a ready version of its game that you "
-                       "may enter (yours, or open to tournaments), or is entered already.")})
+                       "the tournament is not a draft (or a running Swiss), or the version is not a ready version of "
+                       "its game that you may enter (yours, or open to tournaments), or is entered already.")})
     @action(detail=True, methods=["post"], filter_backends=[], pagination_class=None)
     def entrants(self, request, pk=None):
-        """Enter a ready version of the tournament's game (a draft only): yours, or another player's bot that is
-        open to tournaments."""
+        """Enter a ready version of the tournament's game (a draft, or a running Swiss: a late entry, paired from the
+        next round and charged its rounds to come): yours, or another player's bot that is open to tournaments."""
         tournament = self._tournament_for_change()
         data = serializers.EntrantRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -658,13 +658,15 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
         return self._detail(tournament, status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer,
-                                            400: refused_when("the tournament is not a draft.")},
+                                            400: refused_when("the tournament is not a draft (or a running "
+                                                              "Swiss), or the version has withdrawn already.")},
                    parameters=[OpenApiParameter("version_id", PATH_ID, OpenApiParameter.PATH,
                                                 description="Id of the bot version to take out.")])
     @action(detail=True, methods=["delete"], url_path=r"entrants/(?P<version_id>[0-9]{1,18})", filter_backends=[],
             pagination_class=None)
     def remove_entrant(self, request, pk=None, version_id=None):
-        """Take a version out of a draft tournament."""
+        """Take a version out of a draft tournament; from a running Swiss, withdraw it: it plays out its current
+        round, keeps its results and is not paired again."""
         tournament = self._tournament_for_change()
         version = tournament.entrants.filter(version_id=version_id).select_related("version__bot").first()
         if version is None:
