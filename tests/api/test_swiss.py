@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tournaments.models import Match, Tournament
+from tournaments.models import Match, SwissRound, Tournament
 from tournaments.services import claim_match, finish_match
 from tournaments.swiss import trf
 
@@ -87,3 +87,22 @@ def test_a_round_robin_has_a_trf_and_no_swiss_table(ada, anon, player, other_pla
     assert report.rounds == 6 and len(report.players) == 3  # three entrants, double round: 2 x 3 rounds
     assert anon.get(f"/api/tournaments/{tournament_id}/swiss/").status_code == 404
     assert anon.get("/api/tournaments/999999/trf/").status_code == 404
+
+
+def test_late_entry_and_withdrawal_of_a_running_swiss(ada, player, other_player):
+    tournament_id = _create(ada).json()["id"]
+    versions = _enter(ada, tournament_id, [player, other_player], 3)
+    assert ada.post(f"/api/tournaments/{tournament_id}/start/").status_code == 200
+    late = ready_version(make_bot(other_player, "late"))
+    response = ada.post(f"/api/tournaments/{tournament_id}/entrants/", {"version": late.pk}, format="json")
+    assert response.status_code == 201 and len(response.json()["entrants"]) == 4
+    url = f"/api/tournaments/{tournament_id}/entrants/{versions[1].pk}/"
+    assert ada.delete(url).status_code == 200
+    again = ada.delete(url)
+    assert again.status_code == 400 and "already withdrawn" in again.json()["version"][0]
+    for match in Match.objects.filter(tournament_id=tournament_id):
+        _settle(match)
+    second = Match.objects.filter(tournament_id=tournament_id, round=2)
+    paired = {v for m in second for v in (m.version_a_id, m.version_b_id)}
+    bye = SwissRound.objects.get(tournament_id=tournament_id, number=2).bye
+    assert late.pk in paired | {bye.version_id} and versions[1].pk not in paired | {bye.version_id}
