@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 
-from django.http import StreamingHttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from rest_framework.utils.encoders import JSONEncoder
 
 from engines import BLACK, NONE, WHITE, RefereeError, get_game
+from tournaments.selectors import may_see_bot
+from tournaments.swiss.export import tournament_trf
 
 from . import selectors
-from .serializers import GameSerializer
+from .serializers import PRIVATE_BOT, GameSerializer
 
 
 def _tag(name: str, value) -> str:
@@ -79,4 +81,14 @@ def tournament_games_jsonl(user, tournament) -> StreamingHttpResponse:
 
     response = StreamingHttpResponse(lines(), content_type="application/jsonl; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="tournament-{tournament.pk}-games.jsonl"'
+    return response
+
+
+def tournament_trf_response(user, tournament) -> HttpResponse:
+    """The tournament's TRF16 as a download; a private bot's name only to its owner and staff."""
+    def name(version) -> str:
+        return f"{version.bot.name} v{version.number}" if may_see_bot(user, version.bot) else PRIVATE_BOT
+
+    response = HttpResponse(tournament_trf(tournament, name), content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="tournament-{tournament.pk}.trf"'
     return response

@@ -852,6 +852,8 @@ GAMES_PER_PAIRING_HELP = ("Games each time two entrants meet (one match, colours
 DOUBLE_ROUND_HELP = "Whether every two entrants meet twice (two matches, the second with colours swapped)."
 OFFICIAL_HELP = ("Whether the tournament's games are rated (move the leaderboard). Only staff mark a tournament "
                  "official; a player's tournament keeps its standings and crosstable but is unrated.")
+ROUNDS_HELP = "A Swiss's number of rounds (it needs more entrants than rounds); null for a round robin."
+BYE_POINTS_HELP = "A Swiss's pairing-allocated bye is worth this many match points: 0, 0.5 or 1."
 TIEBREAKS_HELP = ("The tie-breaks that order entrants level on score, in order: `direct_encounter` (points in the "
                   "games among the tied entrants, if all have met; re-applied to a smaller group still level), "
                   "`wins` (games won), `sonneborn_berger` (each point scored against an opponent times that "
@@ -860,7 +862,9 @@ TIEBREAKS_HELP = ("The tie-breaks that order entrants level on score, in order: 
                   + ", ".join(TIEBREAKS) + ".")
 
 
-FORMAT_HELP = ("`round_robin` (everyone meets everyone), `swiss`, `gauntlet` (the champion against every other "
+FORMAT_HELP = ("`round_robin` (everyone meets everyone), `swiss` (a number of rounds, each paired by FIDE's Dutch "
+               "system when the last has finished; each pairing a colour-swapped mini-match of an even "
+               "games_per_pairing, scored 1, 0.5 or 0 match points), `gauntlet` (the champion against every other "
                "entrant) or `knockout` (a bracket of mini-matches; byes to the top seeds).")
 CHAMPION_HELP = "Gauntlet: id of the version that plays every other entrant; it must be entered before the start."
 SEEDING_HELP = ("Knockout: `rating` seeds by the game's latest fitted rating (unrated entrants after, as listed), "
@@ -886,13 +890,14 @@ class TournamentSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Tournament
-        fields = ["id", "name", "game", "format", "organiser", "organiser_id", "time_control", "games_per_pairing",
-                  "double_round", "games_per_two_entrants", "games_total", "official", "tiebreaks", "champion",
-                  "seeding", "tiebreak_pairs", "status", "created_at", "started_at", "finished_at"]
+        fields = ["id", "name", "game", "format", "rounds", "bye_points", "organiser", "organiser_id", "time_control",
+                  "games_per_pairing", "double_round", "games_per_two_entrants", "games_total", "official", "tiebreaks",
+                  "champion", "seeding", "tiebreak_pairs", "status", "created_at", "started_at", "finished_at"]
         read_only_fields = fields
         extra_kwargs = {
             "id": {"help_text": ID_HELP}, "name": {"help_text": "The tournament's name."},
             "game": {"help_text": GAME_HELP},
+            "rounds": {"help_text": ROUNDS_HELP}, "bye_points": {"help_text": BYE_POINTS_HELP},
             "time_control": {"help_text": TIME_CONTROL_HELP},
             "games_per_pairing": {"help_text": GAMES_PER_PAIRING_HELP},
             "double_round": {"help_text": DOUBLE_ROUND_HELP},
@@ -916,6 +921,8 @@ class TournamentSerializer(serializers.ModelSerializer):
         if tournament.format in (Tournament.Format.GAUNTLET, Tournament.Format.KNOCKOUT):
             # One mini-match per other entrant (gauntlet) or per entrant knocked out; tie-breaks not counted.
             return tournament.games_per_pairing * max(0, count - 1)
+        if tournament.format == Tournament.Format.SWISS:  # its rounds, one pairing for every two entrants
+            return tournament.games_per_pairing * (tournament.rounds or 0) * (count // 2)
         return games_per_two_entrants(tournament) * count * (count - 1) // 2
 
 
@@ -950,6 +957,10 @@ class TournamentCreateSerializer(StrictInput):
                                       help_text=SEEDING_HELP)
     tiebreak_pairs = serializers.IntegerField(min_value=0, max_value=10, required=False, default=2,
                                               help_text=TIEBREAK_PAIRS_HELP + " 0 to 10, default 2.")
+    rounds = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1,
+                                      max_value=ARENA["MAX_TOURNAMENT_ENTRANTS"], help_text=ROUNDS_HELP)
+    bye_points = serializers.FloatField(required=False, default=1.0, min_value=0, max_value=1,
+                                        help_text=BYE_POINTS_HELP + " Default 1.")
 
     def to_internal_value(self, data):
         # The organiser's "rated" is gone: say why rather than just "unknown field".
@@ -1076,3 +1087,43 @@ class ErrorSerializer(serializers.Serializer):
 
     detail = serializers.ListField(child=serializers.CharField(), required=False,
                                    help_text="Messages about the request as a whole.")
+
+
+# --- Swiss ---------------------------------------------------------------------------------------------------
+
+class SwissCellSerializer(serializers.Serializer):
+    opponent_seed = serializers.IntegerField(source="round.opponent", allow_null=True,
+                                             help_text="The opponent's seed; null for a bye or a round not played.")
+    colour = serializers.CharField(source="round.colour", allow_null=True,
+                                   help_text="`w` (white in the mini-match's first game) or `b`; null without a game.")
+    points = serializers.FloatField(source="round.points", help_text="Match points of the round.")
+    bye = serializers.BooleanField(help_text="Whether it was the pairing-allocated bye.")
+    match_id = serializers.IntegerField(source="match.id", allow_null=True, default=None,
+                                        help_text="The pairing's match (its games link to their replays).")
+
+
+class SwissLineSerializer(serializers.Serializer):
+    rank = serializers.IntegerField(source="standing.rank",
+                                    help_text="Place; entrants level on every tie-break share it.")
+    seed = serializers.IntegerField(source="entrant.seed", help_text="The entrant's seed (its pairing number).")
+    version = EntrantVersionSerializer(source="entrant.version", help_text="The entrant's bot version.")
+    score = serializers.FloatField(source="standing.score", help_text="Match points: 1 a pairing won, 0.5 drawn, byes.")
+    tiebreaks = serializers.SerializerMethodField(help_text="The Swiss tie-breaks in the order applied: Buchholz "
+                                                  "cut-1, Buchholz, Sonneborn-Berger, wins, direct encounter.")
+    rounds = SwissCellSerializer(source="cells", many=True, help_text="Round by round, from round 1.")
+
+    def get_tiebreaks(self, line) -> list[dict]:
+        return [{"name": name, "value": value} for name, value in line.standing.tiebreaks]
+
+
+class SwissRoundSerializer(serializers.Serializer):
+    number = serializers.IntegerField(help_text="The round.")
+    bye_seed = serializers.IntegerField(source="bye.seed", allow_null=True, default=None,
+                                        help_text="Who had the pairing-allocated bye; null without one.")
+    note = serializers.CharField(help_text="Why the Swiss ended before this round (empty for a paired round).")
+
+
+class SwissSerializer(serializers.Serializer):
+    rounds = SwissRoundSerializer(many=True, help_text="The rounds paired so far.")
+    standings = SwissLineSerializer(source="lines", many=True, help_text="The standings, best first.")
+    note = serializers.CharField(help_text="Why the Swiss ended early; empty otherwise.")

@@ -28,6 +28,7 @@ urlpatterns = [
     re_path(r"^tournaments/(?P<pk>[0-9]{1,18})/games\.jsonl$", views.TournamentGamesView.as_view(),
             name="tournament-games-jsonl"),
     path("events/stream/", hooks_views.EventStreamView.as_view(), name="event-stream"),
+    re_path(r"^tournaments/(?P<pk>[0-9]{1,18})/trf/$", views.TournamentTrfView.as_view(), name="tournament-trf"),
     path("leaderboard/<str:game>/", views.LeaderboardView.as_view(), name="leaderboard"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

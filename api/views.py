@@ -28,6 +28,7 @@ from tournaments import services as app_services
 from tournaments.gauntlet import gauntlet_table
 from tournaments.knockout import bracket as knockout_bracket
 from tournaments.models import BotVersion, Tournament
+from tournaments.swiss.history import table as swiss_table
 
 from . import formats, public, rows, selectors, serializers
 from . import services as api_services
@@ -35,7 +36,7 @@ from .filters import BotFilter, BotVersionFilter, GameFilter, MatchFilter, Stric
 from .pagination import NewestChangeFirstCursor, NewestFirstCursor, SmallPages
 from .permissions import IsOwnerOrAdminOrReadOnly
 from .queries import KnownQueryParameters
-from .records import record_text, tournament_games_jsonl
+from .records import record_text, tournament_games_jsonl, tournament_trf_response
 from .schema import refused_when
 from .throttles import ArenaScopedThrottle
 
@@ -97,9 +98,10 @@ ROOT = [  # (name, URL name, arguments, what it is)
     ("versions", "version-list", {}, "Bot versions and their smoke-test status."),
     ("matches", "match-list", {}, "Matches, newest first; POST asks for an unrated challenge."),
     ("games", "game-list", {}, "Games with their records, newest first; a record as text at /api/games/ID/record.txt."),
-    ("tournaments", "tournament-list", {}, "Round-robin tournaments: create, enter, start; standings and "
-                                           "crosstables; a tournament's games as JSON Lines at "
-                                           "/api/tournaments/ID/games.jsonl."),
+    ("tournaments", "tournament-list", {}, "Tournaments (round robin, Swiss, gauntlet, knockout): create, enter, "
+                                           "start; standings and crosstables, a Swiss's rounds at "
+                                           "/api/tournaments/ID/swiss/; a tournament's games as JSON Lines at "
+                                           "/api/tournaments/ID/games.jsonl, its TRF16 at /api/tournaments/ID/trf/."),
     ("webhooks", "webhook-list", {}, "Your webhooks: events about your bots POSTed to your URLs, signed; each "
                                      "one's delivery log, and a test event."),
     ("events", "event-stream", {}, "Your events as Server-Sent Events (the webhooks' JSON)."),
@@ -574,6 +576,24 @@ class TournamentGamesView(KnownQueryParameters, GenericAPIView):
         return tournament_games_jsonl(request.user, self.get_object())
 
 
+class TournamentTrfView(KnownQueryParameters, GenericAPIView):
+    """A tournament (round robin or Swiss) as FIDE's Tournament Report File, TRF16."""
+
+    filter_backends = []
+    pagination_class = None
+    serializer_class = serializers.TournamentSerializer
+
+    def get_queryset(self):
+        return selectors.tournaments_all()
+
+    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR})
+    def get(self, request, pk=None):
+        """The tournament as a TRF16 (the layout JaVaFo and bbpPairings read): one `001` line per entrant with its
+        result in each round (a pairing's mini-match as one result: 1, = or 0), `XXR` the rounds; a Swiss's round
+        still in play is left out. A private bot is named only to its owner and staff."""
+        return tournament_trf_response(request.user, self.get_object())
+
+
 @extend_schema_view(
     create=extend_schema(request=serializers.TournamentCreateSerializer, responses={
         201: serializers.TournamentSerializer,
@@ -585,7 +605,7 @@ class TournamentGamesView(KnownQueryParameters, GenericAPIView):
                           "is unknown or repeated.")}),
 )
 class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
-    """Round-robin tournaments. The organiser (or an admin) adds and removes entrants while it is a
+    """Round-robin and Swiss tournaments. The organiser (or an admin) adds and removes entrants while it is a
     draft, starts it, cancels it, resumes it."""
 
     action_scopes = {"create": "tournaments"}
@@ -606,7 +626,7 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
         return serializers.TournamentSerializer
 
     def create(self, request):
-        """Create a round-robin tournament as a draft; you are its organiser."""
+        """Create a tournament (a round robin, or a Swiss of `rounds` rounds) as a draft; you are its organiser."""
         data = serializers.TournamentCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         options = dict(data.validated_data)
@@ -636,12 +656,12 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
 
     @extend_schema(request=serializers.EntrantRequestSerializer,
                    responses={201: serializers.TournamentDetailSerializer, 400: refused_when(
-                       "the tournament is not a draft, or the version is not a ready version of its game that you "
-                       "may enter (yours, or open to tournaments), or is entered already.")})
+                       "the tournament is not a draft (or a running Swiss), or the version is not a ready version of "
+                       "its game that you may enter (yours, or open to tournaments), or is entered already.")})
     @action(detail=True, methods=["post"], filter_backends=[], pagination_class=None)
     def entrants(self, request, pk=None):
-        """Enter a ready version of the tournament's game (a draft only): yours, or another player's bot that is
-        open to tournaments."""
+        """Enter a ready version of the tournament's game (a draft, or a running Swiss: a late entry, paired from the
+        next round and charged its rounds to come): yours, or another player's bot that is open to tournaments."""
         tournament = self._tournament_for_change()
         data = serializers.EntrantRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -650,13 +670,15 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
         return self._detail(tournament, status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={200: serializers.TournamentDetailSerializer,
-                                            400: refused_when("the tournament is not a draft.")},
+                                            400: refused_when("the tournament is not a draft (or a running "
+                                                              "Swiss), or the version has withdrawn already.")},
                    parameters=[OpenApiParameter("version_id", PATH_ID, OpenApiParameter.PATH,
                                                 description="Id of the bot version to take out.")])
     @action(detail=True, methods=["delete"], url_path=r"entrants/(?P<version_id>[0-9]{1,18})", filter_backends=[],
             pagination_class=None)
     def remove_entrant(self, request, pk=None, version_id=None):
-        """Take a version out of a draft tournament."""
+        """Take a version out of a draft tournament; from a running Swiss, withdraw it: it plays out its current
+        round, keeps its results and is not paired again."""
         tournament = self._tournament_for_change()
         version = tournament.entrants.filter(version_id=version_id).select_related("version__bot").first()
         if version is None:
@@ -700,6 +722,16 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
         tournament = self.get_object()
         return Response(serializers.StandingSerializer(app_selectors.standings(tournament), many=True,
                                                        context={"request": request}).data)
+
+    @extend_schema(responses={200: serializers.SwissSerializer})
+    @action(detail=True, filter_backends=[], pagination_class=None)
+    def swiss(self, request, pk=None):
+        """A Swiss's rounds (each board's white and black seeds, its match, the bye, the note of an early end) and
+        its standings: match points, then Buchholz cut-1, Buchholz, Sonneborn-Berger, wins, direct encounter."""
+        tournament = self.get_object()
+        if tournament.format != Tournament.Format.SWISS:
+            raise NotFound("this tournament is not a Swiss")
+        return Response(serializers.SwissSerializer(swiss_table(tournament), context={"request": request}).data)
 
     @extend_schema(responses={200: serializers.CrosstableRowSerializer(many=True)})
     @action(detail=True, filter_backends=[], pagination_class=None)

@@ -202,6 +202,8 @@ class Tournament(models.Model):
         default=2, db_default=2,
         help_text="Knockout: tie-break pairs (two games, colours swapped) a level mini-match plays at most; still "
                   "level after them, the higher seed advances.")
+    # What a Swiss's pairing-allocated bye scores (FIDE's default: a win's point; some events give a half).
+    bye_points = models.FloatField(default=1.0, help_text="Swiss only: the match points of a pairing-allocated bye.")
     organiser = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tournaments")
     time_control = models.CharField(max_length=40)
     games_per_pairing = models.PositiveIntegerField(default=2)
@@ -415,3 +417,38 @@ class Worker(models.Model):
 
     def __str__(self) -> str:
         return self.worker_id
+
+
+class SwissRound(models.Model):
+    """A Swiss round as paired (its matches carry its number), with its bye; or the round that could not be
+    paired, whose ``note`` says why the Swiss ended early."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="swiss_rounds")
+    number = models.PositiveIntegerField()
+    bye = models.ForeignKey(TournamentEntrant, null=True, blank=True, on_delete=models.CASCADE,
+                            related_name="swiss_byes")
+    bye_points = models.FloatField(default=0)
+    note = models.CharField(max_length=300, blank=True, default="")
+    paired_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["tournament_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "number"], name="swiss_round_unique_number"),
+            models.UniqueConstraint(fields=["tournament", "bye"], name="swiss_round_one_bye_each"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="swiss_round_number_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tournament} round {self.number}"
+
+
+class SwissWithdrawal(models.Model):
+    """An entrant who left a Swiss between rounds: paired up to ``after_round``, never after."""
+
+    entrant = models.OneToOneField(TournamentEntrant, on_delete=models.CASCADE, related_name="swiss_withdrawal")
+    after_round = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.entrant} withdrew after round {self.after_round}"

@@ -71,13 +71,21 @@ class TournamentForm(forms.Form):
     game = forms.ChoiceField(choices=GAME_FIELD_CHOICES)
     time_control = forms.CharField(max_length=40, required=False,
                                    help_text=f"{TIME_CONTROL_SYNTAX}; empty for the default")
-    games_per_pairing = forms.IntegerField(initial=2, label="Games per pairing")
-    double_round = forms.BooleanField(required=False, initial=True, label="Double round (colours swapped)")
+    rounds = forms.IntegerField(required=False, min_value=1, label="Rounds (Swiss)",
+                                help_text="A Swiss needs more entrants than rounds")
+    bye_points = forms.TypedChoiceField(choices=[("1.0", "1"), ("0.5", "½"), ("0.0", "0")], coerce=float,
+                                        empty_value=1.0, required=False, initial="1.0", label="A bye's points (Swiss)")
+    games_per_pairing = forms.IntegerField(initial=2, label="Games per pairing",
+                                           help_text="Swiss, gauntlet and knockout pairings are colour-swapped "
+                                                     "mini-matches: even")
+    double_round = forms.BooleanField(required=False, initial=True, label="Double round (colours swapped)",
+                                      help_text="Round robin only")
     tiebreaks = forms.CharField(
         max_length=100, required=False, initial=DEFAULT_TIEBREAKS.replace(",", ", "), label="Tie-breaks",
         help_text="After score, in order, from: " + ", ".join(TIEBREAKS) + " (FIDE's recommended order by default)")
     official = forms.BooleanField(required=False, label="Official (rated: its games move the leaderboard)")
-    format = forms.ChoiceField(choices=[("round_robin", "Round robin"), ("gauntlet", "Gauntlet: one champion "
+    format = forms.ChoiceField(choices=[("round_robin", "Round robin"), ("swiss", "Swiss (FIDE Dutch system)"),
+                                        ("gauntlet", "Gauntlet: one champion "
                                         "against the field (name it when you add it)"),
                                         ("knockout", "Knockout: a bracket, byes to the top seeds")],
                                initial="round_robin", required=False)

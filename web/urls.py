@@ -36,6 +36,7 @@ urlpatterns = [
     path("tournaments/<id:tournament_id>/", views.tournament, name="tournament"),
     path("tournaments/<id:tournament_id>/games.jsonl", views.tournament_games, name="tournament-games"),
     path("tournaments/<id:tournament_id>/records.zip", views.tournament_records, name="tournament-records"),
+    path("tournaments/<id:tournament_id>/trf/", views.tournament_trf, name="tournament-trf"),
     path("players/<str:username>/", views.player, name="player"),
     path("take-part/", views.take_part, name="take-part"),
     path("take-part/protocol/", views.protocol, name="protocol"),

@@ -36,6 +36,7 @@ from tournaments.knockout import round_name
 from tournaments.models import BotVersion, Game, Match, Tournament
 from tournaments.services import worker_time
 from tournaments.services.matches import colours
+from tournaments.swiss.history import table as swiss_table
 
 from . import boards, charts, docs, forms, selectors, starters, streams
 from .pagecache import for_visitors
@@ -382,7 +383,9 @@ def tournament(request, tournament_id: int):
     if found is None:
         return not_found(request, what="tournament")
     organiser = request.user.is_authenticated and (request.user.pk == found.organiser_id or request.user.is_staff)
-    choices = selectors.entry_choices(request.user, found) if organiser and found.status == "draft" else []
+    # A running Swiss takes late entries between rounds, paired from the next one.
+    takes_entrants = found.status == "draft" or (found.status == "running" and found.format == Tournament.Format.SWISS)
+    choices = selectors.entry_choices(request.user, found) if organiser and takes_entrants else []
     form = forms.EntrantForm(choices=choices)
     if request.method == "POST":
         if not organiser:
@@ -394,10 +397,12 @@ def tournament(request, tournament_id: int):
     shown = {entrant.version_id: _shown(entrant, request.user) for entrant in table.entrants}
     return render(request, "web/tournament.html", {
         **_format_parts(found, shown),
+        "swiss": _swiss(found, request.user) if found.format == Tournament.Format.SWISS else None,
         "tournament": found, "rows": _crosstable_rows(table, request.user),
         "standings": [(standing, _shown(standing.entrant, request.user)) for standing in table.standings],
         "tiebreaks": [TIEBREAK_LABELS[name] for name in table.tiebreaks],
-        "is_organiser": organiser, "progress": selectors.tournament_progress(request.user, found),
+        "is_organiser": organiser, "takes_entrants": takes_entrants,
+        "progress": selectors.tournament_progress(request.user, found),
         "matches": selectors.tournament_matches(request.user, found),
         "form": form, "game_name": selectors.GAME_NAMES[found.game]},
         status=_refused_status(form) if form.errors else 200)
@@ -423,6 +428,38 @@ def tournament_records(request, tournament_id: int):
         return HttpResponse(str(refused.detail), status=429, content_type="text/plain; charset=utf-8",
                             headers={"Retry-After": str(int(refused.wait or 60))})
     return api_exports.tournament_records_zip(request, found)
+
+
+def tournament_trf(request, tournament_id: int):
+    """The tournament as a TRF16 download (``api.records``: the same file as the API's)."""
+    found = selectors.tournament(tournament_id)
+    if found is None:
+        return not_found(request, what="tournament")
+    return api_records.tournament_trf_response(request.user, found)
+
+
+def _swiss(found: Tournament, user) -> dict:
+    """A Swiss's standings with its tie-breaks and round-by-round cells, and each round's boards with colours,
+    results and a link to every game the user may see."""
+    table = swiss_table(found)
+    games: dict[int, list[int]] = {}
+    for game_id, match_id in (api_selectors.games_visible_to(user).filter(match__tournament=found)
+                              .order_by("match_id", "number").values_list("id", "match_id")):
+        games.setdefault(match_id, []).append(game_id)
+    shown = {seed: _shown(entrant, user) for seed, entrant in table.entrants.items()}
+    boards: dict[int, list[dict]] = {}
+    for line in table.lines:
+        for number, cell in enumerate(line.cells, start=1):
+            if cell.match is not None and cell.round.colour == "w":
+                boards.setdefault(number, []).append({
+                    "match": cell.match, "white": line.entrant, "black": table.entrants[cell.round.opponent],
+                    "white_shown": shown[line.entrant.seed], "black_shown": shown[cell.round.opponent],
+                    "points": cell.round.points, "games": games.get(cell.match.pk, [])})
+    rounds = [{"row": row, "boards": sorted(boards.get(row.number, []), key=lambda b: b["match"].pk),
+               "bye_shown": row.bye is not None and shown[row.bye.seed]} for row in table.rounds if not row.note]
+    return {"lines": [(line, shown[line.entrant.seed]) for line in table.lines], "rounds": rounds,
+            "note": table.note, "tiebreaks": [name for name, _ in table.lines[0].standing.tiebreaks]
+            if table.lines else []}
 
 
 # (short, long) label of each tie-break, as the standings table heads its columns.

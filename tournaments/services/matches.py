@@ -21,6 +21,7 @@ from .. import events
 from ..models import BotVersion, Game, Match, Tournament, Worker
 from . import (
     knockout,  # a knockout's next matches are queued in the transaction that ends the last one
+    swiss,  # a Swiss pairs its next round in the transaction that finishes the last one
     version_tests,  # an SPRT's match counts in its test, in the transaction that stores it
     worker_time,
 )
@@ -265,6 +266,8 @@ def finish_tournament_if_done(tournament_id: int) -> bool:
 
 
 def _finish_if_done(tournament_id: int) -> bool:
+    if swiss.goes_on(tournament_id):  # a Swiss pairs its next round when the last one is done
+        return False
     open_matches = Match.objects.filter(tournament_id=tournament_id,
                                         status__in=[Match.Status.QUEUED, Match.Status.RUNNING])
     if open_matches.exists():

@@ -13,7 +13,7 @@ from django.utils import timezone
 from .. import events
 from ..models import DEFAULT_TIEBREAKS, TIEBREAKS, BotVersion, Match, Tournament, TournamentEntrant
 from ..pairings import berger_rounds, double_round
-from . import gauntlet, knockout
+from . import gauntlet, knockout, swiss
 from .match_rules import cancel_queued, queue_again
 from .matches import finish_tournament_if_done
 from .queueing import (
@@ -29,9 +29,9 @@ from .worker_time import check_budget, expected_match_seconds
 def create_tournament(organiser, *, name: str, game: str, time_control: str | None = None,
                       games_per_pairing: int = 2, double_round: bool = True, official: bool = False,
                       tiebreaks: list[str] | None = None, format: str = Tournament.Format.ROUND_ROBIN,
-                      champion: BotVersion | None = None, seeding: str = "rating",
-                      tiebreak_pairs: int = 2) -> Tournament:
-    """A draft round robin. Only staff make an official (rated) one: a player's tournament never moves the
+                      champion: BotVersion | None = None, seeding: str = "rating", tiebreak_pairs: int = 2,
+                      rounds: int | None = None, bye_points: float = 1.0) -> Tournament:
+    """A draft tournament of any format. Only staff make an official (rated) one: a player's tournament never moves the
     leaderboard. In an official one, a pairing of two bots of one owner is still played unrated (and counts in
     the standings like any other): ``create_match`` applies that rule to every match."""
     if not name or not name.strip():
@@ -49,11 +49,13 @@ def create_tournament(organiser, *, name: str, game: str, time_control: str | No
         _check_staff(organiser)
     order = DEFAULT_TIEBREAKS if tiebreaks is None else check_tiebreaks(tiebreaks)
     _check_format(format, game, games_per_pairing, champion, seeding, tiebreak_pairs)
+    if format == Tournament.Format.SWISS:
+        swiss.check_settings(rounds, games_per_pairing, bye_points)
     tournament = Tournament.objects.create(name=name.strip(), game=game, organiser=organiser,
                                            time_control=time_control, games_per_pairing=games_per_pairing,
                                            double_round=double_round, official=official, tiebreaks=order,
                                            format=format, champion=champion, seeding=seeding,
-                                           tiebreak_pairs=tiebreak_pairs)
+                                           tiebreak_pairs=tiebreak_pairs, rounds=rounds, bye_points=bye_points)
     events.emit(events.TournamentCreated(tournament.pk))
     return tournament
 
@@ -141,7 +143,16 @@ def _check_consent(tournament: Tournament, version: BotVersion, field: str) -> N
 
 @transaction.atomic
 def add_entrant(tournament: Tournament, version: BotVersion) -> TournamentEntrant:
+    locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    if locked.format == Tournament.Format.SWISS and locked.status == Tournament.Status.RUNNING:
+        return swiss.enter_late(locked, version, _check_entry)  # between rounds: paired from the next one
     tournament = _locked_draft(tournament, "add an entrant")
+    _check_entry(tournament, version)
+    seed = (tournament.entrants.aggregate(top=Max("seed"))["top"] or 0) + 1
+    return TournamentEntrant.objects.create(tournament=tournament, version=version, seed=seed)
+
+
+def _check_entry(tournament: Tournament, version: BotVersion) -> None:
     if version.bot.game != tournament.game:
         raise ValidationError({"version": [f"{version} plays {version.bot.game}, the tournament {tournament.game}"]})
     check_playable(version, "version")
@@ -151,8 +162,6 @@ def add_entrant(tournament: Tournament, version: BotVersion) -> TournamentEntran
     top = settings.ARENA["MAX_TOURNAMENT_ENTRANTS"]
     if tournament.entrants.count() >= top:
         raise ValidationError({"version": [f"the tournament already has the most entrants allowed ({top})"]})
-    seed = (tournament.entrants.aggregate(top=Max("seed"))["top"] or 0) + 1
-    return TournamentEntrant.objects.create(tournament=tournament, version=version, seed=seed)
 
 
 def _check_running_cap(tournament: Tournament, action: str) -> None:
@@ -169,6 +178,10 @@ def _check_running_cap(tournament: Tournament, action: str) -> None:
 
 @transaction.atomic
 def remove_entrant(tournament: Tournament, version: BotVersion) -> None:
+    locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    if locked.format == Tournament.Format.SWISS and locked.status == Tournament.Status.RUNNING:
+        swiss.withdraw(locked, version)  # keeps its results: paired no more after its current round
+        return
     tournament = _locked_draft(tournament, "remove an entrant")
     deleted, _ = tournament.entrants.filter(version=version).delete()
     if not deleted:
@@ -202,6 +215,20 @@ def start_tournament(tournament: Tournament) -> list[Match]:
         check_playable(entrant.version, "entrants")
         _check_consent(tournament, entrant.version, "entrants")  # withdrawn since, or added through the admin
     _check_running_cap(tournament, "start")
+    if tournament.format == Tournament.Format.SWISS:
+        matches = swiss.start(tournament, entrants)  # round 1; each next round when the last has finished
+    else:
+        matches = _start_paired(tournament, entrants)
+    tournament.status = Tournament.Status.RUNNING
+    tournament.started_at = timezone.now()
+    tournament.finished_at = None
+    tournament.save(update_fields=["status", "started_at", "finished_at"])
+    events.emit(events.TournamentStarted(tournament.pk, tournament.game))
+    return matches
+
+
+def _start_paired(tournament: Tournament, entrants: list[TournamentEntrant]) -> list[Match]:
+    """A round robin's matches, a gauntlet's, or a knockout's first round, once the budget allows them."""
     if tournament.format == Tournament.Format.GAUNTLET:
         pairings = gauntlet.pairings(tournament, entrants)
     elif tournament.format == Tournament.Format.KNOCKOUT:
@@ -218,11 +245,6 @@ def start_tournament(tournament: Tournament) -> list[Match]:
                      rated=tournament.official, tournament=tournament, round_number=number)
         for number, white, black in pairings
     ]
-    tournament.status = Tournament.Status.RUNNING
-    tournament.started_at = timezone.now()
-    tournament.finished_at = None
-    tournament.save(update_fields=["status", "started_at", "finished_at"])
-    events.emit(events.TournamentStarted(tournament.pk, tournament.game))
     return matches
 
 

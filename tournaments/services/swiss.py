@@ -1,0 +1,112 @@
+"""Swiss tournaments: round 1 at the start, each next round paired by the Dutch system when the last has finished."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+
+from ..models import Match, SwissRound, SwissWithdrawal, Tournament, TournamentEntrant
+from ..swiss.dutch import CannotPair, mark_floats, pair_round
+from ..swiss.history import OPEN, current_round, entries
+from .queueing import check_playable, create_match
+from .worker_time import check_budget, expected_match_seconds
+
+BYE_POINTS = (0.0, 0.5, 1.0)
+
+
+def check_settings(rounds, games_per_pairing: int, bye_points) -> None:
+    """A Swiss's own settings: a round count, an even mini-match, a bye worth 0, 0.5 or 1."""
+    top = settings.ARENA["MAX_TOURNAMENT_ENTRANTS"] - 1
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= top:
+        raise ValidationError({"rounds": [f"a Swiss needs a number of rounds from 1 to {top}"]})
+    if games_per_pairing % 2:
+        raise ValidationError({"games_per_pairing": [
+            "a Swiss plays each pairing as a colour-swapped mini-match: an even number of games"]})
+    if bye_points not in BYE_POINTS:
+        raise ValidationError({"bye_points": ["a bye is worth 0, 0.5 or 1 match point"]})
+
+
+def start(tournament: Tournament, entrants: list[TournamentEntrant]) -> list[Match]:
+    """Round 1, once the whole Swiss's expected worker time fits the organiser's budget (charged like a round
+    robin: every round's pairings up front). Inside start_tournament's transaction, the tournament locked."""
+    if len(entrants) <= tournament.rounds:
+        raise ValidationError({"rounds": [
+            f"{tournament.rounds} rounds need at least {tournament.rounds + 1} entrants (no two meet twice); "
+            f"the tournament has {len(entrants)}"]})
+    pairings = tournament.rounds * (len(entrants) // 2)
+    cost = pairings * expected_match_seconds(tournament.game, tournament.time_control, tournament.games_per_pairing)
+    check_budget(tournament.organiser, cost, f"this Swiss's {pairings} pairings")
+    return _pair(tournament, 1)
+
+
+def goes_on(tournament_id: int) -> bool:
+    """For the round-finished hook: whether a running Swiss still plays, its current round or a new one.
+
+    The tournament's row is locked before the open matches are counted, so that two matches finishing at once
+    cannot each see the other open and leave the next round unpaired."""
+    tournament = Tournament.objects.select_for_update().filter(
+        pk=tournament_id, format=Tournament.Format.SWISS, status=Tournament.Status.RUNNING).first()
+    if tournament is None:
+        return False
+    if tournament.matches.filter(status__in=OPEN).exists():
+        return True
+    rounds = tournament.swiss_rounds.all()
+    if any(row.note for row in rounds):
+        return False
+    played = max((row.number for row in rounds), default=0)
+    if played >= tournament.rounds:
+        return False
+    return bool(_pair(tournament, played + 1))
+
+
+def _pair(tournament: Tournament, number: int) -> list[Match]:
+    entrants = {e.seed: e for e in tournament.entrants.select_related("version__bot", "swiss_withdrawal")}
+    for entrant in entrants.values():  # a bot retired or disabled since withdraws before it is paired
+        if not hasattr(entrant, "swiss_withdrawal"):
+            try:
+                check_playable(entrant.version, "entrants")
+            except ValidationError:
+                entrant.swiss_withdrawal = SwissWithdrawal.objects.create(entrant=entrant, after_round=number - 1)
+    present = [e.seed for e in entrants.values() if not hasattr(e, "swiss_withdrawal")]
+    history = mark_floats(entries(tournament, entrants, number - 1))
+    try:
+        if len(present) < 2:
+            raise CannotPair(f"round {number}: fewer than two entrants are left")
+        pairing = pair_round([e for e in history if e.number in present], tournament.rounds)
+    except CannotPair as error:
+        SwissRound.objects.create(tournament=tournament, number=number,
+                                  note=f"The Swiss ended before round {number}: {error}.")
+        return []
+    bye = entrants[pairing.bye] if pairing.bye else None
+    SwissRound.objects.create(tournament=tournament, number=number, bye=bye,
+                              bye_points=tournament.bye_points if bye else 0)
+    return [create_match(entrants[white].version, entrants[black].version, time_control=tournament.time_control,
+                         games=tournament.games_per_pairing, rated=tournament.official, tournament=tournament,
+                         round_number=number)
+            for white, black in pairing.boards]
+
+
+@transaction.atomic
+def enter_late(tournament: Tournament, version, check) -> TournamentEntrant:
+    """A late entry to a running Swiss: the next seed, paired from the next round on. ``check`` is the entry
+    check every tournament applies (game, playable, consent, not entered, the cap)."""
+    check(tournament, version)
+    # Charged like the start: one pairing a round for each round still to come.
+    left = tournament.rounds - current_round(tournament)
+    cost = left * expected_match_seconds(tournament.game, tournament.time_control, tournament.games_per_pairing)
+    check_budget(tournament.organiser, cost, f"this late entry's {left} pairings")
+    seed = (tournament.entrants.aggregate(top=Max("seed"))["top"] or 0) + 1
+    return TournamentEntrant.objects.create(tournament=tournament, version=version, seed=seed)
+
+
+@transaction.atomic
+def withdraw(tournament: Tournament, version) -> SwissWithdrawal:
+    """Between rounds: the entrant plays out its current round and is not paired again; its results stay."""
+    entrant = tournament.entrants.filter(version=version).first()
+    if entrant is None:
+        raise ValidationError({"version": [f"{version} is not entered"]})
+    if SwissWithdrawal.objects.filter(entrant=entrant).exists():
+        raise ValidationError({"version": [f"{version} has already withdrawn"]})
+    return SwissWithdrawal.objects.create(entrant=entrant, after_round=current_round(tournament))
