@@ -15,6 +15,7 @@ from .core import (
     BadPosition,
     BadRecord,
     BadSettings,
+    BoardPoint,
     Game,
     IllegalAction,
     Outcome,
@@ -26,7 +27,7 @@ from .core import (
 from .registry import GAME_IDS, get_game
 
 __all__ = [
-    "BLACK", "NONE", "WHITE", "BadPosition", "BadRecord", "BadSettings", "Game", "IllegalAction",
+    "BLACK", "NONE", "WHITE", "BadPosition", "BadRecord", "BadSettings", "BoardPoint", "Game", "IllegalAction",
     "Outcome", "Position", "RefereeError", "Termination",
     "UnknownGame", "GAME_IDS", "get_game",
 ]
