@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from html import escape
+
 import pytest
 from django.template.loader import render_to_string
 
@@ -13,7 +15,7 @@ from ratings.models import FittedRating
 def test_a_status_without_a_rating_is_explained_inline(status):
     html = render_to_string("web/_fitted.html", {"fitted": FittedRating(status=status, elo=None)})
     assert f">{status}</abbr> <small class=\"muted\">{BRIEF[status]}</small>" in html
-    assert f'title="{STATUSES[status]}"' in html  # and in full on hover
+    assert f'title="{escape(STATUSES[status])}"' in html  # and in full on hover
 
 
 def test_an_unsettled_rating_shows_its_width():
