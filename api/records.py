@@ -4,6 +4,7 @@ JSON Lines."""
 from __future__ import annotations
 
 import json
+import re
 
 from django.http import HttpResponse, StreamingHttpResponse
 from rest_framework.utils.encoders import JSONEncoder
@@ -35,15 +36,29 @@ def _sides(record: dict) -> list[str] | None:
         return None
 
 
+def event_name(match) -> str:
+    """What a match was played for: its tournament's name, the ladder, a version test (SPRT) or a challenge."""
+    if match.tournament_id is not None:
+        return match.tournament.name
+    if match.priority == match.Priority.LADDER:
+        return "Ladder"
+    return "Version test" if match.sprt_tests.exists() else "Challenge"
+
+
 def record_text(played) -> str:
-    """``played`` is a Game row (white/black with their bots loaded)."""
+    """``played`` is a Game row (white/black with their bots loaded). The tags, in order: Event, Variant (the
+    game id), Ruleset, Match, Round (the tournament's round, only in a tournament), Game (the game's number in
+    its match), White, Black, Date, Result, Winner, Termination, Plies, then Initial and TimeControl if known."""
     record = played.record or {}
+    match = played.match
     result = {WHITE: "1-0", BLACK: "0-1", NONE: "1/2-1/2"}.get(played.winner, "*")
     tags = [
-        ("Game", record.get("game", "")),
+        ("Event", event_name(match)),
+        ("Variant", record.get("game", "")),
         ("Ruleset", record.get("ruleset", "")),
         ("Match", played.match_id),
-        ("Round", played.number),
+        *([("Round", match.round)] if match.round is not None else []),
+        ("Game", played.number),
         ("White", f"{played.white.bot.name} v{played.white.number}"),
         ("Black", f"{played.black.bot.name} v{played.black.number}"),
         ("Date", f"{played.created_at:%Y.%m.%d}"),
@@ -65,6 +80,30 @@ def record_text(played) -> str:
         lines.append(f"{ply}.{side} {action}")
     lines.append(result)
     return "\n".join(lines) + "\n"
+
+
+TAG = re.compile(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]$')
+
+
+def read_record_tags(text: str) -> dict[str, str]:
+    """The header tags of a ``record_text``, by their present names, from a record written before the Event tag
+    too: those called the game id ``Game`` and the game's number in its match ``Round``."""
+    tags = {}
+    for line in text.splitlines():
+        found = TAG.match(line)
+        if not found:
+            break
+        tags[found[1]] = re.sub(r"\\(.)", r"\1", found[2])
+    if "Event" not in tags:  # an old record
+        old = dict(tags)
+        tags.pop("Round", None)
+        if "Game" in old:
+            tags["Variant"] = old["Game"]
+        if "Round" in old:
+            tags["Game"] = old["Round"]
+        else:
+            tags.pop("Game", None)
+    return tags
 
 
 def tournament_games_jsonl(user, tournament) -> StreamingHttpResponse:

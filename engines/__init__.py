@@ -7,6 +7,7 @@ from .core import (
     BadPosition,
     BadRecord,
     BadSettings,
+    BoardPoint,
     Game,
     IllegalAction,
     Outcome,
@@ -19,7 +20,7 @@ from .core import (
 from .registry import GAME_IDS, get_game
 
 __all__ = [
-    "BLACK", "NONE", "WHITE", "BadPosition", "BadRecord", "BadSettings", "Game", "IllegalAction",
+    "BLACK", "NONE", "WHITE", "BadPosition", "BadRecord", "BadSettings", "BoardPoint", "Game", "IllegalAction",
     "Outcome", "Position", "RefereeError", "Termination",
     "UnknownGame", "Winner", "GAME_IDS", "get_game",
 ]

@@ -186,6 +186,21 @@ def digits_for_empty_runs(text: str, longest: int) -> str:
     return text
 
 
+@dataclass(frozen=True)
+class BoardPoint:
+    """One square (Tafl, Shatra) or point (Fidchell) of a board: what a drawing of the board needs.
+
+    ``coords``: on a grid (Tafl, Shatra) the (file, rank) counted from 0 at the bottom left as White sees
+    the board; in Fidchell the (ring, index) of the name ``rRsK``, the index counted clockwise from north,
+    and (0, 0) for the centre ``c``. ``kind`` is one or more words, space-separated, or empty for a plain
+    one: Tafl ``throne``, ``corner``, ``escape``; Shatra ``fortress``, ``gate``; Fidchell ``centre``.
+    """
+
+    name: str
+    coords: tuple[int, int]
+    kind: str = ""
+
+
 class Position:
     """One position of one game. Subclasses implement the abstract methods."""
 
@@ -216,6 +231,13 @@ class Position:
 
     def text(self) -> str:
         """The position in the book's notation; ``Game.parse(p.text())`` gives ``p`` back."""
+        raise NotImplementedError
+
+    def pieces(self) -> dict[str, str]:
+        """The piece on every occupied square or point, by its name: a side letter, ``w``/``b`` (``n`` for
+        Fidchell's King, who belongs to nobody), then a kind letter: Tafl ``s`` soldier, ``k`` king;
+        Fidchell ``s`` stone, ``k`` the King; Shatra ``k`` biy, ``q`` batyr, ``r`` tura, ``b`` yalkyn,
+        ``p`` shatra, with a trailing ``!`` on an urgent reserve piece."""
         raise NotImplementedError
 
     @property
@@ -306,6 +328,11 @@ class Game:
     # callable(settings), raises ValueError: the checks a settings type cannot make by itself (Shatra's start
     # position needs the position reader, which needs the settings' tables)
     check_settings: Any = None
+    board_points: Any = None  # callable(settings) -> tuple[BoardPoint, ...]
+
+    def points(self, settings=None) -> tuple[BoardPoint, ...]:
+        """Every square or point of the board these settings play on, in the engine's order."""
+        return self.board_points(self.settings(settings))
 
     def settings(self, values: Mapping[str, Any] | Any | None = None):
         """A settings instance from a mapping of decision names (the book's defaults for the rest)."""

@@ -17,6 +17,7 @@ from .core import (
     WHITE,
     BadPosition,
     BadSettings,
+    BoardPoint,
     BoundedCache,
     Game,
     Outcome,
@@ -281,6 +282,20 @@ class _ActionTexts(dict):
         text = self[a] = _action_text(a, self.names)
         self.codes[text] = a
         return text
+
+
+def geometry(settings: Settings) -> Geometry:
+    """The board these settings play on: its rings (``sizes``), point ``names``, and the lines between points."""
+    return _geometry(settings.ring_sizes, settings.circles_are_lines, settings.ring_slide_max_steps)
+
+
+def _board_points(settings: Settings) -> tuple[BoardPoint, ...]:
+    geo = geometry(settings)
+    first = [sum(geo.sizes[:r]) for r in range(geo.rings)] + [geo.centre]
+    return tuple(
+        BoardPoint(name, (ring, p - first[ring - 1]) if ring else (0, 0), "" if ring else "centre")
+        for p, (name, ring) in enumerate(zip(geo.names, geo.ring_of))
+    )
 
 
 @lru_cache(maxsize=16)
@@ -742,6 +757,12 @@ class FidchellPosition(Position):
     def challenge(self) -> str:
         return _ch_text(self._state.challenge)
 
+    def pieces(self) -> dict[str, str]:
+        found = {"c": "nk"}  # the King never leaves the centre
+        for side in (WHITE, BLACK):
+            found.update(dict.fromkeys(self.stones(side), side[0] + "s"))
+        return found
+
     def stones(self, side: str) -> tuple[str, ...]:
         code = W_STONE if side == WHITE else B_STONE
         return tuple(compress(self._state.geometry.names, self._cells.translate(STONES_OF[code])))
@@ -1038,6 +1059,7 @@ def _game(variant: int) -> Game:
         initial_position=partial(_initial, variant),
         parse_position=partial(_parse, variant),
         max_plies=Settings().max_actions,
+        board_points=_board_points,
     )
 
 

@@ -10,6 +10,7 @@ from .core import (
     NONE,
     WHITE,
     BadPosition,
+    BoardPoint,
     BoundedCache,
     Game,
     IllegalAction,
@@ -511,6 +512,10 @@ class TaflPosition(Position):
         self._history = history + (self._key(),) if settings.repetition_draw_count else ()
         self._outcome = self._judge(result)
 
+    def pieces(self) -> dict[str, str]:
+        names = _square_names(self.settings.ranks_numbered_from_bottom)
+        return {names[sq]: _PIECE_CODES[value] for sq, value in enumerate(self._cells) if value in _PIECE_CODES}
+
     # -- state
 
     def _key(self):
@@ -697,6 +702,16 @@ def _initial(settings: Settings) -> TaflPosition:
     return _parse(settings.initial_tfen, settings)
 
 
+_PIECE_CODES = {_BLACK: "bs", _WHITE: "ws", _KING: "wk", _KING_THRONE: "wk"}  # Position.pieces
+
+
+@lru_cache(maxsize=4)
+def _board_points(settings: Settings) -> tuple[BoardPoint, ...]:
+    names = _square_names(settings.ranks_numbered_from_bottom)
+    kinds = {THRONE: "throne", **dict.fromkeys(CORNERS, "corner"), **dict.fromkeys(ESCAPES, "escape")}
+    return tuple(BoardPoint(name, (sq % 9, sq // 9), kinds.get(sq, "")) for sq, name in enumerate(names))
+
+
 # Every capture event resets the 30-ply count and at most 24 soldiers can be taken: 25 x 30 plies (§7).
 MAX_PLIES = 25 * Settings().no_capture_limit_plies
 
@@ -707,5 +722,6 @@ TAFL9 = Game(
     initial_position=_initial,
     parse_position=_parse,
     max_plies=MAX_PLIES,
+    board_points=_board_points,
 )
 TaflPosition.game = TAFL9

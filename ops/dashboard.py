@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from django.conf import settings
 from django.contrib import admin
@@ -83,7 +83,9 @@ def game_failures_by_reason(now=None) -> list[dict]:
 
 
 def games_per_hour(now=None) -> list[dict]:
-    """Games stored per hour over the last 24 hours, every hour listed (zero when idle)."""
+    """Games stored per hour over the last 24 hours: one row per hour with games, one per run of idle hours
+    ("no games 03:00–07:00"), so an idle day is one line, not 24 zeros. Each row: ``hour`` (its start),
+    ``until`` (its end), ``count`` and the ``label`` the page shows (hours in UTC)."""
     now = now or timezone.now()
     start = (now - DAY).replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
     counts = {
@@ -91,8 +93,18 @@ def games_per_hour(now=None) -> list[dict]:
         for row in Game.objects.filter(created_at__gte=start)
         .annotate(hour=TruncHour("created_at")).values("hour").annotate(count=Count("id")).order_by()
     }
-    hours = [start + timedelta(hours=i) for i in range(24)]
-    return [{"hour": hour, "count": counts.get(hour, 0)} for hour in hours]
+    rows: list[dict] = []
+    for hour in (start + timedelta(hours=i) for i in range(24)):
+        count, until = counts.get(hour, 0), hour + timedelta(hours=1)
+        if count == 0 and rows and rows[-1]["count"] == 0:
+            rows[-1]["until"] = until  # the idle run goes on
+        else:
+            rows.append({"hour": hour, "until": until, "count": count})
+    for row in rows:
+        hour = row["hour"].astimezone(UTC)
+        row["label"] = (f"{hour:%Y-%m-%d %H:00}" if row["count"] else
+                        f"no games {hour:%Y-%m-%d %H:00}–{row['until'].astimezone(UTC):%H:00}")
+    return rows
 
 
 def workers_seen(now=None) -> list[dict]:

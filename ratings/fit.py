@@ -21,6 +21,8 @@ NEWTON_STEP_LIMIT = 1e-10  # natural-log units: the largest step left that still
 DISPERSION_LIMIT = 1e-10  # the dispersion's change between two rounds that ends its fixed point
 
 RATED, ABOVE, BELOW, APART, UNRATED = "rated", "above", "below", "apart", "unrated"
+# What a status means in a few words, shown beside it where there is no rating (STATUSES says it in full).
+BRIEF = {RATED: "", ABOVE: "never lost", BELOW: "never scored", APART: "no linked games", UNRATED: "undetermined"}
 STATUSES = {
     RATED: "rated by the fit",
     ABOVE: "never lost a point to the pool: rating unbounded above (fits before the prior)",

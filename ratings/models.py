@@ -7,7 +7,7 @@ from django.db.models import F, Q
 
 from engines import GAME_IDS
 
-from .fit import STATUSES, Interval
+from .fit import BRIEF, STATUSES, Interval
 
 
 class Rating(models.Model):
@@ -138,6 +138,11 @@ class FittedRating(Interval, models.Model):
     def status_text(self) -> str:
         """What the status means, in words (ratings.fit.STATUSES)."""
         return STATUSES[self.status]
+
+    @property
+    def status_brief(self) -> str:
+        """The status in a few words, for beside it (ratings.fit.BRIEF)."""
+        return BRIEF[self.status]
 
 
 class VersionTest(models.Model):

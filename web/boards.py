@@ -1,14 +1,12 @@
 """The replay viewer's boards: SVG for every game id, and the plies of a record as the referee computes them.
 
 Nothing here knows a rule. Every position comes from replaying a record's actions through the referee
-(``engines``), and the pieces are read from each position's text with the game module's own parser, so
-the page can never disagree with the referee. The page's script (``static/web/replay.js``) only shows
+(``engines``), the pieces from each position's ``pieces()`` and the squares or points from the game's
+``points()`` (their coordinates and kinds), so the page can never disagree with the referee. The page's
+script (``static/web/replay.js``) only shows
 what ``replay`` computed.
 
-Piece codes are a side letter and a kind letter: ``w``/``b`` for White/Black (``n`` for Fidchell's
-King, who belongs to nobody), then tafl9 ``s`` soldier, ``k`` king; Fidchell ``s`` stone, ``k``
-the King (Navel Stone); Shatra ``k`` biy, ``q`` batyr, ``r`` tura, ``b`` yalkyn, ``p`` shatra, with
-a trailing ``!`` on an urgent reserve piece.
+Piece codes are those of ``engines.Position.pieces``: a side letter and a kind letter.
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ from functools import lru_cache
 from html import escape
 from typing import Any
 
-from engines import NONE, BadRecord, Position, RefereeError, fidchell, get_game, shatra, tafl
+from engines import NONE, BadRecord, Position, RefereeError, fidchell, get_game
 from engines.core import BLACK, SIDES, WHITE
 
 TITLES = {
@@ -48,27 +46,7 @@ def _family(game_id: str) -> str:
 
 def cells(position: Position) -> dict[str, str]:
     """The piece code on every occupied square or point of ``position``, by its name in the game's notation."""
-    family = _family(position.game.id)
-    if family == "tafl9":
-        limit = position.settings.no_capture_limit_plies
-        board = tafl._read_tfen(position.text(), limit)[0]
-        names = tafl._square_names(position.settings.ranks_numbered_from_bottom)
-        codes = {tafl._BLACK: "bs", tafl._WHITE: "ws", tafl._KING: "wk", tafl._KING_THRONE: "wk"}
-        return {names[sq]: codes[value] for sq, value in enumerate(board) if value in codes}
-    if family == "fidchell":
-        found = {"c": "nk"}
-        for side in SIDES:
-            found.update(dict.fromkeys(position.stones(side), side[0] + "s"))
-        return found
-    rules = shatra._rules(position.settings)
-    board, *_, urgent, _winner = shatra._read_fen(position.text(), rules)
-    found = {}
-    for sq in shatra.SQUARES:
-        piece = board[sq]
-        if piece:
-            code = "wb"[piece >> 3] + shatra.LETTERS[piece & 7]
-            found[rules.names[sq]] = code + "!" if urgent & shatra.BIT[sq] else code
-    return found
+    return position.pieces()
 
 
 def hands(position: Position) -> list[int] | None:
@@ -211,17 +189,21 @@ class Point:
     name: str
     x: float  # the centre, in SVG units
     y: float
-    kind: str  # extra CSS classes: throne, corner, escape, dark, light, fortress, gate, ring
+    kind: str  # CSS classes: the engine's kinds (throne, corner, escape, fortress, gate, centre), dark, light, ringN
 
 
 @dataclass(frozen=True)
 class Layout:
     width: float
-    height: float  # of the board, without the tallies
+    height: float  # of the board, without the legend and the tallies
     half: float  # half the size a piece is drawn at
     points: tuple[Point, ...]
     background: str  # lines, zones and labels, under the points
     square_cells: bool  # a square (tafl, shatra) or a small ring around an intersection (fidchell)
+    legend: tuple[tuple[str, str], ...] = ()  # (the kind of point its key is drawn as, or "", the words)
+
+
+LEGEND_LINE = 22  # the height of one line of the legend, in SVG units
 
 
 def point_names(game_id: str, settings=None) -> frozenset[str]:
@@ -252,16 +234,14 @@ def board_svg(game_id: str, settings=None, state: dict[str, Any] | None = None) 
         marks.setdefault(name, []).append("is-captured")
     h = layout.half
     title = f"{TITLES[game_id]} board"
+    below = len(layout.legend) * LEGEND_LINE + 56  # the legend, then the two tallies
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="board board-{family}" data-game="{game_id}" '
-        f'viewBox="0 0 {layout.width:g} {layout.height + 56:g}" role="img" aria-label="{title}">'
+        f'viewBox="0 0 {layout.width:g} {layout.height + below:g}" role="img" aria-label="{title}">'
         f"<title>{title}</title><defs>{_symbols(family)}</defs>{layout.background}"
     ]
-    cell = (f'<rect class="cell" x="{-h:g}" y="{-h:g}" width="{2 * h:g}" height="{2 * h:g}"/>'
-            if layout.square_cells else f'<circle class="cell" r="{h:g}"/><circle class="dot" r="3"/>')
-    q = h / 2
-    cross = f'<path class="deco" d="M{-q:g} {-q:g}L{q:g} {q:g}M{q:g} {-q:g}L{-q:g} {q:g}"/>'
-    deco = {"throne": cross, "corner": cross}  # Tafl: nobody may stop there
+    cell = _cell(layout)
+    deco = _decorations(h)
     for point in layout.points:
         code = board.get(point.name, "")
         shown = code or ghosts.get(point.name, "")
@@ -273,8 +253,39 @@ def board_svg(game_id: str, settings=None, state: dict[str, Any] | None = None) 
             f'{cell}{deco.get(point.kind, "")}'
             f'<use class="piece"{href} x="{-h:g}" y="{-h:g}" width="{2 * h:g}" height="{2 * h:g}"/></g>'
         )
+    out.append(_legend(layout))
     out.append(_tallies(layout, family, state))
     out.append("</svg>")
+    return "".join(out)
+
+
+def _cell(layout: Layout) -> str:
+    h = layout.half
+    return (f'<rect class="cell" x="{-h:g}" y="{-h:g}" width="{2 * h:g}" height="{2 * h:g}"/>'
+            if layout.square_cells else f'<circle class="cell" r="{h:g}"/><circle class="dot" r="3"/>')
+
+
+def _decorations(h: float) -> dict[str, str]:
+    q = h / 2
+    cross = f'<path class="deco" d="M{-q:g} {-q:g}L{q:g} {q:g}M{q:g} {-q:g}L{-q:g} {q:g}"/>'
+    return {"throne": cross, "corner": cross}  # Tafl: nobody may stop there (the king only at the start)
+
+
+def _legend(layout: Layout) -> str:
+    """The key under the board: each marked kind of square drawn small, with what it means."""
+    out = ['<g class="legend">']
+    key = 8  # half the key's size
+    scale = key / layout.half
+    deco = _decorations(layout.half)
+    for i, (kind, words) in enumerate(layout.legend):
+        y = layout.height + 6 + (i + 0.5) * LEGEND_LINE
+        x = 12
+        if kind:
+            out.append(f'<g class="key {kind}" transform="translate({x + key:g} {y:g}) scale({scale:g})">'
+                       f'{_cell(layout)}{deco.get(kind, "")}</g>')
+            x += 2 * key + 8
+        out.append(f'<text class="legend-text" x="{x:g}" y="{y:g}" dominant-baseline="middle">{escape(words)}</text>')
+    out.append("</g>")
     return "".join(out)
 
 
@@ -291,7 +302,7 @@ def tally_text(family: str, side: str, state: dict[str, Any]) -> str:
 
 
 def _tallies(layout: Layout, family: str, state: dict[str, Any]) -> str:
-    y = layout.height + 20
+    y = layout.height + len(layout.legend) * LEGEND_LINE + 20
     return "".join(
         f'<text class="tally" data-tally="{side}" x="12" y="{y + 24 * i:g}">'
         f"{escape(tally_text(family, side, state))}</text>"
@@ -343,38 +354,50 @@ MARGIN = 26  # room for the coordinates
 
 
 def _tafl_layout(settings) -> Layout:
-    names = tafl._square_names(settings.ranks_numbered_from_bottom)
+    squares = get_game("tafl9").points(settings)
     points, labels = [], []
-    for sq, name in enumerate(names):
-        file, row = sq % 9, 8 - sq // 9  # row 0 at the top
-        kind = ("throne" if sq == tafl.THRONE else "corner" if sq in tafl.CORNERS
-                else "escape" if sq in tafl.ESCAPES else "")
-        points.append(Point(name, MARGIN + (file + 0.5) * SQUARE, MARGIN / 2 + (row + 0.5) * SQUARE, kind))
-    for file in range(9):
-        labels.append(_label(MARGIN + (file + 0.5) * SQUARE, MARGIN / 2 + 9 * SQUARE + 12, names[file][0]))
-    for row in range(9):
-        labels.append(_label(MARGIN / 2, MARGIN / 2 + (row + 0.5) * SQUARE, names[(8 - row) * 9][1:]))
+    for square in squares:
+        file, rank = square.coords
+        row = 8 - rank  # row 0 at the top
+        points.append(Point(square.name, MARGIN + (file + 0.5) * SQUARE, MARGIN / 2 + (row + 0.5) * SQUARE,
+                            square.kind))
+        if rank == 0:
+            labels.append(_label(MARGIN + (file + 0.5) * SQUARE, MARGIN / 2 + 9 * SQUARE + 12, square.name[0]))
+        if file == 0:
+            labels.append(_label(MARGIN / 2, MARGIN / 2 + (row + 0.5) * SQUARE, square.name[1:]))
     width = MARGIN + 9 * SQUARE + MARGIN / 2
     frame = (f'<rect class="frame" x="{MARGIN - 4}" y="{MARGIN / 2 - 4}" width="{9 * SQUARE + 8}" '
              f'height="{9 * SQUARE + 8}"/>')
-    return Layout(width, MARGIN / 2 + 9 * SQUARE + 26, SQUARE / 2, tuple(points), frame + "".join(labels), True)
+    throne = next(square.name for square in squares if square.kind == "throne")
+    legend = (  # docs/rules/tafl9.md, "The board"
+        ("throne", f"Throne {throne}: only the king, and only at the start"),
+        ("corner", "Corner ✕: nobody may stop here; not an exit"),
+        ("escape", "Escape square: the king wins by stopping here"),
+    )
+    return Layout(width, MARGIN / 2 + 9 * SQUARE + 26, SQUARE / 2, tuple(points), frame + "".join(labels), True,
+                  legend)
 
 
 def _fidchell_layout(settings) -> Layout:
-    geometry = fidchell._geometry(settings.ring_sizes, settings.circles_are_lines, settings.ring_slide_max_steps)
+    geometry = fidchell.geometry(settings)
     step = 40  # between rings
     centre = step * (geometry.rings + 0.75)
-    points, where = [], {}
-    ring_index = 0
-    for ring, size in enumerate(geometry.sizes, start=1):
-        for k in range(size):
-            angle = 2 * math.pi * k / size  # clockwise from north (rule book §2.2)
-            x, y = centre + ring * step * math.sin(angle), centre - ring * step * math.cos(angle)
-            where[ring_index] = (x, y)
-            points.append(Point(geometry.names[ring_index], round(x, 1), round(y, 1), f"ring{ring}"))
-            ring_index += 1
-    where[geometry.centre] = (centre, centre)
-    points.append(Point("c", centre, centre, "centre"))
+    points, where, numbers = [], {}, []
+    for index, point in enumerate(get_game("fidchell-1").points(settings)):
+        ring, k = point.coords
+        if not ring:
+            where[index] = (centre, centre)
+            points.append(Point(point.name, centre, centre, point.kind))
+            continue
+        angle = 2 * math.pi * k / geometry.sizes[ring - 1]  # clockwise from north (rule book, "The board")
+        x, y = centre + ring * step * math.sin(angle), centre - ring * step * math.cos(angle)
+        where[index] = (x, y)
+        points.append(Point(point.name, round(x, 1), round(y, 1), f"ring{ring}"))
+        # Each point's index on its ring, just outside it and a little clockwise, so r4s15 can be found.
+        out_by = ring * step + 11
+        lx, ly = centre + out_by * math.sin(angle + 0.09), centre - out_by * math.cos(angle + 0.09)
+        numbers.append(f'<text class="coord index" x="{lx:.1f}" y="{ly:.1f}" text-anchor="middle" '
+                       f'dominant-baseline="middle">{k}</text>')
     lines = [f'<circle class="line" cx="{centre:g}" cy="{centre:g}" r="{ring * step}"/>'
              for ring in range(1, geometry.rings + 1)]
     out, _inward = geometry.radial_steps
@@ -383,26 +406,38 @@ def _fidchell_layout(settings) -> Layout:
     path = "".join(f"M{where[p][0]:.1f} {where[p][1]:.1f}L{where[q][0]:.1f} {where[q][1]:.1f}" for p, q in segments)
     lines.append(f'<path class="line" d="{path}"/>')
     # Ring numbers up the north quarter-line's left: the names are rRsK, K counted clockwise from north.
-    lines += [f'<text class="coord" x="{centre - 7:g}" y="{centre - ring * step + 20:g}" text-anchor="end">'
+    lines += [f'<text class="coord ring" x="{centre - 7:g}" y="{centre - ring * step + 20:g}" text-anchor="end">'
               f"r{ring}</text>" for ring in range(1, geometry.rings + 1)]
     size = 2 * centre
-    return Layout(size, size, 15, tuple(points), "".join(lines), False)
+    legend = (  # docs/rules/fidchell.md, "The board"
+        ("", "A point rRsK is on ring R (r1 the innermost, numbers up the"),
+        ("", "top line) at index K: the small numbers, 0 at the top, clockwise."),
+        ("", "c is the centre, the King's point."),
+    )
+    return Layout(size, size, 15, tuple(points), "".join(lines) + "".join(numbers), False, legend)
+
+
+def _span(names: list[str]) -> str:
+    return f"{names[0]}–{names[-1]}"
 
 
 def _shatra_layout(settings) -> Layout:
-    names = shatra._rules(settings).names
     ditch = 14  # the gap between the halves (ranks 7 and 8)
     algebraic = settings.coordinates == "algebraic"
 
     def y_of(rank: int) -> float:
         return MARGIN / 2 + (14 - rank + 0.5) * SQUARE + (ditch if rank <= 7 else 0)
 
-    points = []
-    for sq in shatra.SQUARES:
-        file, rank = sq % 7, sq // 7 + 1
-        zone = ("fortress" if rank <= 3 or rank >= 12 else "gate" if rank in (4, 11) else "")
+    points, numbers, zones = [], [], {}
+    for square in get_game("shatra").points(settings):
+        zones.setdefault(square.kind, []).append(square.name)
+        file, rank = square.coords[0], square.coords[1] + 1
         colour = "dark" if (file + 1 + rank) % 2 == 0 else "light"
-        points.append(Point(names[sq], MARGIN + (file + 0.5) * SQUARE, y_of(rank), f"{colour} {zone}".strip()))
+        x, y = MARGIN + (file + 0.5) * SQUARE, y_of(rank)
+        points.append(Point(square.name, x, y, f"{colour} {square.kind}".strip()))
+        if not algebraic:  # numbered squares: each square's number in its corner
+            numbers.append(f'<text class="coord number" x="{x - SQUARE / 2 + 3:g}" y="{y - SQUARE / 2 + 10:g}">'
+                           f"{square.name}</text>")
     x0 = MARGIN
     parts = [f'<rect class="ditch" x="{x0 - 4}" y="{y_of(8) + SQUARE / 2:g}" width="{7 * SQUARE + 8}" '
              f'height="{ditch}"/>']
@@ -421,7 +456,13 @@ def _shatra_layout(settings) -> Layout:
         for rank in range(1, 15):
             parts.append(_label(MARGIN / 2, y_of(rank), str(rank)))
     width = MARGIN + 7 * SQUARE + MARGIN / 2
-    return Layout(width, y_of(1) + SQUARE / 2 + 26, SQUARE / 2, tuple(points), "".join(parts), True)
+    legend = (  # docs/rules/shatra.md, "The board"
+        ("fortress dark", f"Fortress: White's {_span(zones['fortress'][:9])}, Black's {_span(zones['fortress'][9:])}"),
+        ("gate light", f"Gate: {' and '.join(zones['gate'])}, each fortress's door"),
+        ("ditch", "Ditch: between the two halves"),
+    )
+    return Layout(width, y_of(1) + SQUARE / 2 + 26, SQUARE / 2, tuple(points), "".join(parts + numbers), True,
+                  legend)
 
 
 # ------------------------------------------------------------------ for the page

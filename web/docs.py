@@ -8,9 +8,9 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from html import escape
+from pathlib import Path
 
 import nh3
-from django.conf import settings
 from django.urls import reverse
 from markdown_it import MarkdownIt
 from mdit_py_plugins.anchors import anchors_plugin
@@ -19,7 +19,8 @@ from engines import NONE, RefereeError, Termination, get_game
 
 from . import boards
 
-DOCS = settings.BASE_DIR / "docs"
+# The pages' Markdown: docs/ through the link web/texts in a checkout, the same files as package data in a wheel.
+DOCS = Path(__file__).resolve().parent / "texts"
 RULES = DOCS / "rules"
 # The rule pages, by the name in their address (/rules/<page>/): one page per game, both Fidchells on one.
 RULE_PAGES = {"tafl9": "tafl9.md", "fidchell": "fidchell.md", "shatra": "shatra.md"}

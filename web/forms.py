@@ -161,3 +161,21 @@ class ChallengeForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["version"].choices = [(v.pk, f"{v.bot.name} v{v.number}") for v in choices]
         self.fields["time_control"].widget.attrs["placeholder"] = settings.ARENA["DEFAULT_TIME_CONTROL"]
+
+
+class OwnChallengeForm(forms.Form):
+    """The owner's challenge from their own bot's page: one of its ready versions against another bot, named by
+    its number (the page suggests the bots it has met, from what it already shows: no query more)."""
+
+    version = forms.TypedChoiceField(coerce=int, label="Your version")
+    opponent = forms.IntegerField(min_value=1, max_value=2**63 - 1, label="Opponent bot",
+                                  help_text="The bot's number (its page is /bots/NUMBER/); it plays its pinned or "
+                                            "newest ready version")
+    games_per_match = ChallengeForm.base_fields["games_per_match"]
+    time_control = ChallengeForm.base_fields["time_control"]
+
+    def __init__(self, *args, choices=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["version"].choices = [(v.pk, f"v{v.number}") for v in choices]
+        self.fields["opponent"].widget.attrs["list"] = "opponent-bots"
+        self.fields["time_control"].widget.attrs["placeholder"] = settings.ARENA["DEFAULT_TIME_CONTROL"]

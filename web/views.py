@@ -78,15 +78,20 @@ def bot(request, bot_id: int):
     sprt_form = forms.SprtForm(choices=ready, initial={"version": ready[0].pk if ready else None})
     forecast = None
     opponent = _challenged_version(found, ready)
-    # The owner's page offers no challenge: its page already costs the most queries (the upload and test forms),
-    # and the owner challenges it from their other bot's page, or through the API.
     own_versions = _challenger_versions(request.user, found) if opponent is not None and not owner else []
     challenge_form = forms.ChallengeForm(choices=own_versions)
+    # The owner's page is at its query budget (the upload and test forms): their challenge form costs none, the
+    # opponent typed as a bot number with the bots already met offered (the page lists them anyway).
+    own_challenge_form = forms.OwnChallengeForm(choices=ready) if owner else None
     if request.method == "POST" and request.POST.get("action") == "challenge":
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path(), reverse("web:login"))
         challenge_form = _challenge(request, opponent, own_versions)
         if challenge_form is None:
+            return redirect("web:bot", bot_id=found.pk)
+    elif request.method == "POST" and request.POST.get("action") == "challenge-from" and owner:
+        own_challenge_form = _challenge_from(request, found, ready)
+        if own_challenge_form is None:
             return redirect("web:bot", bot_id=found.pk)
     elif request.method == "POST":
         if not owner:
@@ -114,6 +119,7 @@ def bot(request, bot_id: int):
     # The bot's board row is the version row marked current: already prefetched with the versions, no query.
     fitted = next((row for version in versions for row in version.fitted_ratings.all() if row.current), None)
     standing = ratings_selectors.standing(fitted)
+    shown = [own_challenge_form] if own_challenge_form is not None else []
     return render(request, "web/bot.html", {
         "bot": found, "is_owner": owner, "versions": versions, "rating": rating, "form": form,
         "provisional": rating is not None and standing != "ranked", "fitted": fitted,
@@ -124,10 +130,12 @@ def bot(request, bot_id: int):
         "tests": [(VersionTestSerializer(test).data, test)
                   for test in ratings_selectors.version_tests_of(found.pk).select_related("candidate", "baseline")],
         "sprt_form": sprt_form, "sprt_forecast": forecast, "challenge_form": challenge_form, "opponent": opponent,
+        "own_challenge_form": own_challenge_form,
         "storage": (app_services.storage_used(found.owner), app_services.storage_quota(found.owner)) if owner else None,
         "game_name": selectors.GAME_NAMES[found.game]},
-        status=_refused_status(form, sprt_form, challenge_form, refused=refused)
-        if form.errors or sprt_form.errors or challenge_form.errors or refused else 200)
+        status=_refused_status(form, sprt_form, challenge_form, *shown, refused=refused)
+        if form.errors or sprt_form.errors or challenge_form.errors or any(f.errors for f in shown) or refused
+        else 200)
 
 
 def _challenged_version(bot, ready):
@@ -146,13 +154,16 @@ def _challenger_versions(user, bot) -> list[BotVersion]:
 
 
 def _request_match(user, data: dict, opponent):
-    """The API's ``request_match``; its refusal of ``version_a`` (the API's name) goes beside ``version``."""
+    """The API's ``request_match``; its refusal of ``version_a`` (the API's name) goes beside ``version``, of
+    ``version_b`` beside ``opponent`` (the owner's form; the visitor's has no such field)."""
     try:
         return api_services.request_match(user, data["version"], opponent.pk, games=data["games_per_match"],
                                           time_control=data["time_control"] or None)
     except ValidationError as error:
-        if hasattr(error, "error_dict") and "version_a" in error.error_dict:
-            error.error_dict["version"] = error.error_dict.pop("version_a")
+        if hasattr(error, "error_dict"):
+            for api_name, field in (("version_a", "version"), ("version_b", "opponent")):
+                if api_name in error.error_dict:
+                    error.error_dict[field] = error.error_dict.pop(api_name)
         raise
 
 
@@ -173,6 +184,30 @@ def _challenge(request, opponent, own_versions):
                                       f"{match.time_control}.")
             return None
     return form
+
+
+def _challenge_from(request, bot, ready):
+    """The owner challenges another bot from their bot's page: the API's ``request_match`` (its refusals, its
+    ``challenges`` throttle); the form with its errors, or None when the match is queued."""
+    form = forms.OwnChallengeForm(request.POST, choices=ready)
+    if forms.throttled(request, form, "challenges") or not form.is_valid():
+        return form
+    data = form.cleaned_data
+    other = selectors.bot(request.user, data["opponent"])
+    target = None if other is None else _challenged_version(
+        other, [v for v in other.versions.all() if v.status == BotVersion.Status.READY])
+    if target is None:
+        form.add_error("opponent", f"bot {data['opponent']} does not exist or has no ready version to play")
+        return form
+    if target.bot_id == bot.pk:
+        form.add_error("opponent", "that is this bot: choose another (an SPRT tests one version against another)")
+        return form
+    match = forms.run_service(form, lambda: _request_match(request.user, data, target))
+    if match is None:
+        return form
+    messages.success(request, f"Challenge queued: match {match.pk}, {match.games_per_match} games at "
+                              f"{match.time_control} against {other.name} v{target.number}.")
+    return None
 
 
 def _refused_status(*forms_shown, refused: str | None = None) -> int:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from ..core import BLACK, NONE, WHITE, BadPosition, Game, Outcome, Position, Termination
+from ..core import BLACK, NONE, WHITE, BadPosition, BoardPoint, Game, Outcome, Position, Termination
 from .board import _Board, _draw_reason, _piece_counts
 from .notation import TEMDEK_TEXT, _marked_board_text, _rank_groups, _read_fen
 from .rules import MAX_PLIES, RULESET, Settings, _rules
-from .tables import LABEL, LAST_RANK, TYPE_OF_PROMOTION
+from .tables import BIT, LABEL, LAST_RANK, LETTERS, SQUARES, TYPE_OF_PROMOTION
 
 
 class _SortedLabels:
@@ -72,6 +72,16 @@ class ShatraPosition(Position):
     @property
     def turn(self) -> str:
         return WHITE if self._side == 0 else BLACK
+
+    def pieces(self) -> dict[str, str]:
+        names, board, urgent = self._rules.names, self._board, self._urgent
+        found = {}
+        for sq in SQUARES:
+            piece = board[sq]
+            if piece:
+                code = "wb"[piece >> 3] + LETTERS[piece & 7]
+                found[names[sq]] = code + "!" if urgent & BIT[sq] else code
+        return found
 
     @property
     def ply(self) -> int:
@@ -225,6 +235,16 @@ def _check_start(settings: Settings) -> None:
         raise ValueError(f"start_position: {exc}") from None
 
 
+def _board_points(settings: Settings) -> tuple[BoardPoint, ...]:
+    names = _rules(settings).names
+    points = []
+    for sq in SQUARES:
+        file, rank = sq % 7, sq // 7 + 1
+        kind = "fortress" if rank <= 3 or rank >= 12 else "gate" if rank in (4, 11) else ""
+        points.append(BoardPoint(names[sq], (file, rank - 1), kind))
+    return tuple(points)
+
+
 SHATRA = Game(
     id="shatra",
     ruleset=RULESET,
@@ -233,5 +253,6 @@ SHATRA = Game(
     parse_position=_parse,
     max_plies=MAX_PLIES,
     check_settings=_check_start,
+    board_points=_board_points,
 )
 ShatraPosition.game = SHATRA

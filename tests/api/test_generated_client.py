@@ -107,7 +107,7 @@ def test_a_new_player_s_whole_journey_through_the_generated_client(arena_client,
     assert record.game == model("GameEnum").TAFL9 and record.winner.value == game.winner
     assert record.thinking.white >= 0 and record.duration >= record.thinking.white + record.thinking.black
     text = api("games.games_record_txt_retrieve").sync(id=game.id, client=me)
-    assert text.startswith('[Game "tafl9"]') and f"\n{game.plies}. " in text
+    assert text.startswith('[Event ') and '[Variant "tafl9"]' in text and f"\n{game.plies}. " in text
 
     # the leaderboard (the challenge was unrated: nobody is on it yet, and that reads fine)
     board = api("leaderboard.leaderboard_list").sync(game=model("LeaderboardListGame").TAFL9, client=anonymous)

@@ -113,7 +113,7 @@ def test_game_record_as_text(anon, versions):
     assert response["Content-Type"].startswith("text/plain")
     text = response.content.decode()
     first, second = played.record["actions"]
-    assert '[Game "tafl9"]' in text
+    assert '[Variant "tafl9"]' in text and '[Game "1"]' in text and '[Event "Challenge"]' in text
     assert '[White "alpha v1"]' in text and '[Black "beta v1"]' in text
     assert '[Result "1-0"]' in text and '[Termination "resign"]' in text
     assert f"1. black {first}\n2. white {second}\n" in text or f"1. white {first}\n2. black {second}\n" in text

@@ -95,6 +95,48 @@ def test_a_visitor_challenges_a_bot_with_one_of_their_own(league, player):
     assert "Challenge queued" in text(client.get(f"/bots/{beta.bot_id}/"))
 
 
+def test_the_owner_challenges_another_bot_from_their_own_bots_page(league, player):
+    alpha, beta = league["alpha"], league["beta"]
+    client = client_for(player)
+    url = f"/bots/{alpha.bot_id}/"
+    with CaptureQueriesContext(connection) as captured:
+        page = text(client.get(url))
+    assert len(captured.captured_queries) <= 14  # the page's budget (tests/web/test_pages.py)
+    assert 'value="challenge-from"' in page and 'list="opponent-bots"' in page
+    assert f'<option value="{beta.bot_id}">beta (grace)</option>' in page  # the bots it has met, offered
+    response = client.post(url, {"action": "challenge-from", "version": alpha.pk, "opponent": beta.bot_id,
+                                 "games_per_match": 2, "time_control": "move:300"})
+    assert response.status_code == 302
+    match = Match.objects.get(tournament__isnull=True, status=Match.Status.QUEUED)
+    assert (match.version_a, match.version_b, match.rated, match.games_per_match, match.time_control) == \
+        (alpha, beta, False, 2, "move:300")
+    assert "against beta v1" in text(client.get(url))
+
+
+@pytest.mark.parametrize("opponent, message", [
+    ("own", "this bot"), ("secret", "does not exist"), (999999, "does not exist"), ("x", "whole number"),
+    (2**63, "less than or equal"),
+])
+def test_the_owners_challenge_names_a_bad_opponent(league, player, opponent, message):
+    alpha = league["alpha"]
+    opponent = {"own": alpha.bot_id, "secret": league["secret"].bot_id}.get(opponent, opponent)
+    response = client_for(player).post(f"/bots/{alpha.bot_id}/", {"action": "challenge-from", "version": alpha.pk,
+                                                                  "opponent": opponent})
+    assert response.status_code == 400
+    assert message in " ".join(response.context["own_challenge_form"].errors["opponent"])
+    assert not Match.objects.filter(status=Match.Status.QUEUED).exists()
+
+
+def test_only_the_owner_challenges_from_a_bots_page(league, other_player):
+    alpha, beta = league["alpha"], league["beta"]
+    client = client_for(other_player)
+    assert 'value="challenge-from"' not in text(client.get(f"/bots/{alpha.bot_id}/"))
+    response = client.post(f"/bots/{alpha.bot_id}/", {"action": "challenge-from", "version": alpha.pk,
+                                                      "opponent": beta.bot_id})
+    assert response.status_code == 404
+    assert not Match.objects.filter(status=Match.Status.QUEUED).exists()
+
+
 def test_anonymous_visitors_get_a_login_link_instead(league):
     beta = league["beta"]
     page = text(Client().get(f"/bots/{beta.bot_id}/"))

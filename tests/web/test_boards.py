@@ -15,7 +15,6 @@ from xml.etree import ElementTree
 import pytest
 
 from engines import BadRecord, get_game
-from engines import fidchell as fidchell_engine
 from engines import shatra as shatra_engine
 from engines import tafl as tafl_engine
 from engines.record import record_of_play
@@ -158,14 +157,7 @@ def test_an_urgent_shatra_piece_and_a_capture_series_are_shown():
 
 
 def referee_point_names(game_id: str) -> set[str]:
-    settings = get_game(game_id).settings()
-    if game_id == "tafl9":
-        return set(tafl_engine._rules(settings).names)
-    if game_id == "shatra":
-        return {name for name in shatra_engine._rules(settings).names if name}
-    geometry = fidchell_engine._geometry(settings.ring_sizes, settings.circles_are_lines,
-                                         settings.ring_slide_max_steps)
-    return set(geometry.names)
+    return {point.name for point in get_game(game_id).points()}
 
 
 def svg_points(svg: str) -> dict[str, str]:
@@ -199,8 +191,8 @@ def test_the_server_draws_the_last_ply_without_javascript(game_id):
 def test_the_board_follows_a_settings_change_of_the_notation():
     """Tafl with ranks numbered from the top: the squares keep their place but change names."""
     settings = {"ranks_numbered_from_bottom": False}
-    assert set(svg_points(boards.board_svg("tafl9", settings))) == set(
-        tafl_engine._rules(get_game("tafl9").settings(settings)).names)
+    assert set(svg_points(boards.board_svg("tafl9", settings))) == {
+        point.name for point in get_game("tafl9").points(settings)}
     record = record_of_play(get_game("tafl9").initial(settings), ["E7-H7"])  # E3-H3 of the book's names
     last = boards.replay(record)["plies"][-1]
     assert last["set"] == {"H7": "ws"} and last["clear"] == ["E7"] and last["move"] == ["E7", "H7"]
@@ -271,3 +263,34 @@ def test_the_script_and_style_are_served_by_the_project():
     style = (STATIC / "boards.css").read_text()
     assert not re.search(r"https?://", script + style)  # nothing from a CDN
     assert "import " not in script and "require(" not in script  # no dependencies
+
+
+def legend(svg: str) -> list[str]:
+    tree = ElementTree.fromstring(svg)
+    return [text.text for text in tree.iter("{http://www.w3.org/2000/svg}text") if text.get("class") == "legend-text"]
+
+
+def test_every_board_has_a_legend_that_says_what_its_marked_squares_are():
+    """Issue 21: Tafl's corners carry a cross but are not exits; Shatra's framed zones are the fortresses."""
+    tafl9 = legend(boards.board_svg("tafl9"))
+    assert any("Corner" in line and "not an exit" in line for line in tafl9)
+    assert any(line.startswith("Throne E5") for line in tafl9) and any("Escape square" in line for line in tafl9)
+    shatra = legend(boards.board_svg("shatra"))
+    assert "Fortress: White's c1–e3, Black's c12–e14" in shatra and any("d4 and d11" in line for line in shatra)
+    assert any("rRsK" in line for line in legend(boards.board_svg("fidchell-2")))
+
+
+def test_fidchell_numbers_every_point_on_its_ring_so_r4s15_can_be_found():
+    tree = ElementTree.fromstring(boards.board_svg("fidchell-1"))
+    numbers = [text for text in tree.iter("{http://www.w3.org/2000/svg}text") if "index" in text.get("class", "")]
+    assert len(numbers) == 108  # every point but the centre
+    sizes = get_game("fidchell-1").settings().ring_sizes.split(",")
+    assert sorted(int(text.text) for text in numbers) == sorted(k for size in sizes for k in range(int(size)))
+    rings = [text.text for text in tree.iter("{http://www.w3.org/2000/svg}text") if "ring" in text.get("class", "")]
+    assert rings == [f"r{ring}" for ring in range(1, 8)]
+
+
+def test_numbered_shatra_squares_carry_their_numbers():
+    tree = ElementTree.fromstring(boards.board_svg("shatra", {"coordinates": "numeric"}))
+    numbers = [text.text for text in tree.iter("{http://www.w3.org/2000/svg}text") if "number" in text.get("class", "")]
+    assert sorted(numbers, key=int) == [str(n) for n in range(1, 63)]

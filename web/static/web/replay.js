@@ -33,6 +33,7 @@
   var overAt = 0, waiting = false, queue = [];
   var plies = [], states = [], shown = -1;
   var MARKS = ["is-from", "is-via", "is-to", "is-captured"];
+  var moveList = document.querySelector("[data-movelist]");  /* the game page's list of moves, if any */
 
   /* The board after each ply: the diffs applied in order, the pieces each side lost so far. */
   function append(entries) {
@@ -110,11 +111,35 @@
       status.appendChild(document.createTextNode(" "));
       status.appendChild(badge);
     }
+    markMove(i);
     slider.value = String(i);
     controls.querySelector('[data-step="start"]').disabled = i === 0;
     controls.querySelector('[data-step="back"]').disabled = i === 0;
     controls.querySelector('[data-step="forward"]').disabled = i === plies.length - 1;
     controls.querySelector('[data-step="end"]').disabled = i === plies.length - 1;
+  }
+
+  /* The move that led to ply i marked in the move list (none at ply 0), and scrolled into the list's view: the
+     list's own scroll only, so the page does not jump. */
+  function markMove(i) {
+    if (!moveList) return;
+    var before = moveList.querySelector(".is-current");
+    if (before) { before.classList.remove("is-current"); before.removeAttribute("aria-current"); }
+    var item = moveList.querySelector('[data-ply="' + i + '"]');
+    if (!item) return;
+    item.classList.add("is-current");
+    item.setAttribute("aria-current", "step");
+    if (item.offsetTop < moveList.scrollTop + 8) moveList.scrollTop = item.offsetTop - 8;  /* with the top padding */
+    else if (item.offsetTop + item.offsetHeight > moveList.scrollTop + moveList.clientHeight) {
+      moveList.scrollTop = item.offsetTop + item.offsetHeight - moveList.clientHeight;
+    }
+  }
+
+  if (moveList) {
+    moveList.addEventListener("click", function (event) {
+      var item = event.target.closest("[data-ply]");
+      if (item) show(parseInt(item.getAttribute("data-ply"), 10));
+    });
   }
 
   function step(how) {
