@@ -17,6 +17,7 @@ COPY runner runner
 COPY ratings ratings
 COPY tournaments tournaments
 COPY workers workers
+COPY hooks hooks
 COPY api api
 COPY web web
 COPY ops ops

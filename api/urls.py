@@ -4,9 +4,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from hooks import views as hooks_views
-
-from . import exports, views
+from . import exports, views, webhooks
 
 router = DefaultRouter()
 router.include_root_view = False  # views.ApiRootView lists every endpoint, not only the router's
@@ -16,7 +14,7 @@ router.register("versions", views.BotVersionViewSet, basename="version")
 router.register("matches", views.MatchViewSet, basename="match")
 router.register("games", views.GameViewSet, basename="game")
 router.register("tournaments", views.TournamentViewSet, basename="tournament")
-router.register("webhooks", hooks_views.EndpointViewSet, basename="webhook")
+router.register("webhooks", webhooks.EndpointViewSet, basename="webhook")
 
 urlpatterns = [
     path("auth/token/", views.TokenView.as_view(), name="api-token"),
@@ -27,7 +25,7 @@ urlpatterns = [
             name="tournament-records-zip"),
     re_path(r"^tournaments/(?P<pk>[0-9]{1,18})/games\.jsonl$", views.TournamentGamesView.as_view(),
             name="tournament-games-jsonl"),
-    path("events/stream/", hooks_views.EventStreamView.as_view(), name="event-stream"),
+    path("events/stream/", webhooks.EventStreamView.as_view(), name="event-stream"),
     re_path(r"^tournaments/(?P<pk>[0-9]{1,18})/trf/$", views.TournamentTrfView.as_view(), name="tournament-trf"),
     path("leaderboard/<str:game>/", views.LeaderboardView.as_view(), name="leaderboard"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -9,7 +9,6 @@ from web.views import not_found as web_not_found
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("api.urls")),
-    path("webhooks/", include("hooks.urls")),
     path("", include("web.urls")),
 ]
 

@@ -1,9 +1,5 @@
 """Where a webhook may point: HTTPS (plain HTTP only where ``WEBHOOK_ALLOW_HTTP`` says so) to a host whose every
-address is public. Loopback, private, link-local, reserved and other special addresses are refused unless
-``WEBHOOK_ALLOW_PRIVATE`` is on (the tests' local receiver), so a webhook cannot reach the arena's own
-database, cache, metadata service or neighbours. The host is resolved at registration and again at each
-delivery, and the delivery connects to the very address it checked (a name that resolved to a public address
-when registered and to 10.0.0.1 now, DNS rebinding, is refused then too)."""
+address is public, checked at registration and again at each delivery (``WEBHOOK_ALLOW_PRIVATE`` lifts it)."""
 
 from __future__ import annotations
 

@@ -1,3 +1,5 @@
+"""The webhooks' app: its models and migrations; the delivery task is found by the Celery app (config.celery)."""
+
 from django.apps import AppConfig
 
 

@@ -1,5 +1,5 @@
 """A player's webhook endpoints, what happened to their bots (notices), and each notice's delivery to each
-endpoint. A notice is stored once per owner: the deliveries and the events feed (``hooks.feed``) read it."""
+endpoint. A notice is stored once per owner: the deliveries and the events feed (``api.feed``) read it."""
 
 from __future__ import annotations
 

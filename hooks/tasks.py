@@ -1,7 +1,5 @@
-"""The delivery task, on its own queue (``arena.hooks``, config/settings.py): one POST per try, a short timeout
-(``WEBHOOK_TIMEOUT_SECONDS``), then a new try after ``WEBHOOK_RETRY_SECONDS`` × 2^(tries so far) until
-``WEBHOOK_MAX_ATTEMPTS`` are spent; the row says each try's answer. Waiting between tries is the broker's
-(a countdown), never a sleeping worker. A refused address is not retried: it will be refused again."""
+"""The delivery task, on its own queue (``arena.hooks``, config/settings.py): one POST per try, the tries
+further and further apart until ``WEBHOOK_MAX_ATTEMPTS`` are spent; the row says each try's answer."""
 
 from __future__ import annotations
 

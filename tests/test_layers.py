@@ -93,7 +93,7 @@ def test_the_service_reaches_the_runner_only_through_its_doors():
 
 # The whole project's layers, bottom up (docs/architecture.md draws them and says why). A module may import its
 # own layer and those below; the longest matching prefix names a module's layer.
-PACKAGES = ("engines", "runner", "ratings", "tournaments", "seeds", "workers", "api", "web", "ops", "hooks", "config")
+PACKAGES = ("engines", "runner", "ratings", "tournaments", "seeds", "workers", "hooks", "api", "web", "ops", "config")
 LAYERS = {
     "engines": 0,  # the bot's library
     "runner": 1,  # the host side: sandbox, match runner, bundles
@@ -101,11 +101,12 @@ LAYERS = {
     "tournaments": 3,  # the domain: models, services, selectors, the referee
     "seeds": 4,  # a fresh install's data, written through the domain's services
     "workers": 5,  # Celery tasks and what they orchestrate
+    "hooks": 6,  # owners' webhooks: endpoints, notices, signed deliveries (their task); the API and site serve them
     # The layer that serves people: the REST API, then what is built on it, side by side and unknown to each other:
     # the site's pages and the operators' side (the admin, its dashboard, the manage.py commands).
-    "api": 6,
-    "web": 7, "ops": 7, "hooks": 7,
-    "config": 8,  # settings, root URLs, the Celery app, WSGI/ASGI
+    "api": 7,
+    "web": 8, "ops": 8,
+    "config": 9,  # settings, root URLs, the Celery app, WSGI/ASGI
 }
 # No exceptions: what looks like an upward arrow is a reference by name, not an import (config.celery's
 # autodiscover_tasks(["workers"]), a dotted path in the settings, ratings' ForeignKey("tournaments.Bot"), a task
@@ -171,6 +172,7 @@ GRAPH = {module: project_imports(path) for module, path in PROJECT.items()}
 def test_every_module_has_a_layer():
     assert all(top(module) in LAYERS for module in PROJECT)
     assert layer("ops.admin") == layer("web.views") > layer("api.views") > layer("workers.tasks")
+    assert layer("api.webhooks") > layer("hooks.services") > layer("workers.tasks")
     assert layer("workers.tasks") > layer("tournaments.services.matches")
     assert layer("tournaments.models") > layer("ratings.models") > layer("runner.match") > layer("engines.tafl")
 

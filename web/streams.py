@@ -5,22 +5,18 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
 from collections.abc import Iterator
 
+from api.streaming import HEARTBEAT_SECONDS, RETRY_MS, STREAM_BYTES, STREAM_SECONDS, Slots
 from tournaments import live
 from tournaments.models import Game, Match
 from tournaments.services.matches import colours
 
 from . import boards
 
-STREAM_SECONDS = 25.0  # under gunicorn's 60 s worker timeout (docker-compose.yml), so a stream never trips it
-STREAM_BYTES = 64 * 1024  # below a loopback socket's default buffers (128 KiB to receive, 16 KiB to send)
 TICK_SECONDS = 0.25  # how often a stream looks at the live entry: a ply is on the page within about 0.3 s
 ASK_DATABASE_SECONDS = 1.0  # how often, while the live entries show nothing new, it asks whether the match ended
-HEARTBEAT_SECONDS = 10.0  # a comment line now and then: proxies keep the connection, a gone client is noticed
-RETRY_MS = 500  # the browser reconnects this soon after a stream ends
 STREAMS_PER_PROCESS = 32
 
 EVENT_ID = re.compile(r"(\d{1,6}):(\d{1,7})(\+?)")
@@ -48,24 +44,6 @@ def resume_point(last_event_id: str | None, game: str | None, have: str | None, 
     if not 0 <= number <= games or (last_event_id and number == 0):
         raise BadPlace(f"game must be from 1 to {games}, the match's games")
     return number, held, over
-
-
-class Slots:
-    """How many streams this process serves now (each holds a server thread)."""
-
-    def __init__(self, size: int):
-        self.size, self.used, self.lock = size, 0, threading.Lock()
-
-    def take(self) -> bool:
-        with self.lock:
-            if self.used >= self.size:
-                return False
-            self.used += 1
-            return True
-
-    def give_back(self) -> None:
-        with self.lock:
-            self.used -= 1
 
 
 SLOTS = Slots(STREAMS_PER_PROCESS)

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, re_path, register_converter
 
-from . import views
+from . import views, webhooks
 
 
 class IdConverter:
@@ -38,6 +38,9 @@ urlpatterns = [
     path("tournaments/<id:tournament_id>/records.zip", views.tournament_records, name="tournament-records"),
     path("tournaments/<id:tournament_id>/trf/", views.tournament_trf, name="tournament-trf"),
     path("players/<str:username>/", views.player, name="player"),
+    path("webhooks/", webhooks.add, name="webhook-add"),  # from the player's own page, and back to it
+    path("webhooks/<int:endpoint_id>/ping/", webhooks.ping, name="webhook-ping"),
+    path("webhooks/<int:endpoint_id>/remove/", webhooks.remove, name="webhook-remove"),
     path("take-part/", views.take_part, name="take-part"),
     path("take-part/protocol/", views.protocol, name="protocol"),
     path("take-part/engines.zip", views.bot_library, name="bot-library"),

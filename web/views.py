@@ -24,7 +24,6 @@ from api import throttles as api_throttles
 from api.serializers import VersionTestSerializer
 from engines import GAME_IDS, get_game
 from engines.core import SIDES, Termination, other
-from hooks import site as hooks_site
 from ratings import selectors as ratings_selectors
 from runner.match import stderr_tail
 from tournaments import live
@@ -38,7 +37,7 @@ from tournaments.services import worker_time
 from tournaments.services.matches import colours
 from tournaments.swiss.history import table as swiss_table
 
-from . import boards, charts, docs, forms, selectors, starters, streams
+from . import boards, charts, docs, forms, selectors, starters, streams, webhooks
 from .pagecache import for_visitors
 from .viewer import viewer
 
@@ -600,7 +599,7 @@ def player(request, username: str):
         # Only the player sees their own worker time (what they have queued, what they used lately) and token.
         "worker_time": worker_time.usage(found.pk) if own else None,
         "token": app_services.api_token(found) if own else None, "token_refused": refused,
-        "webhooks": hooks_site.section(found) if own else None},
+        "webhooks": webhooks.section(found) if own else None},
         status=_refused_status(refused=refused) if refused else 200)
     if own:
         response["Cache-Control"] = "private, no-store"  # the page holds the token: no cache keeps it

@@ -1,3 +1,3 @@
-"""The admin site (Django finds it as ``ops.admin``): the domain's models and the ratings' tables."""
+"""The admin site (Django finds it as ``ops.admin``): the domain's models, the ratings' tables and the webhooks."""
 
-from . import ratings, tournaments  # noqa: F401  (each registers its models with admin.site)
+from . import ratings, tournaments, webhooks  # noqa: F401  (each registers its models with admin.site)

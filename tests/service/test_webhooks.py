@@ -17,7 +17,8 @@ from celery.signals import before_task_publish
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from hooks import feed, services, signing, tasks
+from api import feed
+from hooks import services, signing, tasks
 from hooks.models import Delivery, Endpoint, Notice
 from tournaments.models import BotVersion
 from tournaments.services import api_token, create_player

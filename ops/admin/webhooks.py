@@ -1,6 +1,11 @@
+"""Webhooks in the admin: the endpoints (never their secrets; pausing one is the only edit) and every
+delivery, read only."""
+
+from __future__ import annotations
+
 from django.contrib import admin
 
-from .models import Delivery, Endpoint
+from hooks.models import Delivery, Endpoint
 
 
 @admin.register(Endpoint)

@@ -1,10 +1,5 @@
 """The owner's events feed (``/api/events/stream/``): Server-Sent Events carrying the notices the webhooks carry
-(``hooks.models.Notice``: the same JSON), read from the database, so a notice made in a worker reaches every web
-process. Bounded as the live page's streams are (``web.streams``): STREAM_SECONDS or STREAM_BYTES, whichever
-comes first, then the browser's EventSource reconnects with its Last-Event-ID (a notice's id) and goes on from
-there; so a client that never reads holds a server thread at most STREAM_SECONDS, and what it leaves unread fits
-in the socket's buffers. At most STREAMS_PER_PROCESS feeds per process (beyond that, and on a server without
-threads, a 503)."""
+(``hooks.models.Notice``, the same JSON), read from the database, bounded as the live page's streams are."""
 
 from __future__ import annotations
 
@@ -12,10 +7,10 @@ import re
 import time
 from collections.abc import Iterator
 
-from web.streams import HEARTBEAT_SECONDS, RETRY_MS, STREAM_BYTES, STREAM_SECONDS, Slots
+from hooks.models import Notice
+from hooks.sending import encode
 
-from .models import Notice
-from .sending import encode
+from .streaming import HEARTBEAT_SECONDS, RETRY_MS, STREAM_BYTES, STREAM_SECONDS, Slots
 
 STREAMS_PER_PROCESS = 16  # beside the live pages' 32 (web.streams): each holds a server thread
 TICK_SECONDS = 1.0  # how often a feed asks the database for new notices (one indexed query)

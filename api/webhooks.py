@@ -13,15 +13,21 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.pagination import SmallPages
-from api.queries import KnownQueryParameters
-from api.schema import refused_when
-from api.serializers import ErrorSerializer
-from api.throttles import ArenaScopedThrottle, refusal
+from hooks import services
+from hooks.models import Endpoint
 
-from . import feed, services
-from .models import Endpoint
-from .serializers import CreatedWebhookSerializer, DeliverySerializer, WebhookSerializer, WebhookUpdateSerializer
+from . import feed
+from .pagination import SmallPages
+from .queries import KnownQueryParameters
+from .schema import refused_when
+from .serializers import ErrorSerializer
+from .throttles import ArenaScopedThrottle, refusal
+from .webhook_serializers import (
+    CreatedWebhookSerializer,
+    DeliverySerializer,
+    WebhookSerializer,
+    WebhookUpdateSerializer,
+)
 
 ID_REGEX = "[0-9]{1,18}"
 URL_RULES = ("the URL is not https:// (or http:// where the server allows it), its host does not resolve or "

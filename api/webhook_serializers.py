@@ -1,8 +1,10 @@
+"""How the API shows one's webhooks and their deliveries, and what it takes to make or pause one."""
+
 from __future__ import annotations
 
 from rest_framework import serializers
 
-from .models import Delivery, Endpoint
+from hooks.models import Delivery, Endpoint
 
 
 class WebhookSerializer(serializers.ModelSerializer):

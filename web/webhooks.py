@@ -1,5 +1,5 @@
 """The site's doors to one's webhooks, from the player's own page: add one, send it a test event, remove it. Each
-POSTs and returns to that page, whose section (templates/hooks/section.html) lists them and the last deliveries.
+POSTs and returns to that page, whose section (templates/web/_webhooks.html) lists them and the last deliveries.
 The same services, checks and throttle as the API's."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from web.forms import run_service, throttled
+from hooks import services
 
-from . import services
+from .forms import run_service, throttled
 
 
 class WebhookForm(forms.Form):
