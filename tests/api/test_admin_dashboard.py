@@ -8,9 +8,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from tests.support import finished_match, make_bot, ready_version
 from tournaments.models import BotVersion, Match
-
-from .conftest import finished_match, make_bot, ready_version
 
 
 @pytest.fixture

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support import make_bot, ready_version
 from tournaments.models import Bot, Match, Tournament, TournamentEntrant
-
-from .conftest import make_bot, ready_version
 
 
 def snapshot() -> tuple:

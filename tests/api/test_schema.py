@@ -17,8 +17,7 @@ from django.db import connection
 from hypothesis import HealthCheck, settings
 
 from tests.postgresql import rerun_on_postgresql
-
-from .conftest import finished_match, make_bot, ready_version
+from tests.support import finished_match, make_bot, ready_version
 
 EXAMPLES_PER_OPERATION = 15
 STATEFUL_SCENARIOS = 25

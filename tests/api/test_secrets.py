@@ -7,9 +7,10 @@ import pytest
 from django.utils import timezone
 
 from api import public
+from tests.support import finished_match, make_bot, ready_version
 from tournaments.models import Game, Match
 
-from .conftest import client_for, finished_match, make_bot, ready_version
+from .conftest import client_for
 
 WHITE_SECRET, BLACK_SECRET, DETAIL_SECRET = "W-SECRET-eval", "B-SECRET-eval", "D-SECRET-quote"
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from tests.support import make_bot, ready_version
 from tournaments import live
 
-from .conftest import kit_version, make_bot, ready_version
+from .conftest import kit_version
 
 pytestmark = pytest.mark.django_db
 
@@ -128,7 +129,7 @@ def test_a_finished_game_is_replayed_once_from_its_stored_record(player, other_p
 
 
 def test_live_polls_are_throttled_with_the_limit_named(player, other_player, settings):
-    from tests.api.conftest import throttle_rates
+    from tests.support import throttle_rates
 
     throttle_rates(settings, live="3/minute")
     match = running_match(player, other_player)
