@@ -63,6 +63,7 @@ def seeded_world(anon, player, other_player):
 
 
 @pytest.mark.skipif(connection.vendor == "postgresql", reason="already on PostgreSQL: the fuzz runs here")
+@pytest.mark.slow
 def test_this_module_on_postgresql():
     rerun_on_postgresql(__file__, "the schema fuzz", "arena_contract")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -50,14 +51,13 @@ def league(player, other_player):
 # --- a real browser -------------------------------------------------------------------------------
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's (scripts/install-system-deps.sh): Playwright cannot download its own here
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"  # kept by CI
+# Kept by CI. Under pytest-xdist each worker keeps its own folder: clearing one never deletes another's pictures.
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots" / os.environ.get("PYTEST_XDIST_WORKER", "")
 SERIOUS = ("serious", "critical")
 
 
 def need_browser():
     """Playwright and Debian's chromium: skipped on a laptop without them, a failure in CI."""
-    import os
-
     try:
         from playwright.sync_api import sync_playwright
     except ImportError as error:
@@ -73,8 +73,6 @@ def need_browser():
 
 @pytest.fixture(scope="session")
 def browser():
-    import os
-
     sync_playwright = need_browser()
     shutil.rmtree(SCREENSHOTS, ignore_errors=True)  # this run's pictures only
     # Playwright's sync API runs an event loop in this thread; the test's own ORM calls are still plain sync calls.

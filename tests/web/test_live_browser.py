@@ -19,7 +19,7 @@ import pytest
 
 from .conftest import Site
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 SLOW_MS = 250  # per move, so that a watcher polling every 100 ms sees the plies one by one

@@ -220,5 +220,6 @@ def test_a_client_that_never_reads_is_dropped_when_its_stream_ends(player, other
     assert len(received) < streams.STREAM_BYTES + 16 * 1024
 
 
+@pytest.mark.slow
 def test_this_module_on_postgresql():
     rerun_on_postgresql(__file__, "the live streams", "arena_live")
