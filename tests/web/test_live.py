@@ -86,10 +86,10 @@ def test_a_private_bots_live_game_is_404_to_others(player, other_player):
 
 
 def test_the_live_page_of_a_match_not_running_is_the_match_page(player, other_player):
-    from tournaments.models import Match
+    from tournaments.services import requeue_match
 
     match = running_match(player, other_player)
-    Match.objects.filter(pk=match.pk).update(status="queued", lease_token=None)
+    assert requeue_match(match.pk)  # the worker went away: back in the queue
     response = Client().get(f"/matches/{match.pk}/live/")
     assert response.status_code == 302 and response["Location"] == f"/matches/{match.pk}/"
 
