@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import uuid
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
+from tests.support import finished_match, make_bot, ready_version
 from tournaments.models import BotVersion, Match
-
-from .conftest import finished_match, make_bot, ready_version
+from tournaments.services import claim_match, create_match, fail_match
 
 
 @pytest.fixture
@@ -22,14 +21,10 @@ def admin_client_logged(client, admin_user):
 def _busy_arena(player, other_player):
     a = ready_version(make_bot(player, "alpha"))
     b = ready_version(make_bot(other_player, "beta"))
-    finished_match(a, b)
-    now = timezone.now()
-    Match.objects.create(game="tafl9", version_a=a, version_b=b, time_control="move:1000")
-    Match.objects.create(game="tafl9", version_a=b, version_b=a, time_control="move:1000", status="running",
-                         worker_id="box-7:123", lease_token=uuid.uuid4(), heartbeat_at=now, started_at=now,
-                         attempts=1, lease_expires_at=now + timedelta(minutes=2))
-    Match.objects.create(game="tafl9", version_a=a, version_b=b, time_control="move:1000", status="failed",
-                         failure_reason="sandbox missing", finished_at=now, attempts=3)
+    finished_match(a, b)  # by worker-1
+    create_match(a, b)  # queued
+    assert claim_match(create_match(b, a).pk, "box-7:123")  # running
+    assert fail_match(create_match(a, b).pk, "sandbox missing")
     return a, b
 
 

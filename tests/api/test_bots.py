@@ -8,9 +8,10 @@ import zipfile
 
 import pytest
 
+from tests.support import RANDOM_BOT, make_bot
 from tournaments.models import Bot, BotVersion
 
-from .conftest import RANDOM_BOT, bot_upload, make_bot
+from .conftest import bot_upload
 
 
 def test_create_bot(ada, player):
@@ -185,7 +186,7 @@ def test_rejection_reason_is_shown_to_the_owner_only(ada, grace, root, anon, pla
 
 def test_versions_of_private_bots_are_hidden(grace, player):
     bot = make_bot(player, "secret", is_public=False)
-    from .conftest import ready_version
+    from tests.support import ready_version
 
     version = ready_version(bot)
     assert grace.get(f"/api/versions/{version.pk}/").status_code == 404
@@ -194,8 +195,7 @@ def test_versions_of_private_bots_are_hidden(grace, player):
 
 def test_bot_page_shows_versions_and_rating(anon, player):
     from ratings.models import Rating
-
-    from .conftest import ready_version
+    from tests.support import ready_version
 
     bot = make_bot(player, "ragnar")
     ready_version(bot)

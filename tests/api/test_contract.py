@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import make_bot
+from tests.support import make_bot
 
 
 @pytest.fixture
@@ -86,7 +86,7 @@ def test_bad_parameters_elsewhere(anon, db, url, field):
 
 def test_a_moment_with_any_offset_python_reads_is_compared_in_utc(anon, versions):
     """PostgreSQL refuses an offset beyond 15:59 (it was a 500 there): the filter turns it to UTC first."""
-    from .conftest import finished_match
+    from tests.support import finished_match
 
     finished_match(*versions)
     response = anon.get("/api/matches/?created_after=2000-01-01T00:00:00-21:58")
@@ -261,9 +261,8 @@ def test_a_path_without_its_slash_still_redirects(anon, db, settings):
     ("patch", "/api/bots/{bot}/?dry_run=true"), ("post", "/api/auth/token/?next=/"),
 ])
 def test_an_unknown_query_parameter_is_a_400_naming_it(ada, versions, method, url):
+    from tests.support import finished_match
     from tournaments.models import Bot, Game
-
-    from .conftest import finished_match
 
     finished_match(*versions)
     bot, game = versions[0].bot, Game.objects.first()
@@ -288,7 +287,7 @@ def _value_for(parameter: dict) -> str:
 def test_every_documented_query_parameter_is_read_and_no_other(ada, spec, versions):
     """The parameters an endpoint reads (api.queries) are those the schema lists for it: each documented one is
     taken (whatever its value makes of it, it is not "unknown"), and a name it does not list is refused."""
-    from .conftest import finished_match
+    from tests.support import finished_match
 
     finished_match(*versions)
     tried = 0
@@ -307,10 +306,9 @@ def test_every_documented_query_parameter_is_read_and_no_other(ada, spec, versio
 
 
 def test_games_filter_by_tournament(anon, versions):
+    from tests.support import finished_match
     from tournaments.models import Match
     from tournaments.services import create_tournament
-
-    from .conftest import finished_match
 
     cup = create_tournament(versions[0].bot.owner, name="Cup", game="tafl9")
     in_cup, challenge = finished_match(*versions), finished_match(*versions)
@@ -328,7 +326,7 @@ def test_the_game_record_is_described_field_by_field_as_the_readme_writes_it(spe
     import re
     from pathlib import Path
 
-    from .conftest import finished_match
+    from tests.support import finished_match
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     paragraph = readme[readme.index("Game records are JSON"):].split("\n\n")[0]

@@ -13,10 +13,11 @@ from rest_framework.test import APIRequestFactory
 
 from api import public, serializers
 from ratings.models import Rating
+from tests.support import finished_match, make_bot, ready_version
 from tournaments.models import Game, Match
 from tournaments.services import update_bot
 
-from .conftest import client_for, finished_match, make_bot, ready_version
+from .conftest import client_for
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import RANDOM_BOT, make_bot, ready_version
+from tests.support import RANDOM_BOT, make_bot, ready_version
 
 PACKAGE = "arena_client"
 

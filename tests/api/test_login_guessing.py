@@ -14,7 +14,9 @@ import pytest
 from django.apps import apps
 from django.test import Client
 
-from .conftest import client_for, throttle_rates
+from tests.support import throttle_rates
+
+from .conftest import client_for
 
 ROOT = Path(__file__).resolve().parents[2]
 LIMIT = 5  # failed logins before a lockout, in these tests

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support import make_bot, ready_version
 from tournaments.models import Bot, BotVersion, Match, Tournament, TournamentEntrant
 
-from .conftest import bot_upload, client_for, make_bot, ready_version
+from .conftest import bot_upload, client_for
 
 ACTORS = ("anonymous", "other", "owner", "admin")
 

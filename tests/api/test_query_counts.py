@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from ratings.models import Rating
+from tests.support import finished_match, make_bot, ready_version
 
-from .conftest import client_for, finished_match, make_bot, ready_version
+from .conftest import client_for
 
 
 def populate(player, other_player, count: int):

@@ -7,9 +7,10 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from ratings.models import FittedRating, Rating, RatingChange, RatingFit
+from tests.support import finished_match, make_bot, ready_version
 from tournaments.models import Bot
 
-from .conftest import client_for, finished_match, make_bot, ready_version
+from .conftest import client_for
 
 
 def test_before_any_fit_the_leaderboard_ranks_nobody_and_lists_every_bot_by_live_elo(anon, player, other_player):
@@ -146,6 +147,9 @@ def test_every_version_keeps_its_own_fitted_rating_in_the_version_history(anon, 
     assert {v["id"]: v["fitted"] for v in listed} == by_id
 
 
+A_WINS = ["white", "black"]  # version A wins both games, as white and as black
+
+
 def test_the_leaderboard_from_real_games_ranks_the_sure_and_lists_the_rest(anon, player, other_player, settings):
     """From matches through the fit to the API: bots with a narrow enough interval get a rank, its interval and
     a chance of being first; a bot whose new version has no rated game yet is listed after them, unplayed,
@@ -159,9 +163,7 @@ def test_the_leaderboard_from_real_games_ranks_the_sure_and_lists_the_rest(anon,
     for i, a in enumerate(versions):
         for b in versions[i + 1:]:
             for k in range(3):  # the first-named version wins both games of a match: 4 games to 2 each way round
-                finished_match(a, b) if k % 2 == 0 else finished_match(b, a)
-    for version in versions:  # the live Elo of each bot (the board lists bots with rated games)
-        Rating.objects.create(bot=version.bot, game="tafl9", elo=1500.0, games=12, wins=6, losses=6)
+                finished_match(a, b, A_WINS) if k % 2 == 0 else finished_match(b, a, A_WINS)
     newest = ready_version(versions[0].bot)
     fit_ratings(["tafl9"])
     cache.clear()

@@ -17,8 +17,7 @@ from django.db import connection
 from hypothesis import HealthCheck, settings
 
 from tests.postgresql import rerun_on_postgresql
-
-from .conftest import finished_match, make_bot, ready_version
+from tests.support import finished_match, make_bot, ready_version
 
 EXAMPLES_PER_OPERATION = 15
 STATEFUL_SCENARIOS = 25
@@ -64,6 +63,7 @@ def seeded_world(anon, player, other_player):
 
 
 @pytest.mark.skipif(connection.vendor == "postgresql", reason="already on PostgreSQL: the fuzz runs here")
+@pytest.mark.slow
 def test_this_module_on_postgresql():
     rerun_on_postgresql(__file__, "the schema fuzz", "arena_contract")
 

@@ -4,12 +4,11 @@ staff only, never a page kept for the public; private bots are not named on publ
 from __future__ import annotations
 
 import pytest
-from django.utils import timezone
 
 from api import public
-from tournaments.models import Game, Match
+from tests.support import finished_match, make_bot, ready_version, record, report
 
-from .conftest import client_for, finished_match, make_bot, ready_version
+from .conftest import client_for
 
 WHITE_SECRET, BLACK_SECRET, DETAIL_SECRET = "W-SECRET-eval", "B-SECRET-eval", "D-SECRET-quote"
 
@@ -106,9 +105,7 @@ def _tournament_with_a_private_bot(player, other_player):
     add_entrant(tournament, hidden)
     add_entrant(tournament, shown)
     match = start_tournament(tournament)[0]
-    Game.objects.create(match=match, number=1, white=match.version_a, black=match.version_b, winner="white",
-                        reason="escape", plies=9)
-    Match.objects.filter(pk=match.pk).update(status="finished", score_a=1, score_b=0, finished_at=timezone.now())
+    report(match, [record("white", plies=9)])
     return tournament, hidden, shown
 
 

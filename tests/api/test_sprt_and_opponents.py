@@ -8,9 +8,10 @@ from engines.stats import elo_trinomial
 from ratings import sprt
 from ratings.models import VersionTest
 from ratings.selectors import held_back
+from tests.support import finished_match, make_bot, ready_version
 from tournaments.models import BotVersion, Match
 
-from .conftest import client_for, finished_match, make_bot, ready_version
+from .conftest import client_for
 
 
 @pytest.fixture
@@ -164,9 +165,9 @@ def test_results_per_opponent(anon, player, other_player):
     newer = ready_version(mine.bot)
     rival = ready_version(make_bot(other_player, "rival"))
     third = ready_version(make_bot(other_player, "third"))
-    finished_match(mine, rival, games=10)  # version A wins every game of these matches
-    finished_match(rival, newer, games=6)
-    finished_match(third, mine)
+    finished_match(mine, rival, ["white", "black"] * 5)  # version A wins every game of these matches
+    finished_match(rival, newer, ["white", "black"] * 3)
+    finished_match(third, mine, ["white", "black"])
     finished_match(mine, newer, rated=False)  # its own versions: not an opponent
     body = anon.get(f"/api/bots/{mine.bot_id}/opponents/").json()
     assert [(r["name"], r["owner"], r["games"], r["wins"], r["draws"], r["losses"]) for r in body] == [

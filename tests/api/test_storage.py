@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from tests.support import RANDOM_BOT, make_bot
 from tournaments.models import BotVersion
 
-from .conftest import RANDOM_BOT, bot_upload, client_for, make_bot
+from .conftest import bot_upload, client_for
 
 pytestmark = pytest.mark.django_db
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from tests.support import make_bot, throttle_rates
 from tournaments.models import Bot, BotVersion
 
-from .conftest import bot_upload, make_bot, throttle_rates
+from .conftest import bot_upload
 
 
 def test_uploads_are_throttled_and_the_refused_one_stores_nothing(ada, player, settings):

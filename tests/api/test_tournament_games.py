@@ -7,10 +7,8 @@ import json
 import pytest
 from django.test import Client
 
-from tests.web.conftest import finish
+from tests.support import finished_match, make_bot, ready_version
 from tournaments.services import create_tournament
-
-from .conftest import make_bot, ready_version
 
 pytestmark = pytest.mark.django_db
 
@@ -22,8 +20,8 @@ def cup(player, other_player):
     beta = ready_version(make_bot(other_player, "beta"))
     secret = ready_version(make_bot(other_player, "secret", is_public=False))
     tournament = create_tournament(player, name="Cup", game="tafl9")
-    public = finish(alpha, beta, seed=7, rated=False, tournament=tournament)
-    private = finish(secret, alpha, seed=8, rated=False, tournament=tournament)
+    public = finished_match(alpha, beta, seed=7, rated=False, tournament=tournament)
+    private = finished_match(secret, alpha, seed=8, rated=False, tournament=tournament)
     for game in private.games.all():
         game.record = {**game.record, "stderr": {"white": "SECRET-STDERR", "black": ""}, "log": ["> SECRET-LOG"]}
         game.save(update_fields=["record"])

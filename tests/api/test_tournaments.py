@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support import make_bot, ready_version, record, report
 from tournaments.models import Match, Tournament, TournamentEntrant
-
-from .conftest import make_bot, ready_version
 
 
 def _create(client, **extra):
@@ -109,15 +108,9 @@ def test_standings_and_crosstable(anon, ada, player, other_player):
     tournament_id, versions = _tournament_with_entrants(ada, [player, other_player], count=2)
     ada.post(f"/api/tournaments/{tournament_id}/start/")
     first = Match.objects.filter(tournament_id=tournament_id).order_by("round").first()
-    from django.utils import timezone
-
-    from tournaments.models import Game
-
     # Game 1: A white wins; game 2: colours swap, A (black) wins again.
     a, b = first.version_a, first.version_b
-    Game.objects.create(match=first, number=1, white=a, black=b, winner="white", reason="escape", plies=9)
-    Game.objects.create(match=first, number=2, white=b, black=a, winner="black", reason="king-captured", plies=7)
-    Match.objects.filter(pk=first.pk).update(status="finished", score_a=2, score_b=0, finished_at=timezone.now())
+    report(first, [record("white", "escape", plies=9), record("black", "king-captured", plies=7)])
 
     standings = anon.get(f"/api/tournaments/{tournament_id}/standings/").json()
     assert [(s["rank"], s["version"]["id"], s["score"], s["wins"]) for s in standings] == [
@@ -169,17 +162,11 @@ def test_standings_before_any_game_rank_nobody(anon, ada, player, other_player):
 
 
 def test_an_entrant_yet_to_play_is_unranked_beside_those_who_played(anon, ada, player, other_player):
-    from django.utils import timezone
-
-    from tournaments.models import Game
-
     tournament_id, versions = _tournament_with_entrants(ada, [player, other_player], count=3)
     ada.post(f"/api/tournaments/{tournament_id}/start/")
     first = Match.objects.filter(tournament_id=tournament_id).order_by("round", "id").first()
     a, b = first.version_a, first.version_b
-    Game.objects.create(match=first, number=1, white=a, black=b, winner="none", reason="max-plies", plies=9)
-    Game.objects.create(match=first, number=2, white=b, black=a, winner="none", reason="max-plies", plies=7)
-    Match.objects.filter(pk=first.pk).update(status="finished", score_a=1, score_b=1, finished_at=timezone.now())
+    report(first, [record("none", "max-plies", plies=9), record("none", "max-plies", plies=7)])
     idle = next(v for v in versions if v.pk not in (a.pk, b.pk))
     standings = {s["version"]["id"]: s for s in anon.get(f"/api/tournaments/{tournament_id}/standings/").json()}
     assert (standings[a.pk]["rank"], standings[a.pk]["score"]) == (1, 1.0)
@@ -194,19 +181,13 @@ def test_an_entrant_yet_to_play_is_unranked_beside_those_who_played(anon, ada, p
 # --- issue 17, item 9: tie-breaks by the book, the order shown with the standings -----------------------
 
 def test_the_tie_break_order_is_fides_by_default_and_shown_with_the_standings(anon, ada, player, other_player):
-    from django.utils import timezone
-
-    from tournaments.models import Game
-
     tournament_id, versions = _tournament_with_entrants(ada, [player, other_player], count=3)
     order = ["direct_encounter", "wins", "sonneborn_berger", "koya"]
     assert anon.get(f"/api/tournaments/{tournament_id}/").json()["tiebreaks"] == order
     ada.post(f"/api/tournaments/{tournament_id}/start/")
     first = Match.objects.filter(tournament_id=tournament_id).order_by("round", "id").first()
-    a, b = first.version_a, first.version_b
-    Game.objects.create(match=first, number=1, white=a, black=b, winner="white", reason="escape", plies=9)
-    Game.objects.create(match=first, number=2, white=b, black=a, winner="none", reason="max-plies", plies=7)
-    Match.objects.filter(pk=first.pk).update(status="finished", score_a=1.5, score_b=0.5, finished_at=timezone.now())
+    a = first.version_a
+    report(first, [record("white", "escape", plies=9), record("none", "max-plies", plies=7)])
     standings = anon.get(f"/api/tournaments/{tournament_id}/standings/").json()
     assert standings[0]["version"]["id"] == a.pk
     assert [line["name"] for line in standings[0]["tiebreaks"]] == order

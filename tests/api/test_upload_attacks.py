@@ -24,9 +24,10 @@ from django.core.files.base import ContentFile
 
 from runner.bots import BadBot
 from runner.bundle import BUNDLE_MAGIC
+from tests.support import RANDOM_BOT, make_bot
 from tournaments.models import BotVersion
 
-from .conftest import RANDOM_BOT, bot_upload, make_bot
+from .conftest import bot_upload
 
 pytestmark = pytest.mark.django_db
 

@@ -8,10 +8,11 @@ import pytest
 from django.test import Client
 
 from ratings.models import VersionTest
+from tests.support import make_bot, ready_version
 from tournaments.models import BotVersion, Match, Tournament
 from tournaments.services.worker_time import expected_match_seconds, expected_smoke_seconds
 
-from .conftest import bot_upload, make_bot, ready_version
+from .conftest import bot_upload
 
 CHALLENGE = {"time_control": "move:100", "games_per_match": 2}
 

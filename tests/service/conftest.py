@@ -1,15 +1,16 @@
-"""Helpers for the service tests: bots from files, versions marked ready without a sandbox run."""
+"""Fixtures for the service tests: the sandbox they use, bots of ada and of other owners (the rest: tests.support)."""
 
 from __future__ import annotations
 
 import io
 import shutil
-from pathlib import Path
 
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
 
-BOTS = Path(__file__).resolve().parents[1] / "bots"  # the test bots every suite shares
+# Moved to tests.support; still importable from here while other branches' tests name this module.
+from tests.support import BOTS, bot_file, ready_version, record, upload  # noqa: F401
+from tests.support import finished_match as play  # noqa: F401
+from tests.support import make_bot as new_bot
 
 
 @pytest.fixture(autouse=True)
@@ -19,32 +20,12 @@ def _sandbox(settings):
                       "SMOKE_TEST_STARTUP_SECONDS": 5, "SMOKE_TEST_MOVE_SECONDS": 5}
 
 
-def bot_file(name: str) -> SimpleUploadedFile:
-    return SimpleUploadedFile(name, (BOTS / name).read_bytes())
-
-
-def upload(bot, name: str = "random_bot.py"):
-    from tournaments.services import upload_version
-
-    return upload_version(bot, bot_file(name))
-
-
-def ready_version(bot, name: str = "random_bot.py"):
-    """A stored version set ready directly: for tests about matches, not about smoke tests."""
-    from tournaments.models import BotVersion
-
-    version = upload(bot, name)
-    BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.READY)
-    version.refresh_from_db()
-    return version
-
-
 @pytest.fixture
 def make_bot(player):
-    from tournaments.services import create_bot
+    """make_bot(name, game, owner=ada): a bot closed to others' tournaments unless asked otherwise."""
 
-    def make(name: str, game: str = "tafl9", owner=None, **options):
-        return create_bot(owner or player, game, name, **options)
+    def make(name: str, game: str = "tafl9", owner=None, open_to_tournaments: bool = False, **options):
+        return new_bot(owner or player, name, game, open_to_tournaments=open_to_tournaments, **options)
 
     return make
 
@@ -66,21 +47,6 @@ def rivals(make_bot):
 def pair(make_bot, other_player):
     """Two ready tafl9 versions of two bots of two owners (two bots of one owner never play rated)."""
     return ready_version(make_bot("alpha")), ready_version(make_bot("beta", owner=other_player))
-
-
-def record(winner: str, reason: str | None = None, plies: int = 10) -> dict:
-    reasons = {"white": "escape", "black": "king-captured", "none": "no-capture-limit"}
-    return {"game": "tafl9", "winner": winner, "reason": reason or reasons[winner], "plies": plies, "actions": []}
-
-
-def play(a, b, winners, rated=True):
-    """A finished match of len(winners) games through the services; version a is white in odd games."""
-    from tournaments.services import claim_match, create_match, finish_match
-
-    match = create_match(a, b, games=len(winners), rated=rated)
-    token = claim_match(match.pk, "w")
-    assert finish_match(match.pk, token, [record(w) for w in winners])
-    return match
 
 
 def zip_bytes(entries) -> bytes:

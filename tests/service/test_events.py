@@ -12,6 +12,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from api import reactions
+from tests.support import finished_match, ready_version, upload
 from tournaments import events
 from tournaments.models import BotVersion, Match
 from tournaments.services import (
@@ -26,8 +27,6 @@ from tournaments.services import (
 )
 from tournaments.services.ratings import fit_ratings
 from workers.models import Dispatch
-
-from .conftest import play, ready_version, upload
 
 pytestmark = pytest.mark.django_db
 
@@ -74,7 +73,7 @@ def test_a_finished_match_shows_at_once_on_bot_pages_lists_and_leaderboard(rival
     assert '"count":0' in kept(anon, "/api/leaderboard/tafl9/", django_assert_num_queries)
     assert '"results":[]' in kept(anon, "/api/matches/", django_assert_num_queries)
     with django_capture_on_commit_callbacks(execute=True):
-        match = play(ann, bob, ["white", "black"])
+        match = finished_match(ann, bob, ["white", "black"])
     assert anon.get(api_bot).json()["rating"]["games"] == 2
     assert "bob" in visitor.get(page_bot).content.decode()
     assert {row["bot_name"] for row in anon.get("/api/leaderboard/tafl9/").json()["results"]} == {"ann", "bob"}
@@ -114,7 +113,7 @@ def test_a_rejected_version_shows_at_once_on_its_bot_pages(make_bot, django_asse
 def test_a_refit_shows_at_once_on_the_leaderboard_and_the_bot_page(rivals, django_assert_num_queries,
                                                                   django_capture_on_commit_callbacks):
     ann, bob = rivals("ann", "bob")
-    play(ann, bob, ["white", "white", "black", "white"])  # its events are not delivered: only the refit's are
+    finished_match(ann, bob, ["white", "white", "black", "white"])  # its events are not delivered: only the refit's are
     anon = APIClient()
     assert '"fitted_elo":null' in kept(anon, "/api/leaderboard/tafl9/", django_assert_num_queries)
     assert '"fitted_elo":null' in kept(anon, f"/api/bots/{ann.bot_id}/", django_assert_num_queries)

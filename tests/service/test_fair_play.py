@@ -12,11 +12,10 @@ import pytest
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
+from tests.support import ready_version
 from tournaments.bounds import settings_problems
 from tournaments.models import Bot, Match
 from tournaments.services import create_match, create_player
-
-from .conftest import ready_version
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,12 +12,11 @@ from django.db.models import F
 from ratings import fit as fitting
 from ratings.models import FittedRating, RatingFit
 from ratings.selectors import STANDINGS, fitted_leaderboard, rating_fit, standing
+from tests.support import finished_match, ready_version
 from tournaments.models import Bot, Game, Match
 from tournaments.services import pin_version
 from tournaments.services.ratings import fit_ratings
 from workers.tasks import fit_ratings as fit_task
-
-from .conftest import play, ready_version
 
 pytestmark = pytest.mark.django_db
 
@@ -28,12 +27,12 @@ def league(make_bot, rivals):
     """ann > bob > cid, all three trading results; dan only ever won; eve only ever lost (the fit's prior
     rates them too). Five owners (ann is ada's): two bots of one owner never play rated."""
     ann, (bob, cid, dan, eve) = ready_version(make_bot("ann")), rivals("bob", "cid", "dan", "eve")
-    play(ann, bob, ["white", "black", "white", "white", "none", "black"])
-    play(bob, cid, ["white", "none", "black", "white"])
-    play(cid, ann, ["white", "white", "black", "none"])
-    play(dan, ann, ["white", "black"])
-    play(eve, cid, ["black", "white"])
-    play(ann, cid, ["black"] * 6, rated=False)  # unrated: not read
+    finished_match(ann, bob, ["white", "black", "white", "white", "none", "black"])
+    finished_match(bob, cid, ["white", "none", "black", "white"])
+    finished_match(cid, ann, ["white", "white", "black", "none"])
+    finished_match(dan, ann, ["white", "black"])
+    finished_match(eve, cid, ["black", "white"])
+    finished_match(ann, cid, ["black"] * 6, rated=False)  # unrated: not read
     return ann, bob, cid, dan, eve
 
 
@@ -67,7 +66,7 @@ def test_the_stored_fit_is_the_fit_of_the_rated_games(league):
 def test_a_refit_replaces_the_stored_fit(league, settings):
     ann, bob, *_ = league
     first = fit_ratings(["tafl9"])[0]
-    play(bob, ann, ["white", "white"])
+    finished_match(bob, ann, ["white", "white"])
     settings.ARENA = {**settings.ARENA, "RATING_FIT_AVERAGE": 2000}
     second = fit_ratings(["tafl9"])[0]
     assert second.pk == first.pk and second.games == 20 and second.fitted_at >= first.fitted_at
@@ -107,13 +106,13 @@ def test_each_version_is_rated_apart_and_the_board_row_is_the_version_on_the_lad
     version's games (pooling them would rate it between the two), and the old one keeps its own."""
     old = ready_version(make_bot("ann"))
     bob, cid = rivals("bob", "cid")
-    play(bob, cid, ["white", "black", "none", "white"])
+    finished_match(bob, cid, ["white", "black", "none", "white"])
     for rival in (bob, cid):
-        play(old, rival, scored("lllwlldl"))  # old: 1.5 of 8
+        finished_match(old, rival, scored("lllwlldl"))  # old: 1.5 of 8
     new = ready_version(old.bot)
     for rival in (bob, cid):
-        play(new, rival, scored("wwwlwwdw"))  # new: 6.5 of 8
-    play(old, new, ["white", "black"])  # two versions of one bot never rate each other
+        finished_match(new, rival, scored("wwwlwwdw"))  # new: 6.5 of 8
+    finished_match(old, new, ["white", "black"])  # two versions of one bot never rate each other
     [row] = fit_ratings(["tafl9"])
     assert row.games == 36
     stored = {r.version_id: r for r in row.ratings.all()}
@@ -132,11 +131,11 @@ def test_a_new_version_with_a_handful_of_games_starts_from_its_predecessor(make_
     pool's prior would put it."""
     old = ready_version(make_bot("ann"))
     bob, cid = rivals("bob", "cid")
-    play(bob, cid, ["white", "black", "none", "white"])
+    finished_match(bob, cid, ["white", "black", "none", "white"])
     for rival in (bob, cid):
-        play(old, rival, scored("wwwwwwdw"))
+        finished_match(old, rival, scored("wwwwwwdw"))
     new = ready_version(old.bot)
-    play(new, cid, scored("wl"))
+    finished_match(new, cid, scored("wl"))
     [row] = fit_ratings(["tafl9"])
     stored = {r.version_id: r.elo for r in row.ratings.all()}
     white, black, score = [], [], []
@@ -154,7 +153,7 @@ def test_a_new_version_with_a_handful_of_games_starts_from_its_predecessor(make_
 def test_pinning_another_version_moves_the_board_row_at_the_next_beat(make_bot, rivals, settings):
     old = ready_version(make_bot("ann"))
     [bob] = rivals("bob")
-    play(old, bob, ["white", "black", "none", "black"])
+    finished_match(old, bob, ["white", "black", "none", "black"])
     new = ready_version(old.bot)
     assert fit_task() == 4
     assert FittedRating.objects.get(bot=old.bot, current=True).version_id == new.pk  # no games yet, still its row
@@ -205,14 +204,14 @@ def test_bad_pools_give_a_status_never_a_rank_an_exception_or_a_nan(case, make_b
         rivals("ann")
     elif case == "one-sided":
         ann, bob = rivals("ann", "bob")
-        play(ann, bob, ["white", "black", "white", "black"])  # ann won all four
+        finished_match(ann, bob, ["white", "black", "white", "black"])  # ann won all four
     elif case == "apart":
         ann, bob, cid, dan = rivals("ann", "bob", "cid", "dan")
-        play(ann, bob, ["white", "black", "none", "white"])
-        play(cid, dan, ["white", "black", "none", "black"])  # no game links the two pairs
+        finished_match(ann, bob, ["white", "black", "none", "white"])
+        finished_match(cid, dan, ["white", "black", "none", "black"])  # no game links the two pairs
     else:
         ann, bob = rivals("ann", "bob")
-        play(ann, bob, ["white", "black", "none", "white"])
+        finished_match(ann, bob, ["white", "black", "none", "white"])
         ready_version(Bot.objects.get(pk=ann.bot_id))  # ann's new version, unplayed, is its ladder version now
     [row] = fit_ratings(["tafl9"])
     rows = list(row.ratings.all())
@@ -226,7 +225,7 @@ def test_bad_pools_give_a_status_never_a_rank_an_exception_or_a_nan(case, make_b
 
 def test_only_wins_by_one_side_give_equal_ratings_and_a_finite_advantage(pair):
     a, b = pair
-    play(a, b, ["white", "white", "white", "white"])  # white won every game
+    finished_match(a, b, ["white", "white", "white", "white"])  # white won every game
     [row] = fit_ratings(["tafl9"])
     assert row.note == "" and 0 < row.advantage < 300  # the advantage's prior keeps it finite
     assert {(r.status, round(r.elo, 6)) for r in row.ratings.all()} == {("rated", 1500.0)}
@@ -263,7 +262,7 @@ def test_the_periodic_task_refits_only_the_games_whose_results_changed(league, s
     Match.objects.update(finished_at=F("finished_at") - 4 * period)  # the last fit read them all, long ago
     before = RatingFit.objects.get().fitted_at
     assert fit_task() == 0 and RatingFit.objects.get().fitted_at == before  # nothing new: no refit
-    play(ann, bob, ["white", "black"])
+    finished_match(ann, bob, ["white", "black"])
     assert fit_task() == 20 and RatingFit.objects.get().fitted_at > before
     assert fit_task() == 20  # once more: a match may have finished while that fit was reading
     RatingFit.objects.update(fitted_at=F("fitted_at") + 2 * period)

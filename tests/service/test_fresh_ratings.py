@@ -10,10 +10,9 @@ from celery.signals import before_task_publish
 from django.core.cache import cache
 
 from ratings.models import RatingFit
+from tests.support import finished_match, ready_version
 from tournaments.services.ratings import refit_pending_key
 from workers.tasks import refit_game
-
-from .conftest import play, ready_version
 
 pytestmark = pytest.mark.django_db
 
@@ -44,28 +43,28 @@ def test_a_rated_finish_sends_one_refit_of_its_game_and_a_burst_shares_it(league
                                                                           django_capture_on_commit_callbacks):
     ann, bob, cid, dee = league
     with django_capture_on_commit_callbacks(execute=True):
-        play(ann, bob, ["white", "black"])
+        finished_match(ann, bob, ["white", "black"])
     assert sent == [("ratings.refit", ["tafl9"], "arena.control")]
     with django_capture_on_commit_callbacks(execute=True):
-        play(cid, dee, ["none"])  # finished while the first refit waits: it reads this one too
+        finished_match(cid, dee, ["none"])  # finished while the first refit waits: it reads this one too
     assert len(sent) == 1
     cache.delete(refit_pending_key("tafl9"))  # that refit's countdown is over: the next finish needs its own
     with django_capture_on_commit_callbacks(execute=True):
-        play(bob, cid, ["white"])
+        finished_match(bob, cid, ["white"])
     assert len(sent) == 2
 
 
 def test_an_unrated_finish_sends_no_refit(league, sent, django_capture_on_commit_callbacks):
     ann, bob, _, _ = league
     with django_capture_on_commit_callbacks(execute=True):
-        play(ann, bob, ["white", "black"], rated=False)
+        finished_match(ann, bob, ["white", "black"], rated=False)
     assert sent == []
 
 
 def test_nothing_is_sent_before_the_commit(league, sent, django_capture_on_commit_callbacks):
     ann, bob, _, _ = league
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        play(ann, bob, ["white"])
+        finished_match(ann, bob, ["white"])
     assert sent == []  # the match stored first, the refit asked for after (the reaction to MatchFinished)
     for callback in callbacks:  # the commit
         callback()
@@ -79,11 +78,11 @@ def test_the_refit_that_runs_includes_the_match(league, settings, django_capture
     current_app.conf.task_always_eager = True
     try:
         with django_capture_on_commit_callbacks(execute=True):
-            play(ann, bob, ["white", "black", "white"])
+            finished_match(ann, bob, ["white", "black", "white"])
         assert RatingFit.objects.get(game="tafl9").games == 3
         cache.clear()
         with django_capture_on_commit_callbacks(execute=True):
-            play(bob, cid, ["none"])
+            finished_match(bob, cid, ["none"])
         assert RatingFit.objects.get(game="tafl9").games == 4
     finally:
         current_app.conf.task_always_eager = False

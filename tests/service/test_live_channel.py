@@ -151,5 +151,6 @@ def test_publishing_a_ply_is_cheap(settings, tmp_path):
     assert median < 2
 
 
+@pytest.mark.slow
 def test_this_module_on_postgresql():
     rerun_on_postgresql(__file__, "the live channel", "arena_live_channel")

@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from ratings.models import Rating, RatingChange
+from tests.support import ready_version, record
 from tournaments.models import Game, Match
 from tournaments.services import (
     Report,
@@ -22,8 +23,6 @@ from tournaments.services import (
     requeue_expired_matches,
     requeue_match,
 )
-
-from .conftest import ready_version, record
 
 pytestmark = pytest.mark.django_db
 

@@ -7,10 +7,9 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from ratings.models import Rating, RatingChange
+from tests.support import ready_version
 from tournaments.models import Bot, BotVersion, Game, Match, TournamentEntrant
 from tournaments.services import claim_match, create_bot, create_match, create_player, create_tournament
-
-from .conftest import ready_version
 
 pytestmark = pytest.mark.django_db
 

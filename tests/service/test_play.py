@@ -14,11 +14,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from ratings.models import RatingChange
 from tests.playing import play
+from tests.support import ready_version
 from tournaments.models import BotVersion, Game, Match
 from tournaments.services import create_match, upload_version
 from workers import playing
-
-from .conftest import ready_version
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,9 +140,8 @@ def test_a_game_keeps_its_wall_clock_duration_and_each_sides_thinking(make_bot, 
 
 
 def test_a_record_without_times_leaves_them_unknown_rather_than_made_up(pair):
+    from tests.support import record
     from tournaments.services import claim_match, finish_match
-
-    from .conftest import record
 
     match = create_match(*pair, games=2)
     token = claim_match(match.pk, "w")

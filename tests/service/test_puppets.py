@@ -9,21 +9,17 @@ from django.core.exceptions import ValidationError
 
 from ratings.models import FittedRating, Rating, RatingChange
 from tests.playing import play
+from tests.support import finished_match, ready_version
 from tournaments.models import Match, Tournament
 from tournaments.selectors import standings
 from tournaments.services import (
     add_entrant,
     change_tournament,
-    claim_match,
-    create_match,
     create_player,
     create_tournament,
-    finish_match,
     start_tournament,
 )
 from tournaments.services.ratings import fit_ratings
-
-from .conftest import ready_version, record
 
 pytestmark = pytest.mark.django_db
 
@@ -41,8 +37,7 @@ def test_five_puppets_losing_in_a_players_tournament_leave_the_leaderboard_as_it
     champ = ready_version(make_bot("champ"))  # ada's bot
     [rival] = rivals("rival")
     # champ has a leaderboard rating from a rated game against a real rival.
-    match = create_match(champ, rival, games=2, rated=True)
-    assert finish_match(match.pk, claim_match(match.pk, "w"), [record("white"), record("white")])
+    finished_match(champ, rival, ["white", "white"])
     before = leaderboard(champ.bot)
     changes = RatingChange.objects.count()
 

@@ -8,10 +8,9 @@ import pytest
 
 from ratings.elo import EloRules, expected_score, updated
 from ratings.models import Rating, RatingChange
+from tests.support import finished_match, ready_version
 from tournaments.models import Match
 from tournaments.services.ratings import recompute_ratings
-
-from .conftest import play, ready_version
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +24,7 @@ def test_expected_score_by_hand():
 
 def test_first_game_k40(pair):
     a, b = pair
-    play(a, b, ["white"])
+    finished_match(a, b, ["white"])
     assert Rating.objects.get(bot=a.bot).elo == 1520.0
     assert Rating.objects.get(bot=b.bot).elo == 1480.0
     change = RatingChange.objects.get(bot=a.bot)
@@ -36,7 +35,7 @@ def test_each_bot_uses_its_own_k(pair):
     a, b = pair
     # A veteran at 1600 with 20 rated games (K=20) draws with a newcomer at 1500 (K=40).
     Rating.objects.create(bot=a.bot, game="tafl9", elo=1600.0, games=20, wins=20)
-    play(a, b, ["none"])
+    finished_match(a, b, ["none"])
     # By hand: E(1600 vs 1500) = 1 / (1 + 10^(-100/400)) = 0.6400649998...
     assert Rating.objects.get(bot=a.bot).elo == pytest.approx(1600 + 20 * (0.5 - 0.6400649998), abs=1e-7)
     assert Rating.objects.get(bot=a.bot).elo == pytest.approx(1597.198700, abs=1e-6)
@@ -46,8 +45,8 @@ def test_each_bot_uses_its_own_k(pair):
 
 def test_k_drops_after_twenty_games(pair):
     a, b = pair
-    play(a, b, ["white", "black"] * 10)  # A wins all 20 (A is white in odd games)
-    play(a, b, ["white"])
+    finished_match(a, b, ["white", "black"] * 10)  # A wins all 20 (A is white in odd games)
+    finished_match(a, b, ["white"])
     last = RatingChange.objects.filter(bot=a.bot).order_by("-played_id").first()
     assert last.k == 20
     assert Rating.objects.get(bot=a.bot).games == 21
@@ -56,8 +55,8 @@ def test_k_drops_after_twenty_games(pair):
 
 def test_ratings_are_zero_sum_and_unrated_matches_do_not_count(pair):
     a, b = pair
-    play(a, b, ["white", "none", "black"])
-    play(a, b, ["white"], rated=False)
+    finished_match(a, b, ["white", "none", "black"])
+    finished_match(a, b, ["white"], rated=False)
     total = sum(Rating.objects.values_list("elo", flat=True))
     assert total == pytest.approx(3000.0)
     assert Rating.objects.get(bot=a.bot).games == 3
@@ -68,7 +67,7 @@ def test_recompute_reproduces_the_table_exactly(make_bot):
     rng = random.Random(7)
     for _ in range(30):
         a, b = rng.sample(versions, 2)
-        play(a, b, [rng.choice(["white", "black", "none"]) for _ in range(2)], rated=rng.random() < 0.8)
+        finished_match(a, b, [rng.choice(["white", "black", "none"]) for _ in range(2)], rated=rng.random() < 0.8)
     stored = sorted(Rating.objects.values_list("bot_id", "elo", "games", "wins", "draws", "losses"))
     changes = sorted(RatingChange.objects.values_list("bot_id", "played_id", "before", "after", "k"))
     report = recompute_ratings()
@@ -81,7 +80,7 @@ def test_recompute_reproduces_the_table_exactly(make_bot):
 
 def test_recompute_repairs_a_damaged_table(pair):
     a, b = pair
-    play(a, b, ["white", "black"])
+    finished_match(a, b, ["white", "black"])
     good = Rating.objects.get(bot=a.bot).elo
     Rating.objects.filter(bot=a.bot).update(elo=999.0)
     RatingChange.objects.filter(bot=b.bot).delete()
@@ -95,7 +94,7 @@ def test_recompute_repairs_a_damaged_table(pair):
 def test_recompute_command(pair, capsys):
     from django.core.management import call_command
 
-    play(*pair, ["white"])
+    finished_match(*pair, ["white"])
     call_command("recompute_ratings")
     assert "reproduced exactly" in capsys.readouterr().out
     Rating.objects.filter(bot=pair[0].bot).update(elo=1.0)
@@ -112,7 +111,7 @@ def test_custom_rules():
 def test_leaderboard_and_history_query_counts(pair, django_assert_num_queries):
     from ratings.selectors import leaderboard, rating_history
 
-    play(*pair, ["white", "black"])
+    finished_match(*pair, ["white", "black"])
     with django_assert_num_queries(1):
         rows = [(r.bot.owner.username, r.elo) for r in leaderboard("tafl9")]
     assert rows[0][1] > rows[1][1]

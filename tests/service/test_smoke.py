@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support import upload
 from tournaments.models import BotVersion
 from tournaments.services import smoke_test_version, upload_version
 
-from .conftest import upload, zip_bytes
+from .conftest import zip_bytes
 
 pytestmark = pytest.mark.django_db
 

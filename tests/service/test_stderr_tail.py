@@ -11,10 +11,9 @@ from rest_framework.test import APIClient
 
 from runner.match import STDERR_SHOWN_LINES, STDERR_SHOWN_WIDTH, stderr_tail
 from tests.playing import play
+from tests.support import ready_version, upload
 from tournaments.models import Game
 from tournaments.services import create_match, create_player, smoke_test_version, upload_version
-
-from .conftest import ready_version, upload
 
 pytestmark = pytest.mark.django_db
 

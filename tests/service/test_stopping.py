@@ -15,11 +15,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from runner import stopping
+from tests.support import BOTS, upload
 from tournaments.models import BotVersion, Game
 from tournaments.services import create_match, upload_version
 from workers import playing
-
-from .conftest import BOTS, upload
 
 pytestmark = pytest.mark.django_db
 

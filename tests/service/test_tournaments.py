@@ -9,21 +9,18 @@ from django.core.exceptions import ValidationError
 
 from ratings.models import RatingChange
 from tests.playing import play
+from tests.support import ready_version, record, report
 from tournaments.models import Game, Match, Tournament
 from tournaments.pairings import berger_rounds, double_round
 from tournaments.selectors import crosstable, match_list, standings
 from tournaments.services import (
     add_entrant,
     cancel_tournament,
-    claim_match,
     create_tournament,
-    finish_match,
     remove_entrant,
     resume_tournament,
     start_tournament,
 )
-
-from .conftest import ready_version, record
 
 
 def test_berger_six_players_matches_the_printed_table():
@@ -85,8 +82,7 @@ def make_tournament(player, versions, **options):
 
 
 def settle(match, winners):
-    token = claim_match(match.pk, "w")
-    assert finish_match(match.pk, token, [record(w) for w in winners])
+    report(match, [record(w) for w in winners])
 
 
 def test_start_creates_the_berger_matches(player, entrants):

@@ -14,10 +14,11 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from runner.bundle import Entry
+from tests.support import BOTS
 from tournaments.models import BotVersion
 from tournaments.services import upload_version
 
-from .conftest import BOTS, zip_bytes
+from .conftest import zip_bytes
 
 pytestmark = pytest.mark.django_db
 

@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 
 from ratings.models import VersionTest
 from ratings.sprt import NORMALIZED, Hypotheses, expected_pairs, llr
+from tests.support import ready_version, record, report
 from tournaments.models import BotVersion, Match
 from tournaments.services import (
     claim_match,
@@ -17,8 +18,6 @@ from tournaments.services import (
     request_version_test,
     set_version_disabled,
 )
-
-from .conftest import ready_version, record
 
 WIDE = {"elo0": 0.0, "elo1": 200.0}  # a clean sweep passes after 8 pairs, a whitewash fails after 5
 
@@ -33,10 +32,9 @@ def versions(make_bot):
 def play_next(test: VersionTest, candidate_points: tuple[float, float]) -> Match:
     """Play the test's oldest queued match: the candidate (A, white in game 1) scores ``candidate_points``."""
     match = test.matches.filter(status=Match.Status.QUEUED).order_by("pk").first()
-    token = claim_match(match.pk, "w")
     first = {1.0: "white", 0.5: "none", 0.0: "black"}[candidate_points[0]]
     second = {1.0: "black", 0.5: "none", 0.0: "white"}[candidate_points[1]]
-    assert finish_match(match.pk, token, [record(first), record(second)])
+    report(match, [record(first), record(second)])
     test.refresh_from_db()
     return match
 

@@ -1,9 +1,8 @@
-"""Data for the page tests: players, bots with ready versions, and matches finished through the service with
-records the referee played (random legal actions), so ratings, histories and results are the real thing."""
+"""Data for the page tests (a league of bots with finished matches, from tests.support) and a real browser."""
 
 from __future__ import annotations
 
-import random
+import os
 import shutil
 from pathlib import Path
 
@@ -11,9 +10,18 @@ import pytest
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from tests.api.conftest import GENEROUS, throttle_rates
+from tests.support import (  # noqa: F401  (BOTS, random_record: still importable from here, as before)
+    BOTS,
+    GENEROUS,
+    finished_match,
+    make_bot,
+    pass_smoke_test,
+    random_record,
+    ready_version,
+    throttle_rates,
+)
 
-BOTS = Path(__file__).resolve().parents[1] / "bots"
+finish = finished_match  # the old name, for tests written on other branches
 KITS = Path(__file__).resolve().parents[2] / "seeds" / "bots"
 
 
@@ -28,54 +36,6 @@ def _site(settings):
     cache.clear()
 
 
-def make_bot(owner, name: str, game: str = "tafl9", is_public: bool = True, description: str = "",
-             open_to_tournaments: bool = True):
-    from tournaments.services import create_bot
-
-    return create_bot(owner, game, name, description=description, is_public=is_public,
-                      open_to_tournaments=open_to_tournaments)
-
-
-def ready_version(bot, name: str = "random_bot.py"):
-    """A stored version set ready directly: for pages about matches, not about smoke tests."""
-    from tournaments.models import BotVersion
-    from tournaments.services import upload_version
-
-    version = upload_version(bot, SimpleUploadedFile(name, (BOTS / name).read_bytes()))
-    BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.READY)
-    version.refresh_from_db()
-    return version
-
-
-def random_record(game_id: str, seed: int, plies: int = 12) -> dict:
-    """A game the referee plays out with random legal actions (its outcome, or max-plies)."""
-    from engines import get_game
-    from engines.record import record_of_play
-
-    rng = random.Random(seed)
-    position = get_game(game_id).initial()
-    initial, actions = position, []
-    while len(actions) < plies and position.outcome() is None:
-        action = rng.choice(position.legal_moves())
-        actions.append(action)
-        position = position.play(action)
-    record = record_of_play(initial, actions, times=[rng.randrange(1, 400) for _ in actions])
-    if record["winner"] == "none" and record["reason"] == "max-plies":
-        record.update(winner=rng.choice(["white", "black"]), reason="resign")  # a decided game, as most are
-    return record
-
-
-def finish(version_a, version_b, *, games: int = 2, seed: int = 1, rated: bool = True, tournament=None):
-    """A match queued, claimed and finished through the services, with random refereed records."""
-    from tournaments.models import Match
-    from tournaments.services import claim_match, create_match, finish_match
-
-    match = create_match(version_a, version_b, rated=rated, games=games, tournament=tournament)
-    token = claim_match(match.pk, "test-worker")
-    assert finish_match(match.pk, token, [random_record(match.game, seed * 100 + n) for n in range(games)])
-    return Match.objects.get(pk=match.pk)
-
-
 @pytest.fixture
 def league(player, other_player):
     """Ada's two public tafl9 bots and Grace's one, a private bot of Grace's, and rated matches between them."""
@@ -83,22 +43,21 @@ def league(player, other_player):
     beta = ready_version(make_bot(other_player, "beta"))
     gamma = ready_version(make_bot(player, "gamma"))
     secret = ready_version(make_bot(other_player, "secret", is_public=False))
-    matches = [finish(alpha, beta, seed=1), finish(beta, gamma, seed=2), finish(alpha, gamma, seed=3),
-               finish(secret, alpha, seed=4, rated=False)]
+    matches = [finished_match(alpha, beta, seed=1), finished_match(beta, gamma, seed=2),
+               finished_match(alpha, gamma, seed=3), finished_match(secret, alpha, seed=4, rated=False)]
     return {"alpha": alpha, "beta": beta, "gamma": gamma, "secret": secret, "matches": matches}
 
 
 # --- a real browser -------------------------------------------------------------------------------
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's (scripts/install-system-deps.sh): Playwright cannot download its own here
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"  # kept by CI
+# Kept by CI. Under pytest-xdist each worker keeps its own folder: clearing one never deletes another's pictures.
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots" / os.environ.get("PYTEST_XDIST_WORKER", "")
 SERIOUS = ("serious", "critical")
 
 
 def need_browser():
     """Playwright and Debian's chromium: skipped on a laptop without them, a failure in CI."""
-    import os
-
     try:
         from playwright.sync_api import sync_playwright
     except ImportError as error:
@@ -114,8 +73,6 @@ def need_browser():
 
 @pytest.fixture(scope="session")
 def browser():
-    import os
-
     sync_playwright = need_browser()
     shutil.rmtree(SCREENSHOTS, ignore_errors=True)  # this run's pictures only
     # Playwright's sync API runs an event loop in this thread; the test's own ORM calls are still plain sync calls.
@@ -179,16 +136,12 @@ def site(browser, live_server, request):
 
 def kit_version(owner, kit: str, name: str | None = None, ready: bool = True):
     """A bot of the kit's game with the starter kit (seeds/bots/<kit>) as its version, as the upload form takes it."""
-    from tournaments.models import BotVersion
     from tournaments.services import upload_version
     from web.starters import kit_zip
 
     game = kit.rsplit("-", 1)[0]
     version = upload_version(make_bot(owner, name or kit, game), SimpleUploadedFile(f"{kit}.zip", kit_zip(kit)))
-    if ready:
-        BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.READY)
-        version.refresh_from_db()
-    return version
+    return pass_smoke_test(version) if ready else version
 
 
 def play_real_match(version_a, version_b, *, games: int = 1, time_control: str = "move:200", rated: bool = True):

@@ -11,11 +11,9 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from tests.api.conftest import throttle_rates
+from tests.support import finished_match, throttle_rates
 from tournaments.models import BotVersion, Game, Match
 from tournaments.services import api_token, create_tournament
-
-from .conftest import finish
 
 pytestmark = pytest.mark.django_db
 
@@ -197,8 +195,8 @@ def test_a_challenge_keeps_the_apis_rules(league, player, other_player, settings
 def cup(league, player, other_player):
     """A tournament with a game of public bots and one of Grace's private bot; every record has stderr and a log."""
     tournament = create_tournament(player, name="Cup", game="tafl9")
-    public = finish(league["alpha"], league["beta"], seed=7, rated=False, tournament=tournament)
-    private = finish(league["secret"], league["gamma"], seed=8, rated=False, tournament=tournament)
+    public = finished_match(league["alpha"], league["beta"], seed=7, rated=False, tournament=tournament)
+    private = finished_match(league["secret"], league["gamma"], seed=8, rated=False, tournament=tournament)
     for game in Game.objects.filter(match__tournament=tournament):
         game.record = {**game.record, "stderr": {"white": "SECRET-STDERR", "black": "SECRET-STDERR"},
                        "log": ["> SECRET-LOG"]}
@@ -243,6 +241,6 @@ def test_the_download_costs_the_same_queries_however_many_games(cup, league):
 
     few = queries()
     for seed in range(3):
-        finish(league["alpha"], league["beta"], seed=30 + seed, rated=False, tournament=cup["tournament"])
+        finished_match(league["alpha"], league["beta"], seed=30 + seed, rated=False, tournament=cup["tournament"])
     many = queries()
     assert (few[0], many[0]) == (2, 8) and few[1] == many[1]  # no query per game: no N+1

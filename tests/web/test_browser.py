@@ -11,11 +11,12 @@ from django.contrib.auth import get_user_model
 
 from engines import GAME_IDS, get_game
 from ratings.models import Rating
+from tests.support import BOTS, ready_version
 from tournaments.models import Game, Tournament
 from tournaments.services.ratings import fit_ratings
 from web.boards import cells
 
-from .conftest import BOTS, kit_version, play_real_match, ready_version
+from .conftest import kit_version, play_real_match
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -170,11 +171,10 @@ def test_a_live_game_page_advances_while_the_game_is_played(site, player, other_
 
     from django.core.files.uploadedfile import SimpleUploadedFile
 
+    from tests.support import make_bot
     from tournaments import referee
     from tournaments.models import BotVersion
     from tournaments.services import claim_match, create_match, finish_match, upload_version
-
-    from .conftest import make_bot
 
     versions = []
     for owner, name in ((player, "slow-white"), (other_player, "slow-black")):
@@ -241,9 +241,8 @@ def _live_actions(match) -> list[str]:
 
 
 def test_every_other_page_passes_the_accessibility_check(site, league, player):
+    from tests.support import random_record
     from tournaments.services import add_entrant, claim_match, finish_match, start_tournament
-
-    from .conftest import random_record
 
     cup = Tournament.objects.create(name="Winter cup", game="tafl9", organiser=player, time_control="move:100")
     for key in ("alpha", "beta", "gamma"):

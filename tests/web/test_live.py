@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from tests.support import make_bot, ready_version
 from tournaments import live
 
-from .conftest import kit_version, make_bot, ready_version
+from .conftest import kit_version
 
 pytestmark = pytest.mark.django_db
 
@@ -85,10 +86,10 @@ def test_a_private_bots_live_game_is_404_to_others(player, other_player):
 
 
 def test_the_live_page_of_a_match_not_running_is_the_match_page(player, other_player):
-    from tournaments.models import Match
+    from tournaments.services import requeue_match
 
     match = running_match(player, other_player)
-    Match.objects.filter(pk=match.pk).update(status="queued", lease_token=None)
+    assert requeue_match(match.pk)  # the worker went away: back in the queue
     response = Client().get(f"/matches/{match.pk}/live/")
     assert response.status_code == 302 and response["Location"] == f"/matches/{match.pk}/"
 
@@ -128,7 +129,7 @@ def test_a_finished_game_is_replayed_once_from_its_stored_record(player, other_p
 
 
 def test_live_polls_are_throttled_with_the_limit_named(player, other_player, settings):
-    from tests.api.conftest import throttle_rates
+    from tests.support import throttle_rates
 
     throttle_rates(settings, live="3/minute")
     match = running_match(player, other_player)

@@ -19,7 +19,7 @@ import pytest
 
 from .conftest import Site
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 SLOW_MS = 250  # per move, so that a watcher polling every 100 ms sees the plies one by one
@@ -172,12 +172,11 @@ def test_where_the_stream_is_refused_the_page_polls_and_still_moves_on(site, pla
 
     from django.conf import settings
 
+    from tests.support import make_bot, ready_version
     from tests.web.test_live_events import game_so_far
     from tournaments import live
     from tournaments.services import claim_match, create_match
     from web import streams
-
-    from .conftest import make_bot, ready_version
 
     monkeypatch.setattr(streams, "SLOTS", streams.Slots(0))
     match = create_match(ready_version(make_bot(player, "north")), ready_version(make_bot(other_player, "south")),

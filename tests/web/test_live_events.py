@@ -14,10 +14,9 @@ from django.test import Client
 from engines import get_game
 from engines.record import record_of_play
 from tests.postgresql import rerun_on_postgresql
+from tests.support import make_bot, ready_version
 from tournaments import live
 from web import streams
-
-from .conftest import make_bot, ready_version
 
 THREADED = {"wsgi.multithread": True}  # as runserver and gunicorn's gthread workers say; Django's test client says no
 
@@ -185,7 +184,7 @@ def test_a_server_that_cannot_hold_streams_says_poll_instead(player, other_playe
 
 @pytest.mark.django_db
 def test_streams_are_throttled_like_the_polls(player, other_player, settings):
-    from tests.api.conftest import throttle_rates
+    from tests.support import throttle_rates
 
     throttle_rates(settings, live="2/minute")
     match, _ = running_match(player, other_player)
@@ -221,5 +220,6 @@ def test_a_client_that_never_reads_is_dropped_when_its_stream_ends(player, other
     assert len(received) < streams.STREAM_BYTES + 16 * 1024
 
 
+@pytest.mark.slow
 def test_this_module_on_postgresql():
     rerun_on_postgresql(__file__, "the live streams", "arena_live")

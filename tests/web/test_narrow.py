@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import SCREENSHOTS, Site, finish
+from tests.support import finished_match
+
+from .conftest import SCREENSHOTS, Site
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -39,5 +41,5 @@ def _tournament(league, player) -> str:
     for key in ("alpha", "beta", "gamma"):
         add_entrant(cup, league[key])
     start_tournament(cup)
-    finish(league["alpha"], league["beta"], tournament=cup)
+    finished_match(league["alpha"], league["beta"], tournament=cup)
     return f"/tournaments/{cup.pk}/"

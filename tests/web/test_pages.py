@@ -9,9 +9,8 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from tests.support import finished_match, make_bot, ready_version
 from tournaments.models import Bot, BotVersion, Game, Tournament
-
-from .conftest import finish, make_bot, ready_version
 
 pytestmark = pytest.mark.django_db
 
@@ -119,9 +118,8 @@ def test_match_tournament_and_player_pages(league, player):
         add_entrant(tournament, league[key])
     start_tournament(tournament)
     played = tournament.matches.order_by("id").first()
+    from tests.support import random_record
     from tournaments.services import claim_match, finish_match
-
-    from .conftest import random_record
 
     finish_match(played.pk, claim_match(played.pk, "w"), [random_record("tafl9", n) for n in range(2)])
     response = client_for().get(f"/tournaments/{tournament.pk}/")
@@ -379,8 +377,8 @@ def test_page_query_counts_do_not_grow_with_the_data(league, player, other_playe
     before = {url: queries(client, url) for url in urls}
     for number in range(6):  # more opponents, more games, more matches, more bots
         other = ready_version(make_bot(player if number % 2 else other_player, f"more-{number}"))
-        finish(alpha, other, seed=10 + number, games=3)
-        finish(other, league["beta"], seed=20 + number)
+        finished_match(alpha, other, seed=10 + number, games=3)
+        finished_match(other, league["beta"], seed=20 + number)
     from tournaments.services import add_entrant
 
     for key in ("alpha", "beta", "gamma"):
@@ -440,7 +438,7 @@ def test_fitted_ratings_show_with_their_interval(league):
     for seed in range(5):  # enough rated results, both ways, for the fit to bound most ratings
         for a, b in ((league["alpha"], league["beta"]), (league["beta"], league["gamma"]), (delta, league["alpha"]),
                      (delta, league["beta"]), (league["gamma"], delta)):
-            finish(a, b, seed=100 + seed)
+            finished_match(a, b, seed=100 + seed)
     fit_ratings(["tafl9"])
     from ratings.models import FittedRating
 
@@ -520,7 +518,7 @@ def test_the_bot_page_shows_each_versions_own_fitted_rating(league):
 def test_a_game_between_a_bots_own_versions_is_listed_once(player):
     old = ready_version(make_bot(player, "twin"))
     new = ready_version(old.bot)
-    finish(old, new, games=2, rated=False)
+    finished_match(old, new, games=2, rated=False)
     response = client_for(player).get(f"/bots/{old.bot_id}/")
     ids = [game.pk for game in response.context["recent"]]
     assert len(ids) == 2 and len(set(ids)) == 2
@@ -539,7 +537,7 @@ def test_standings_before_the_first_game_show_a_dash_for_the_rank(league, player
 
 def test_the_opponents_table_spells_out_what_is_not_a_number(player, other_player):
     mine, theirs = ready_version(make_bot(player, "sweeper")), ready_version(make_bot(other_player, "swept"))
-    match = finish(mine, theirs, games=2)
+    match = finished_match(mine, theirs, games=2)
     Game.objects.filter(match=match).update(winner="white")  # one win each side: 1-1, one pair split
     page = text(client_for(player).get(f"/bots/{mine.bot_id}/"))
     assert "inf" not in page.split('id="opponents"')[1].split("</section>")[0]

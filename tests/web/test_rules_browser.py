@@ -6,7 +6,7 @@ import pytest
 
 from web import docs
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
 def test_the_rule_pages_and_the_protocol_run_under_the_policy_and_pass_the_accessibility_check(site):

@@ -42,6 +42,7 @@ from django.db.models import Count, F  # noqa: E402
 
 from ratings.models import Rating, RatingChange  # noqa: E402
 from ratings.services import replay, rules_from_settings  # noqa: E402
+from tests import support  # noqa: E402
 from tournaments.models import Bot, BotVersion, Game, Match  # noqa: E402
 from tournaments.selectors import rated_game_rows  # noqa: E402
 from tournaments.services import create_bot, create_match, create_player, upload_version  # noqa: E402
@@ -50,11 +51,9 @@ BOT_SOURCE = (Path(__file__).with_name("instant_bot.py")).read_text()
 
 
 def ready_version(owner, name: str, delay: float) -> BotVersion:
-    bot = create_bot(owner, "tafl9", name)
     # Unique content per version: the bot cache is keyed by checksum, one file name per checksum.
     source = BOT_SOURCE.replace("DELAY = 0.0", f"DELAY = {delay!r}") + f"# {name}\n"
-    version = upload_version(bot, SimpleUploadedFile(f"{name}.py", source.encode(), "text/x-python"))
-    BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.READY)
+    version = support.ready_version(create_bot(owner, "tafl9", name), f"{name}.py", source.encode())
     return BotVersion.objects.select_related("bot").get(pk=version.pk)
 
 

@@ -12,6 +12,7 @@ from cluster import Cluster
 from conftest import need_services
 
 
+@pytest.mark.slow  # a worker, beat and (on one side) Redis and PostgreSQL started per case
 @pytest.mark.parametrize("embedded", [True, False], ids=["filesystem-sqlite", "redis-postgresql"])
 def test_a_challenge_through_the_api_is_claimed_without_beat(embedded):
     if not embedded:

@@ -1,0 +1,118 @@
+"""The state every Django test suite starts from (players, bots, ready versions, finished matches), made once and
+only through the services, so that no test stands on a state the arena itself could never reach."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
+
+from engines import get_game
+from engines.record import record_of_play
+from tournaments import events
+from tournaments.models import BotVersion, Match
+from tournaments.services import claim_match, create_bot, create_match, create_player, finish_match, upload_version
+
+BOTS = Path(__file__).resolve().parents[1] / "bots"  # the test bots every suite shares
+RANDOM_BOT = (BOTS / "random_bot.py").read_bytes()
+
+# Every scope of api.throttles, far above what a test does (a throttle's own tests set theirs lower).
+GENEROUS = {"uploads": "1000/hour", "writes": "10000/hour", "registration": "1000/hour", "login": "1000/hour",
+            "token": "1000/hour", "tournaments": "1000/hour", "challenges": "1000/hour", "sprt": "1000/hour",
+            "live": "10000/hour", "exports": "10000/hour", "webhooks": "10000/hour"}
+
+
+def throttle_rates(settings, **rates: str) -> None:
+    """Throttle rates for one test, over the current ones (the THROTTLE_* settings; the site shares them)."""
+    current = settings.REST_FRAMEWORK
+    settings.REST_FRAMEWORK = {**current, "DEFAULT_THROTTLE_RATES": {**current["DEFAULT_THROTTLE_RATES"], **rates}}
+
+
+# --- players, bots and versions ---------------------------------------------------------------------------
+
+def make_player(username: str, password: str | None = None, **options):
+    return create_player(username, password, **options)
+
+
+def make_bot(owner, name: str, game: str = "tafl9", *, open_to_tournaments: bool = True, **options):
+    """A bot whose owner agrees to others' tournaments unless asked otherwise (the consent tests do)."""
+    return create_bot(owner, game, name, open_to_tournaments=open_to_tournaments, **options)
+
+
+def bot_file(name: str = "random_bot.py", content: bytes | None = None) -> SimpleUploadedFile:
+    """An upload of test bot ``name`` (tests/bots), or of ``content`` under that file name."""
+    data = (BOTS / name).read_bytes() if content is None else content
+    return SimpleUploadedFile(name, data, content_type="application/octet-stream")
+
+
+def upload(bot, name: str = "random_bot.py", content: bytes | None = None) -> BotVersion:
+    """The bot's next version, pending its smoke test, as the upload form and the API store it."""
+    return upload_version(bot, bot_file(name, content))
+
+
+def pass_smoke_test(version: BotVersion) -> BotVersion:
+    """The pending version as a passing smoke test leaves it (``smoke_test_version``: ready, checked now, the
+    pages told), without starting the bot: for tests about matches, not smoke tests. tests/test_support.py checks
+    that this and a real smoke test leave the same state."""
+    judged = BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.PENDING).update(
+        status=BotVersion.Status.READY, reject_reason="", reject_stderr="", checked_at=timezone.now())
+    if judged:
+        events.emit(events.VersionJudged(version.pk, version.bot_id, version.bot.game, BotVersion.Status.READY))
+    version.refresh_from_db()
+    return version
+
+
+def ready_version(bot, name: str = "random_bot.py", content: bytes | None = None) -> BotVersion:
+    """A new version of ``bot`` that has passed its smoke test (test bot ``name``, or ``content``)."""
+    return pass_smoke_test(upload(bot, name, content))
+
+
+# --- game records and finished matches ---------------------------------------------------------------------
+
+REASONS = {"white": "escape", "black": "king-captured", "none": "no-capture-limit"}  # tafl9's
+
+
+def record(winner: str, reason: str | None = None, plies: int = 10, game: str = "tafl9") -> dict:
+    """The least record a worker's report may carry: who won and why (no actions to replay)."""
+    return {"game": game, "winner": winner, "reason": reason or REASONS[winner], "plies": plies, "actions": []}
+
+
+def random_record(game_id: str, seed: int, plies: int = 12) -> dict:
+    """A game the referee plays out with random legal actions (its outcome; a resignation at ``plies``)."""
+    rng = random.Random(seed)
+    position = get_game(game_id).initial()
+    initial, actions = position, []
+    while len(actions) < plies and position.outcome() is None:
+        action = rng.choice(position.legal_moves())
+        actions.append(action)
+        position = position.play(action)
+    played = record_of_play(initial, actions, times=[rng.randrange(1, 400) for _ in actions])
+    if played["winner"] == "none" and played["reason"] == "max-plies":
+        played.update(winner=rng.choice(["white", "black"]), reason="resign")  # a decided game, as most are
+    return played
+
+
+def report(match: Match, records, worker: str = "worker-1") -> Match:
+    """Queued ``match`` claimed by ``worker`` and finished with ``records``, as a worker reports it."""
+    token = claim_match(match.pk, worker)
+    assert token is not None, f"match {match.pk} is not queued"
+    assert finish_match(match.pk, token, list(records))
+    return Match.objects.get(pk=match.pk)
+
+
+def finished_match(version_a, version_b, winners=None, *, games: int = 2, seed: int = 1, rated: bool = True,
+                   worker: str = "worker-1", **options) -> Match:
+    """A match queued, claimed and finished through the services. ``winners`` (one per game: white, black or
+    none; version A is white in odd games) gives short records; without it, the referee plays random games
+    (seeded by ``seed``), so pages and the API have real, replayable records. ``options`` go to create_match
+    (time_control, tournament, ...)."""
+    if winners is not None:
+        games = len(winners)
+    match = create_match(version_a, version_b, rated=rated, games=games, **options)
+    if winners is not None:
+        records = [record(winner, game=match.game) for winner in winners]
+    else:
+        records = [random_record(match.game, seed * 100 + n) for n in range(games)]
+    return report(match, records, worker)
