@@ -59,11 +59,11 @@ def gauntlet(table: GauntletTable) -> dict:
 
 class PairingSerializer(serializers.Serializer):
     high = EntrantVersionSerializer(allow_null=True, help_text="The higher seed; null while not known yet.")
-    high_seed = serializers.IntegerField(allow_null=True)
+    high_seed = serializers.IntegerField(allow_null=True, help_text="The higher seed's number; null if not known yet.")
     low = EntrantVersionSerializer(allow_null=True, help_text="The lower seed; null for a bye or not known yet.")
-    low_seed = serializers.IntegerField(allow_null=True)
+    low_seed = serializers.IntegerField(allow_null=True, help_text="The lower seed's number; null: bye or not known.")
     high_points = serializers.FloatField(help_text="The higher seed's points, tie-breaks included.")
-    low_points = serializers.FloatField()
+    low_points = serializers.FloatField(help_text="The lower seed's points, tie-breaks included.")
     matches = serializers.ListField(child=serializers.IntegerField(),
                                     help_text="Ids of the mini-match, then of its tie-break pairs.")
     winner_seed = serializers.IntegerField(allow_null=True, help_text="Who advances; null while undecided.")
@@ -72,13 +72,13 @@ class PairingSerializer(serializers.Serializer):
 
 
 class BracketRoundSerializer(serializers.Serializer):
-    round = serializers.IntegerField()
+    round = serializers.IntegerField(help_text="The round's number, 1 first.")
     name = serializers.CharField(help_text="Final, Semi-finals, ...")
     pairings = PairingSerializer(many=True, help_text="In bracket order: neighbours' winners meet next.")
 
 
 class BracketSerializer(serializers.Serializer):
-    rounds = BracketRoundSerializer(many=True)
+    rounds = BracketRoundSerializer(many=True, help_text="The rounds, first to final.")
     winner_seed = serializers.IntegerField(allow_null=True, help_text="The knockout's winner; null until decided.")
 
 

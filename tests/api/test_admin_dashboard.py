@@ -47,7 +47,7 @@ def test_dashboard_renders_for_an_admin(admin_client_logged, player, other_playe
 def test_games_per_hour_folds_idle_hours_into_one_line(player, other_player):
     from datetime import UTC, datetime
 
-    from tournaments.dashboard import games_per_hour
+    from ops.dashboard import games_per_hour
 
     now = datetime(2026, 3, 1, 12, 30, tzinfo=UTC)
     assert [row["label"] for row in games_per_hour(now)] == ["no games 2026-02-28 13:00–13:00"]  # a whole idle day
