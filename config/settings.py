@@ -253,6 +253,8 @@ SPECTACULAR_SETTINGS = {
         "MatchStatusEnum": "tournaments.models.Match.Status",
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
         "TiebreakEnum": "tournaments.models.TIEBREAKS",
+        "TournamentFormatEnum": "tournaments.models.Tournament.Format",
+        "SeedingEnum": "tournaments.models.SEEDINGS",
     },
 }
 
