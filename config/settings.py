@@ -360,7 +360,7 @@ ARENA = {
     "BOT_CACHE_BYTES": env_int("ARENA_BOT_CACHE_BYTES", 2 << 30),
     # What one player's (not staff) uploads may take in storage, all their versions' files added up.
     "PLAYER_STORAGE_BYTES": env_int("ARENA_PLAYER_STORAGE_BYTES", 50 << 20),
-    # Games being played now, for their watchers (tournaments/live.py): without CACHE_URL the cache is each
+    # Games being played now, for their watchers (play/live.py): without CACHE_URL the cache is each
     # process's own, so the workers write each game so far here and the web processes read it.
     "LIVE_DIR": VAR_DIR / "live",
 }

@@ -1,5 +1,5 @@
 """The live page's Server-Sent Events: each ply of a running match as the worker publishes it
-(``tournaments.live``), then the match's next game, then ``end`` when the match is over.
+(``play.live``), then the match's next game, then ``end`` when the match is over.
 
 One stream is one request held open by the web server, so each is bounded: it ends after STREAM_SECONDS or
 STREAM_BYTES, whichever comes first, and the browser's EventSource reconnects by itself (after ``retry``
@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Iterator
 
-from tournaments import live
+from play import live
 from tournaments.models import Game, Match
 from tournaments.services.matches import colours
 

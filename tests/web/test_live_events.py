@@ -13,8 +13,8 @@ from django.test import Client
 
 from engines import get_game
 from engines.record import record_of_play
+from play import live
 from tests.postgresql import rerun_on_postgresql
-from tournaments import live
 from web import streams
 
 from .conftest import make_bot, ready_version

@@ -11,6 +11,7 @@ import enum
 import logging
 import math
 import uuid
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
@@ -110,8 +111,33 @@ def heartbeat(match_id: int, lease_token) -> bool:
         heartbeat_at=now, lease_expires_at=now + timedelta(seconds=settings.ARENA["MATCH_LEASE_SECONDS"])))
 
 
-def colours(match: Match, number: int) -> tuple[BotVersion, BotVersion]:
-    """(white, black) of game ``number`` (from 1): A is white in odd games, colours swap every game."""
+@dataclass(frozen=True)
+class MatchPlan:
+    """What a worker needs to play a claimed match, as plain data (``begin``): no row to keep in step."""
+
+    match_id: int
+    game: str
+    time_control: str
+    games_per_match: int
+    version_a: int  # the versions' ids; ``colours(plan, number)`` says who is white in a game
+    version_b: int
+
+    @classmethod
+    def of(cls, match: Match) -> MatchPlan:
+        return cls(match.pk, match.game, match.time_control, match.games_per_match, match.version_a_id,
+                   match.version_b_id)
+
+
+def begin(match_id: int, lease_token) -> MatchPlan | None:
+    """The plan of a match running under ``lease_token``, or None when the lease is not (or no longer) ours."""
+    match = (Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, lease_token=lease_token)
+             .only("game", "time_control", "games_per_match", "version_a_id", "version_b_id").first())
+    return None if match is None else MatchPlan.of(match)
+
+
+def colours(match, number: int):
+    """(white, black) of game ``number`` (from 1): A is white in odd games, colours swap every game. ``match`` is a
+    Match (its versions come back) or a ``MatchPlan`` (their ids do)."""
     if number % 2 == 1:
         return match.version_a, match.version_b
     return match.version_b, match.version_a

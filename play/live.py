@@ -1,4 +1,4 @@
-"""Games being played now, for their watchers: the worker publishes the game so far after every ply, the live
+"""Games being played now, for their watchers: the worker publishes the game so far as it goes (``Game``), the live
 page of a running match reads it. Nothing here is the source of truth (the database is, once the match is
 finished); a channel that does not answer only means nobody can watch, never a slower or failed match.
 
@@ -63,6 +63,61 @@ def publish(match_id: int, number: int, record: dict) -> None:
                            KEEP_SECONDS)
     except Exception as error:  # noqa: BLE001 — a watcher's channel must never fail the match it watches
         log.warning("live match %s: game %s not published (%s)", match_id, number, error)
+
+
+# How often a game's plies reach its watchers at most: the plies between are published together. The live page
+# looks every 0.25 s (web.streams), so a watcher sees no difference; a game of instant bots writes its entry a
+# few times instead of once a ply.
+PLY_SECONDS = 0.1
+
+
+class Game:
+    """One game's live entry while the runner plays it (``runner.match.play_game``'s ``on_ply`` is ``ply``).
+
+    The start (both names, no ply yet) is published at once and the finished record by ``over``; the plies
+    between go from a thread of their own at most every ``PLY_SECONDS``, the latest first: the game loop
+    only hands them over, and never waits for the channel. Use it as a context manager: the thread ends with
+    the block, the game over or not."""
+
+    def __init__(self, match_id: int, number: int, start: dict):
+        self.match_id, self.number, self.start = match_id, number, start
+        self._latest: tuple[list, list] | None = None
+        self._wake, self._stopped = threading.Event(), threading.Event()
+        self._thread = threading.Thread(target=self._publish_plies, name=f"live-m{match_id}-g{number}", daemon=True)
+
+    def __enter__(self) -> Game:
+        publish(self.match_id, self.number, {**self.start, "actions": [], "times": [], "plies": 0})
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop()
+
+    def ply(self, actions: list[str], times: list[int]) -> None:
+        self._latest = (list(actions), list(times))  # copies: the runner goes on appending to its lists
+        self._wake.set()
+
+    def over(self, record: dict) -> None:
+        """The finished game: published after every ply before it, so nothing older can overwrite it."""
+        self._stop()
+        publish(self.match_id, self.number, record)
+
+    def _stop(self) -> None:
+        self._stopped.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join()
+
+    def _publish_plies(self) -> None:
+        while True:
+            self._wake.wait()
+            if self._stopped.is_set():
+                return
+            self._wake.clear()
+            actions, times = self._latest
+            publish(self.match_id, self.number, {**self.start, "actions": actions, "times": times,
+                                                 "plies": len(actions)})
+            self._stopped.wait(PLY_SECONDS)  # the plies played meanwhile go together in the next write
 
 
 def current(match_id: int) -> int | None:
