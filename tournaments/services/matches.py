@@ -21,7 +21,7 @@ from django.db.models import F, Q, Subquery
 from django.utils import timezone
 
 from engines.core import BLACK, WHITE, Termination, other, points
-from ratings.services import apply_rated_game, lock_ratings
+from ratings.services import apply_rated_game, lock_ratings, store_rating_changes
 
 from .. import events
 from ..models import BotVersion, Game, Match, Tournament, Worker
@@ -206,12 +206,15 @@ def finish_match(match_id: int, lease_token, records) -> Report:
         ratings = lock_ratings(match.game, (bot_a, bot_b)) if match.rated else {}
         score_a = score_b = 0.0
         games = _store_games(match, records)
+        changes = []
         for played in games:
             side_a = WHITE if played.white_id == match.version_a_id else BLACK
             score_a += points(played.winner, side_a)
             score_b += points(played.winner, other(side_a))
             if match.rated:
-                apply_rated_game(played, played.white.bot_id, played.black.bot_id, ratings)
+                changes += apply_rated_game(played, played.white.bot_id, played.black.bot_id, ratings, store=False)
+        if changes:  # the whole match's rating writes in two queries
+            store_rating_changes(changes, ratings.values())
         match.status = Match.Status.FINISHED
         match.score_a, match.score_b = score_a, score_b
         match.finished_at = timezone.now()

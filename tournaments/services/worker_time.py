@@ -35,7 +35,7 @@ LADDER = None  # the ladder's account: its matches are charged to nobody
 # An expected game, for the estimate: both bots' start-up, then a typical game's plies, each using its whole
 # budget (a searching bot does; a quick bot costs less, which only leaves budget unused). Typical: the
 # reference bots' games last 40-200 plies; the rule books' longest (750-1000) is the worst case
-# workers.schedule uses for time limits, far above what is expected.
+# play.limits uses for time limits, far above what is expected.
 EXPECTED_STARTUP_SECONDS = 2.0
 EXPECTED_PLIES = 120
 
