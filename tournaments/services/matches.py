@@ -72,8 +72,10 @@ def claim_match(match_id: int, worker_id: str) -> uuid.UUID | None:
 
 def note_worker(worker_id: str, isolation_problem: str, plays_rated: bool) -> None:
     """Remember how a worker asking for work keeps its bots apart (the operators' dashboard shows it)."""
-    Worker.objects.update_or_create(worker_id=str(worker_id)[:100], defaults={
-        "isolation_problem": isolation_problem[:300], "plays_rated": plays_rated, "seen_at": timezone.now()})
+    fields = {"isolation_problem": isolation_problem[:300], "plays_rated": plays_rated, "seen_at": timezone.now()}
+    # One UPDATE for a worker already known (every claim but its first), not update_or_create's locked read
+    if not Worker.objects.filter(worker_id=str(worker_id)[:100]).update(**fields):
+        Worker.objects.update_or_create(worker_id=str(worker_id)[:100], defaults=fields)
 
 
 def claim_next_match(worker_id: str, rated: bool = True) -> tuple[int, uuid.UUID] | None:
