@@ -149,8 +149,9 @@ def forge(args) -> dict:
 
 def stale_report(args) -> dict:
     """Reports without the current lease: for a finished match, and for a running one held by another lease."""
+    from play.claimed import report
     from tournaments.services import claim_match, requeue_match
-    from workers.playing import play_hinted, report
+    from workers.playing import play_hinted
 
     finished = Match.objects.filter(status="finished").values_list("pk", flat=True).first()
     record = {"winner": "white", "reason": "resign", "plies": 3}
@@ -229,13 +230,13 @@ def scavenge_locked(args) -> dict:
 
 def late_report(args) -> dict:
     """A worker that has played a match and beats its lease (a minute): it prints the match, waits for a
-    line on stdin, then reports as a worker does (``workers.playing.report``)."""
+    line on stdin, then reports as a worker does (``play.claimed.report``)."""
     from datetime import timedelta
 
     from django.utils import timezone
 
+    from play.claimed import report
     from tournaments.services import claim_match
-    from workers.playing import report
 
     versions = list(BotVersion.objects.filter(status="ready").select_related("bot").order_by("pk")[:2])
     with transaction.atomic():  # claimed before anyone sees it queued
