@@ -16,6 +16,7 @@ COPY engines engines
 COPY runner runner
 COPY ratings ratings
 COPY tournaments tournaments
+COPY play play
 COPY workers workers
 COPY hooks hooks
 COPY api api

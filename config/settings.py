@@ -361,7 +361,7 @@ ARENA = {
     "BOT_CACHE_BYTES": env_int("ARENA_BOT_CACHE_BYTES", 2 << 30),
     # What one player's (not staff) uploads may take in storage, all their versions' files added up.
     "PLAYER_STORAGE_BYTES": env_int("ARENA_PLAYER_STORAGE_BYTES", 50 << 20),
-    # Games being played now, for their watchers (tournaments/live.py): without CACHE_URL the cache is each
+    # Games being played now, for their watchers (play/live.py): without CACHE_URL the cache is each
     # process's own, so the workers write each game so far here and the web processes read it.
     "LIVE_DIR": VAR_DIR / "live",
     # Webhooks (hooks/): endpoints per player; each try's timeout, the tries, the wait before the second (doubled
@@ -420,7 +420,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
     }
 else:
     # Redis hands an unacknowledged message to a second worker after the visibility timeout: keep it an hour
-    # above the longest a match task may run (workers/schedule.py, visibility_timeout; celery #7651).
+    # above the longest a match task may run (play/limits.py, visibility_timeout; celery #7651).
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(env_int("CELERY_VISIBILITY_TIMEOUT", 4 * 3600),
                                                                  ARENA["MAX_MATCH_SECONDS"] + 3600)}
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
