@@ -24,8 +24,10 @@ class WebhookForm(forms.Form):
 
 def section(user) -> dict | None:
     """The player page's webhooks section, for its owner: their endpoints and last deliveries."""
-    return {"endpoints": list(services.endpoints_of(user)), "form": WebhookForm(),
-            "deliveries": list(services.deliveries_of(user)[:services.LOG_LENGTH])}
+    endpoints = list(services.endpoints_of(user))
+    # Deliveries go with their endpoint (a cascade): without endpoints there is no log to read.
+    deliveries = list(services.deliveries_of(user)[:services.LOG_LENGTH]) if endpoints else []
+    return {"endpoints": endpoints, "form": WebhookForm(), "deliveries": deliveries}
 
 
 def not_found(request):
