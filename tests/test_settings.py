@@ -17,8 +17,11 @@ from pathlib import Path
 
 import pytest
 
+import knobs
+from knobs.__main__ import with_tables
+
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("engines", "runner", "ratings", "tournaments", "workers", "web", "ops", "seeds", "hooks")
+PACKAGES = ("engines", "runner", "knobs", "ratings", "tournaments", "workers", "web", "ops", "seeds", "hooks")
 ENV_READERS = {"env_bool", "env_int", "env_list", "env_number"}
 # What may touch os.environ outside config/, and why. `manage.py arena` hands its own environment on to the
 # web server, workers and beat it starts (their settings are read by config/settings.py in each of them).
@@ -103,8 +106,8 @@ def test_the_checks_see_what_they_look_for():
 
 
 def variables_read() -> set[str]:
-    """Every environment variable config/settings.py reads."""
-    names = set()
+    """Every environment variable config/settings.py reads: by name, and the declared knobs' (``ARENA_*``)."""
+    names = {knob.variable for knob in knobs.KNOBS if knob.environment}
     for node in ast.walk(ast.parse((ROOT / "config" / "settings.py").read_text())):
         if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
             function = ast.unparse(node.func)
@@ -126,6 +129,31 @@ def test_every_setting_has_its_row_in_docs_settings_md():
     assert "docs/settings.md" in (ROOT / "README.md").read_text()
 
 
+def test_the_arena_tables_in_docs_settings_md_are_generated_from_the_declarations():
+    text = (ROOT / "docs" / "settings.md").read_text()
+    assert with_tables(text) == text, "run python -m knobs"
+    assert "| `ARENA_ELO_START` | `1500` | any | a new version's Elo |" in text
+
+
+def test_the_settings_are_built_from_the_declarations_and_read_typed():
+    from django.conf import settings
+
+    assert list(settings.ARENA) == [knob.name for knob in knobs.KNOBS]
+    assert all(isinstance(settings.ARENA[knob.name], knob.kind) for knob in knobs.KNOBS)
+    assert knobs.arena.ELO_START == knobs.START == 1500 and knobs.Arena.ELO_K.variable == "ARENA_ELO_K"
+    assert knobs.arena.HEARTBEAT_SECONDS == settings.ARENA["MATCH_LEASE_SECONDS"] / 4
+
+
+def test_the_typed_reader_sees_a_tests_override(settings):
+    settings.ARENA = {**settings.ARENA, "ELO_K": 7}
+    assert knobs.arena.ELO_K == 7 and knobs.arena["ELO_K"] == 7
+
+
+def test_a_value_outside_its_range_is_named():
+    assert knobs.range_problems({"LADDER_SHARE": 2, "MATCH_MAX_ATTEMPTS": 0, "ELO_K": 20}) == [
+        "ARENA_MATCH_MAX_ATTEMPTS must be at least 1, got 0", "ARENA_LADDER_SHARE must be from 0 to 1, got 2"]
+
+
 def load_settings(**env: str) -> subprocess.CompletedProcess:
     full = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", **env}
     code = "import django; django.setup(); from django.conf import settings; print(settings.ARENA['SCAVENGE_SECONDS'])"
@@ -135,8 +163,10 @@ def load_settings(**env: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize(("name", "value", "message"), [
     ("ARENA_SCAVENGE_SECONDS", "often", "ARENA_SCAVENGE_SECONDS must be a number, got 'often'"),
-    ("ARENA_LADDER_QUEUED_PER_GAME", "2.5", "ARENA_LADDER_QUEUED_PER_GAME must be a number, got '2.5'"),
+    ("ARENA_LADDER_QUEUED_PER_GAME", "2.5", "ARENA_LADDER_QUEUED_PER_GAME must be an integer, got '2.5'"),
     ("ARENA_ELO_K", "x", "ARENA_ELO_K must be an integer, got 'x'"),
+    ("ARENA_LADDER_SHARE", "2", "ARENA_LADDER_SHARE must be from 0 to 1, got 2.0"),
+    ("ARENA_ELO_K", "-1", "ARENA_ELO_K must be at least 0, got -1"),
 ])
 @pytest.mark.slow
 def test_a_bad_value_stops_the_settings_by_name(name, value, message):
