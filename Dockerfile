@@ -17,6 +17,7 @@ COPY runner runner
 COPY knobs knobs
 COPY ratings ratings
 COPY tournaments tournaments
+COPY play play
 COPY workers workers
 COPY hooks hooks
 COPY api api

@@ -18,6 +18,7 @@ from tournaments.bounds import games_problem
 from tournaments.models import (
     BOT_NAME,
     BOT_NAME_RULE,
+    SEEDINGS,
     TIEBREAKS,
     Bot,
     BotVersion,
@@ -948,11 +949,11 @@ class TournamentCreateSerializer(StrictInput):
         required=False, default=False, help_text=OFFICIAL_HELP + " Staff only (a player's true is refused).")
     tiebreaks = serializers.ListField(child=serializers.ChoiceField(choices=TIEBREAKS), required=False,
                                       max_length=len(TIEBREAKS), help_text=TIEBREAKS_HELP)
-    format = serializers.ChoiceField(choices=Tournament.Format.values, required=False,
+    format = serializers.ChoiceField(choices=Tournament.Format.choices, required=False,
                                      default=Tournament.Format.ROUND_ROBIN, help_text=FORMAT_HELP)
     champion = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False,
                                         help_text=CHAMPION_HELP + " A gauntlet only (or named later, by a change).")
-    seeding = serializers.ChoiceField(choices=["rating", "listed"], required=False, default="rating",
+    seeding = serializers.ChoiceField(choices=SEEDINGS, required=False, default="rating",
                                       help_text=SEEDING_HELP)
     tiebreak_pairs = serializers.IntegerField(min_value=0, max_value=10, required=False, default=2,
                                               help_text=TIEBREAK_PAIRS_HELP + " 0 to 10, default 2.")

@@ -56,8 +56,8 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     from engines import get_game
     from engines.record import record_of_play
+    from play import live
     from tests.api.conftest import make_bot, ready_version
-    from tournaments import live
     from tournaments.models import Game
     from tournaments.services import claim_match, create_match, create_player
     from web import boards

@@ -1,6 +1,7 @@
 """End-to-end throughput of the match workers, and queued → running latency, on Redis and the embedded broker.
 
     python benchmarks/throughput.py [--matches 60] [--latency-matches 40] [--wakeup-rounds 20] [--wakeups-only]
+                                    [--side-by-side-only]
 
 Starts a private cluster on loopback (its own redis-server, its own PostgreSQL database on
 127.0.0.1:5432, real Celery workers and beat; tests/workers/cluster.py), plays instant trusted bots
@@ -10,12 +11,16 @@ Starts a private cluster on loopback (its own redis-server, its own PostgreSQL d
   * per kind of match (challenge, tournament, SPRT, ladder), p50/p95 of queued → running with one idle worker
     and no beat, so the only wake-up is the one its creation's event sends: on Redis + PostgreSQL, and on
     the embedded stack (the filesystem broker + SQLite, the quick start's).
+  * side by side, in one run on the same bots and seeds: games per minute of the bare runner (the harness plays
+    the queued matches' games through ``runner.match.play_game``, nothing stored) and of one real worker playing
+    those very matches end to end, with instant trusted bots and with the same bots sandboxed.
 Throughput is measured from the first claim to the last finish, so worker start-up is not counted.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -38,16 +43,32 @@ def games_per_minute(cluster: Cluster, first_id: int) -> tuple[float, int]:
     return timing["games"] / (span / 60), timing["games"]
 
 
-def run_phase(cluster: Cluster, workers: list[str], matches: int, seed: int) -> tuple[float, int]:
+def run_phase(cluster: Cluster, workers: list[str], matches: int, seed: int,
+              ids: list[int] | None = None) -> tuple[float, int]:
+    """Games a minute of ``workers`` on ``matches`` new matches, or on the queued ``ids`` (their creation's wake-ups
+    wait in Redis for the first worker)."""
     for name in workers:
         cluster.start_worker(name)
     time.sleep(3)  # let the workers connect before the backlog appears
-    ids = cluster.harness("seed", "--matches", str(matches), "--seed", str(seed))["matches"]
+    if ids is None:
+        ids = cluster.harness("seed", "--matches", str(matches), "--seed", str(seed))["matches"]
     cluster.wait_until_done(timeout=1800, poll=1)
     result = games_per_minute(cluster, ids[0])
     for name in workers:
         cluster.stop_worker(name)
     return result
+
+
+def side_by_side(trusted: bool, matches: int) -> tuple[float, float, int]:
+    """(bare runner games a minute, one worker's end to end, games) on the same seeded matches."""
+    cluster = Cluster(ARENA_SANDBOX_TRUSTED="1" if trusted else "0").start()
+    try:
+        ids = cluster.harness("seed", "--matches", str(matches))["matches"]
+        bare = cluster.harness("bare", str(ids[0]), "--matches", str(matches), timeout=1800)
+        end_to_end, games = run_phase(cluster, ["s1"], 0, seed=0, ids=ids)
+    finally:
+        cluster.stop()
+    return bare["games"] / bare["seconds"] * 60, end_to_end, games
 
 
 KINDS = ("challenge", "tournament", "sprt", "ladder")
@@ -82,6 +103,7 @@ def main() -> int:
     parser.add_argument("--latency-matches", type=int, default=40)
     parser.add_argument("--wakeup-rounds", type=int, default=20, help="matches of each kind per broker")
     parser.add_argument("--wakeups-only", action="store_true", help="only the per-kind latencies")
+    parser.add_argument("--side-by-side-only", action="store_true", help="only the bare runner against one worker")
     parser.add_argument("--quick", action="store_true",  # tests/test_benchmarks.py runs it so
                         help="the smallest run (4 matches a phase, 3 for the latency, 2 wake-up rounds): that it runs")
     args = parser.parse_args()
@@ -91,6 +113,13 @@ def main() -> int:
     if missing:
         print(f"cannot run: {missing}", file=sys.stderr)
         return 2
+    for trusted in (True, False):
+        bare, end_to_end, games = side_by_side(trusted, args.matches)
+        bots = "instant trusted bots" if trusted else "instant sandboxed bots"
+        print(f"games per minute, {bots:22s}: bare runner {bare:7.1f}, one worker end to end {end_to_end:7.1f} "
+              f"= {end_to_end / bare:4.0%}  ({games} games, Redis + PostgreSQL)")
+    if args.side_by_side_only:
+        return 0
     print_wakeups("embedded (filesystem)", wakeup_latencies(True, args.wakeup_rounds))
     print_wakeups("Redis", wakeup_latencies(False, args.wakeup_rounds))
     if args.wakeups_only:
@@ -112,7 +141,7 @@ def main() -> int:
         cluster.stop()
     print(f"games per minute, 1 worker : {one:7.1f}  ({games_one} games)")
     print(f"games per minute, 2 workers: {two:7.1f}  ({games_two} games)")
-    print(f"scaling ratio 2/1          : {two / one:7.2f}")
+    print(f"scaling ratio 2/1          : {two / one:7.2f}  (on {os.cpu_count()} cores)")
     print(f"queued -> running latency  : p50 {statistics.median(latencies):.0f} ms, "
           f"p95 {percentile(latencies, 0.95):.0f} ms  ({len(latencies)} matches, Redis, idle workers)")
     return 0

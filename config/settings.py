@@ -262,6 +262,8 @@ SPECTACULAR_SETTINGS = {
         "MatchStatusEnum": "tournaments.models.Match.Status",
         "TournamentStatusEnum": "tournaments.models.Tournament.Status",
         "TiebreakEnum": "tournaments.models.TIEBREAKS",
+        "TournamentFormatEnum": "tournaments.models.Tournament.Format",
+        "SeedingEnum": "tournaments.models.SEEDINGS",
     },
 }
 
@@ -333,7 +335,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
     }
 else:
     # Redis hands an unacknowledged message to a second worker after the visibility timeout: keep it an hour
-    # above the longest a match task may run (workers/schedule.py, visibility_timeout; celery #7651).
+    # above the longest a match task may run (play/limits.py, visibility_timeout; celery #7651).
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(env_int("CELERY_VISIBILITY_TIMEOUT", 4 * 3600),
                                                                  ARENA["MAX_MATCH_SECONDS"] + 3600)}
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None

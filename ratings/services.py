@@ -46,10 +46,12 @@ def lock_ratings(game_id: str, bot_ids) -> dict[int, Rating]:
 
 
 def apply_rated_game(played, white_bot_id: int, black_bot_id: int, ratings: dict[int, Rating],
-                     rules: EloRules | None = None) -> list[RatingChange]:
+                     rules: EloRules | None = None, store: bool = True) -> list[RatingChange]:
     """Apply one finished game to the (locked) ratings of both bots and record the changes.
 
-    Each bot's change uses its own K; both use the ratings from before the game.
+    Each bot's change uses its own K; both use the ratings from before the game. ``store=False``: the ratings
+    change in memory and the changes come back unsaved, for ``store_rating_changes`` to write a whole match's at
+    once (two queries a match instead of three a game).
     """
     if not is_rated_pairing(white_bot_id, black_bot_id):
         return []
@@ -67,10 +69,23 @@ def apply_rated_game(played, white_bot_id: int, black_bot_id: int, ratings: dict
         rating.elo = after
         rating.games += 1
         rating.wins, rating.draws, rating.losses = tally([score], (rating.wins, rating.draws, rating.losses))
-    RatingChange.objects.bulk_create(changes)
-    for rating in (white, black):
-        rating.save(update_fields=["elo", "games", "wins", "draws", "losses", "updated_at"])
+    if store:
+        store_rating_changes(changes, (white, black))
     return changes
+
+
+RATING_FIELDS = ["elo", "games", "wins", "draws", "losses", "updated_at"]
+
+
+def store_rating_changes(changes: list[RatingChange], ratings) -> None:
+    """Write the changes (in the order they were applied: ``recompute_ratings`` replays them by id) and the
+    (locked) ratings they changed, one query each."""
+    RatingChange.objects.bulk_create(changes)
+    now = timezone.now()
+    ratings = list(ratings)
+    for rating in ratings:
+        rating.updated_at = now  # auto_now is the save's; a bulk update sets it by hand
+    Rating.objects.bulk_update(ratings, RATING_FIELDS)
 
 
 @dataclass

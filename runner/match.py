@@ -1,22 +1,4 @@
-"""The referee side of BGTP/1 (``docs/protocol.md``): one game between two bots.
-
-``play_game`` starts both bots in the sandbox, plays the handshake, every
-action and the game over exactly as the protocol says, and returns the game
-record (``engines.record.make_record`` plus white, black, tc, detail, stderr
-and log). A bot can only hurt itself: every read goes through ``poll`` with a
-deadline and a line buffer with a per-line cap, every write is non-blocking
-(a line the bot does not read waits in its outbox), and each bot's clock is
-charged only from the moment its ``go`` is flushed to the LF of its answer.
-
-Termination reasons (protocol §6, ``engines.core.Termination``) the runner adds to the game's own:
-``illegal-move``, ``timeout``, ``crash``, ``init-failed`` (anything that goes
-wrong before ``ready``, including a crash or a failed build), ``resign``,
-``bot-error``, ``output-limit`` (1 MiB of stdout per game or a line over
-1 KiB), ``max-plies``, and ``void`` when both bots fail before move 1.
-
-``retries=N`` allows N illegal answers per game (each gets ``error illegal``
-and the same ``legal`` + ``go`` again, with the clock still running).
-"""
+"""The referee side of BGTP/1 (``docs/protocol.md``): one game between two bots."""
 
 from __future__ import annotations
 

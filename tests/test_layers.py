@@ -85,6 +85,20 @@ def test_runner_imports_only_engines_and_the_standard_library(path):
     assert outside == [], f"{path.relative_to(ROOT)}: the host side may import only engines, runner and the stdlib"
 
 
+def test_a_claimed_match_crosses_each_boundary_once():
+    """``play`` reaches the runner only from its referee adapter; ``workers`` plays a claimed match only through
+    ``play.claimed`` and never imports the runner; ``play`` takes no work and sends no message (below workers)."""
+    def runner_users(package: str) -> set[str]:  # runner.stopping, the process's stop request, is not the runner
+        return {module for module, imported in GRAPH.items()
+                if top(module) == package and layer(module) == layer(package)
+                and any(top(target) == "runner" and target != "runner.stopping" for target, *_ in imported)}
+
+    assert runner_users("play") == {"play.referee"}
+    assert runner_users("workers") == set()
+    assert {target for target, *_ in GRAPH["workers.playing"] if top(target) == "play"} == {
+        "play.claimed", "play.lease"}
+
+
 def test_the_service_reaches_the_runner_only_through_its_doors():
     through = {str(path.relative_to(ROOT)) for package in ("tournaments", "ratings") for path in modules(package)
                if any(top(module) == "runner" for module, _ in imports(path))}
@@ -93,8 +107,8 @@ def test_the_service_reaches_the_runner_only_through_its_doors():
 
 # The whole project's layers, bottom up (docs/architecture.md draws them and says why). A module may import its
 # own layer and those below; the longest matching prefix names a module's layer.
-PACKAGES = ("engines", "runner", "knobs", "ratings", "tournaments", "seeds", "workers", "hooks", "api", "web", "ops",
-            "config")
+PACKAGES = ("engines", "runner", "knobs", "ratings", "tournaments", "seeds", "play", "workers", "hooks", "api", "web",
+            "ops", "config")
 LAYERS = {
     "engines": 0,  # the bot's library
     "runner": 1,  # the host side: sandbox, match runner, bundles
@@ -102,13 +116,14 @@ LAYERS = {
     "ratings": 2,  # rating math and the rating tables; its foreign keys to tournaments are strings, not imports
     "tournaments": 3,  # the domain: models, services, selectors, the referee
     "seeds": 4,  # a fresh install's data, written through the domain's services
-    "workers": 5,  # Celery tasks and what they orchestrate
-    "hooks": 6,  # owners' webhooks: endpoints, notices, signed deliveries (their task); the API and site serve them
+    "play": 5,  # a claimed match until its report: lease, the games through the runner, live publishing, limits
+    "workers": 6,  # Celery tasks and what they orchestrate
+    "hooks": 7,  # owners' webhooks: endpoints, notices, signed deliveries (their task); the API and site serve them
     # The layer that serves people: the REST API, then what is built on it, side by side and unknown to each other:
     # the site's pages and the operators' side (the admin, its dashboard, the manage.py commands).
-    "api": 7,
-    "web": 8, "ops": 8,
-    "config": 9,  # settings, root URLs, the Celery app, WSGI/ASGI
+    "api": 8,
+    "web": 9, "ops": 9,
+    "config": 10,  # settings, root URLs, the Celery app, WSGI/ASGI
 }
 # No exceptions: what looks like an upward arrow is a reference by name, not an import (config.celery's
 # autodiscover_tasks(["workers"]), a dotted path in the settings, ratings' ForeignKey("tournaments.Bot"), a task
@@ -175,7 +190,7 @@ def test_every_module_has_a_layer():
     assert all(top(module) in LAYERS for module in PROJECT)
     assert layer("ops.admin") == layer("web.views") > layer("api.views") > layer("workers.tasks")
     assert layer("api.webhooks") > layer("hooks.services") > layer("workers.tasks")
-    assert layer("workers.tasks") > layer("tournaments.services.matches")
+    assert layer("workers.tasks") > layer("play.claimed") > layer("tournaments.services.matches")
     assert layer("tournaments.models") > layer("ratings.models") > layer("runner.match") > layer("engines.tafl")
 
 

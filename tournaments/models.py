@@ -172,6 +172,10 @@ TIEBREAKS = ("direct_encounter", "wins", "sonneborn_berger", "koya")
 DEFAULT_TIEBREAKS = ",".join(TIEBREAKS)
 
 
+# How a knockout's bracket is seeded (tournaments.knockout).
+SEEDINGS = [("rating", "by fitted rating"), ("listed", "as listed")]
+
+
 class Tournament(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft"
@@ -196,7 +200,7 @@ class Tournament(models.Model):
         help_text="Gauntlet: the entered version that plays every other entrant.")
     # A knockout (tournaments.services.knockout): how the bracket is seeded, and how many colour-swapped
     # tie-break pairs a level mini-match plays before the higher seed advances.
-    seeding = models.CharField(max_length=8, choices=[("rating", "by fitted rating"), ("listed", "as listed")],
+    seeding = models.CharField(max_length=8, choices=SEEDINGS,
                                default="rating", db_default="rating")
     tiebreak_pairs = models.PositiveIntegerField(
         default=2, db_default=2,

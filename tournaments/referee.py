@@ -1,10 +1,5 @@
-"""The service's only door to the referee's runner: unpack a stored version, smoke-test it, play a game.
-
-``engines`` and ``runner`` know nothing of Django; this module turns ``BotVersion`` rows into ``runner.bots.Bot``
-directories and calls the sandbox and the match runner. Failures come back in two kinds:
-``BotFailure`` (the bot's fault: reject it, or score the game) and ``InfrastructureError`` (ours:
-requeue, never score).
-"""
+"""The domain's door to the referee's runner: unpack a stored version, hold it on disk, smoke-test it (a claimed
+match's games are played by ``play.referee``, with the bots and the sandbox opened here)."""
 
 from __future__ import annotations
 
@@ -14,21 +9,16 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from django.conf import settings
-
-from engines import get_game
+from knobs import arena
 from runner.bots import BadBot, Bot, load_bot, sanitise_name
 from runner.bundle import BadFiles, Entry, FileLimits, read_tar_gz, read_zip, unpack, write_tree
 from runner.cache import TreeCache
 
-from . import live
-
 
 def file_limits() -> FileLimits:
     """The limits on an upload's files, from the settings; the worker reads the stored list with them too."""
-    arena = settings.ARENA
-    return FileLimits(max_entries=arena["UPLOAD_MAX_FILES"], max_bytes=arena["UPLOAD_MAX_UNPACKED_BYTES"],
-                      max_ratio=arena["UPLOAD_MAX_RATIO"])
+    return FileLimits(max_entries=arena.UPLOAD_MAX_FILES, max_bytes=arena.UPLOAD_MAX_UNPACKED_BYTES,
+                      max_ratio=arena.UPLOAD_MAX_RATIO)
 
 
 class InfrastructureError(RuntimeError):
@@ -57,8 +47,8 @@ def open_sandbox(trusted: bool = False):
     sandbox = _sandbox_module()
     try:
         # each version's build runs once on this machine: its result is kept next to its files
-        return sandbox.open_sandbox(trusted=trusted or settings.ARENA["SANDBOX_TRUSTED"],
-                                    builds=Path(settings.ARENA["BOT_CACHE_DIR"]) / "builds")
+        return sandbox.open_sandbox(trusted=trusted or arena.SANDBOX_TRUSTED,
+                                    builds=Path(arena.BOT_CACHE_DIR) / "builds")
     except sandbox.SandboxError as error:
         raise InfrastructureError(f"sandbox unavailable: {error}") from error
 
@@ -66,7 +56,7 @@ def open_sandbox(trusted: bool = False):
 def isolation_problem() -> str:
     """Why this worker's bots could reach each other, or "" (``runner.sandbox``'s answer, once per process and
     sandbox mode)."""
-    return _isolation_problem(settings.ARENA["SANDBOX_TRUSTED"])
+    return _isolation_problem(arena.SANDBOX_TRUSTED)
 
 
 @functools.cache
@@ -78,14 +68,14 @@ def _isolation_problem(trusted: bool) -> str:
 
 
 def limits():
-    return _sandbox_module().Limits(memory_bytes=settings.ARENA["BOT_MEMORY_BYTES"])
+    return _sandbox_module().Limits(memory_bytes=arena.BOT_MEMORY_BYTES)
 
 
 def bot_cache() -> TreeCache:
     """The worker's unpacked versions under BOT_CACHE_DIR, at most BOT_CACHE_BYTES with their builds
     (``runner.cache``: least recently used out first, never a tree in use)."""
-    root = Path(settings.ARENA["BOT_CACHE_DIR"])
-    return TreeCache(root, settings.ARENA["BOT_CACHE_BYTES"], companions=_build_of(root / "builds"),
+    root = Path(arena.BOT_CACHE_DIR)
+    return TreeCache(root, arena.BOT_CACHE_BYTES, companions=_build_of(root / "builds"),
                      wanted=_keys_still_stored)
 
 
@@ -193,6 +183,16 @@ def loaded_versions(*versions) -> Iterator[list[Bot]]:
         yield [_as_bot(version, stack.enter_context(version_files(version))) for version in versions]
 
 
+@contextmanager
+def held_bots(*version_ids: int) -> Iterator[dict[int, Bot]]:
+    """Runner bots of the versions ``version_ids`` by id (one query), held as ``loaded_versions`` holds them."""
+    from .models import BotVersion  # lazy: the referee is imported while the apps load
+
+    rows = BotVersion.objects.select_related("bot").in_bulk(version_ids)
+    with loaded_versions(*(rows[pk] for pk in version_ids)) as bots:
+        yield dict(zip(version_ids, bots))
+
+
 def forget_versions(keys) -> None:
     """Remove these cache keys' trees (and builds) now, those no version stores any more; one in use stays
     for eviction later. Called after a deletion commits."""
@@ -216,33 +216,10 @@ def smoke_test(version, trusted: bool = False) -> None:
         try:
             failure = runner.match.smoke_test(
                 version.bot.game, bot, sandbox=open_sandbox(trusted), limits=limits(),
-                startup_ms=settings.ARENA["SMOKE_TEST_STARTUP_SECONDS"] * 1000,
-                move_ms=settings.ARENA["SMOKE_TEST_MOVE_SECONDS"] * 1000,
+                startup_ms=arena.SMOKE_TEST_STARTUP_SECONDS * 1000,
+                move_ms=arena.SMOKE_TEST_MOVE_SECONDS * 1000,
             )
         except _sandbox_module().SandboxError as error:
             raise InfrastructureError(f"sandbox failed during the smoke test: {error}") from error
     if failure:
         raise BotFailure(failure.reason, stderr=failure.stderr)
-
-
-def play_game(match, number: int, white_bot: Bot, black_bot: Bot, sandbox) -> dict:
-    """One game of ``match`` through ``runner.match.play_game``; the runner's record comes back. Watchers see
-    the game as it goes (``tournaments.live``)."""
-    import runner.match  # lazy: start-up time, as runner.sandbox above
-
-    start = {"game": match.game, "initial": get_game(match.game).initial().text(), "white": white_bot.name,
-             "black": black_bot.name, "tc": match.time_control}
-
-    def on_ply(actions, times):
-        live.publish(match.pk, number, {**start, "actions": actions, "times": times, "plies": len(actions)})
-
-    on_ply([], [])
-    try:
-        record = runner.match.play_game(
-            match.game, white_bot, black_bot, tc=match.time_control, sandbox=sandbox, limits=limits(),
-            seed=match.pk * 1000 + number, match_id=f"m{match.pk}-g{number}", on_ply=on_ply,
-        )
-    except _sandbox_module().SandboxError as error:
-        raise InfrastructureError(f"sandbox failed during game {number}: {error}") from error
-    live.publish(match.pk, number, record)
-    return record

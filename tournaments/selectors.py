@@ -64,6 +64,11 @@ def match_list() -> QuerySet[Match]:
     return Match.objects.select_related("version_a__bot__owner", "version_b__bot__owner", "tournament")
 
 
+def match_status(match_id: int) -> str | None:
+    """The match's status, or None when there is no such match."""
+    return Match.objects.filter(pk=match_id).values_list("status", flat=True).first()
+
+
 def tournament_list() -> QuerySet[Tournament]:
     """Tournaments with their organisers and ``entrant_count`` (for the games they will play)."""
     # Ordered again: a grouped query does not take the model's default ordering.

@@ -1,13 +1,4 @@
-"""The replay viewer's boards: SVG for every game id, and the plies of a record as the referee computes them.
-
-Nothing here knows a rule. Every position comes from replaying a record's actions through the referee
-(``engines``), the pieces from each position's ``pieces()`` and the squares or points from the game's
-``points()`` (their coordinates and kinds), so the page can never disagree with the referee. The page's
-script (``static/web/replay.js``) only shows
-what ``replay`` computed.
-
-Piece codes are those of ``engines.Position.pieces``: a side letter and a kind letter.
-"""
+"""The replay viewer's boards: SVG for every game id, and the plies of a record as the referee computes them."""
 
 from __future__ import annotations
 

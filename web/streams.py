@@ -1,5 +1,5 @@
 """The live page's Server-Sent Events: each ply of a running match as the worker publishes it
-(``tournaments.live``), then the match's next game, then ``end`` when the match is over."""
+(``play.live``), then the match's next game, then ``end`` when the match is over."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterator
 
 from api.streaming import HEARTBEAT_SECONDS, RETRY_MS, STREAM_BYTES, STREAM_SECONDS, Slots
-from tournaments import live
+from play import live
 from tournaments.models import Game, Match
 from tournaments.services.matches import colours
 

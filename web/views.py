@@ -24,9 +24,9 @@ from api import throttles as api_throttles
 from api.serializers import VersionTestSerializer
 from engines import GAME_IDS, get_game
 from engines.core import SIDES, Termination, other
+from play import live
 from ratings import selectors as ratings_selectors
 from runner.match import stderr_tail
-from tournaments import live
 from tournaments import selectors as app_selectors
 from tournaments import services as app_services
 from tournaments.gauntlet import gauntlet_table

@@ -1,27 +1,14 @@
-"""The workers' own knobs, read through ``knobs.arena`` (declared in knobs, read from the environment by config)."""
+"""The workers' own knobs, read through ``knobs.arena`` (declared in knobs, read from the environment by
+config); a match's time limits and heartbeat are ``play.limits``'."""
 
 from __future__ import annotations
 
 from knobs import arena
 
 
-def heartbeat_seconds() -> float:
-    """How often a playing worker extends its lease: by default a quarter of ``MATCH_LEASE_SECONDS``.
-
-    The lease itself (and the attempts before a match fails) belong to the match services, which
-    read ``knobs.arena`` directly.
-    """
-    return float(arena.HEARTBEAT_SECONDS)
-
-
 def dispatch_grace_seconds() -> float:
     """A queued match older than this with no claim has probably lost its message: send another."""
     return float(arena.DISPATCH_GRACE_SECONDS)
-
-
-def max_match_seconds() -> int:
-    """The hard time limit no match task exceeds; the Redis visibility timeout sits above it."""
-    return int(arena.MAX_MATCH_SECONDS)
 
 
 def ladder_target_queued() -> int:

@@ -9,13 +9,13 @@ from celery import current_app
 from django.db.models import F, Q
 from django.utils import timezone
 
+from play.limits import match_time_limits_cap
 from tournaments.models import BotVersion, Match
 from tournaments.services import matches as match_services
 from tournaments.services.uploads import SMOKE_LEASE_SECONDS
 
 from . import conf
 from .models import Dispatch
-from .schedule import match_time_limits_cap
 
 log = logging.getLogger("workers.dispatching")
 # Wake-ups are sent through the Celery app's task registry, by the task's name ("workers.play_next"), as a

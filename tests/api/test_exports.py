@@ -49,7 +49,7 @@ def test_dataset_export_filters_public_games_and_strips_bot_texts(anon, player, 
     assert [line["match"] for line in body] == [match.pk, match.pk, other.pk, other.pk]
     assert {line["schema"] for line in body} == {"arena-games/1"}
     assert "secret" not in json.dumps(body)
-    picked = _lines(anon.get(f"/api/games/export.jsonl?tournament={tournament.pk}&game=tafl9&ruleset=tafl9"))
+    picked = _lines(anon.get(f"/api/games/export.jsonl?tournament={tournament.pk}&game=tafl9&ruleset={match.ruleset}"))
     assert [(line["match"], line["tournament"]) for line in picked] == [(match.pk, tournament.pk)] * 2
     assert _lines(anon.get(f"/api/games/export.jsonl?bot={b.bot_id}&ruleset=other")) == []
     for query, field in (("game=chess", "game"), ("tournament=x", "tournament"), ("colour=white", "colour"),

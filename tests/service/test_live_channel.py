@@ -1,4 +1,4 @@
-"""The live games' channel (``tournaments.live``): what a worker process publishes another process reads, without
+"""The live games' channel (``play.live``): what a worker process publishes another process reads, without
 CACHE_URL (files under ARENA["LIVE_DIR"]) and with it (the shared Redis cache); publishing never fails a match
 and costs little per ply. Rerun on PostgreSQL: the channel must not depend on the database's engine."""
 
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from play import live
 from tests.postgresql import rerun_on_postgresql
-from tournaments import live
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS = "redis://127.0.0.1:6379/0"
@@ -32,7 +32,7 @@ def so_far(plies: int, **more) -> dict:
 def other_process(code: str, **env: str) -> str:
     """``code`` run in a fresh Django process (as a worker or a web process is), its stdout."""
     environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "PYTHONPATH": str(ROOT), **env}
-    program = f"import django; django.setup()\nfrom tournaments import live\n{code}"
+    program = f"import django; django.setup()\nfrom play import live\n{code}"
     done = subprocess.run([sys.executable, "-c", program],
                           cwd=ROOT, env=environment, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -79,7 +79,7 @@ def test_publishing_never_fails_the_match(settings, tmp_path, caplog):
     blocked = tmp_path / "not-a-directory"
     blocked.write_text("")
     settings.ARENA = {**settings.ARENA, "LIVE_DIR": blocked}
-    with caplog.at_level(logging.WARNING, logger="tournaments.live"):
+    with caplog.at_level(logging.WARNING, logger="play.live"):
         live.publish(5, 1, so_far(2))  # returns: the game goes on unwatched
     assert "live match 5: game 1 not published" in caplog.text
     assert live.game(5, 1) is None

@@ -10,9 +10,11 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from engines import GAME_IDS, get_game
+from play.referee import play_game
 from ratings.models import Rating
 from tests.support import BOTS, ready_version
 from tournaments.models import Game, Tournament
+from tournaments.services.matches import MatchPlan
 from tournaments.services.ratings import fit_ratings
 from web.boards import cells
 
@@ -191,7 +193,8 @@ def test_a_live_game_page_advances_while_the_game_is_played(site, player, other_
     bots = [referee.load_version(version) for version in versions]
     sandbox = referee.open_sandbox()
     played = {}
-    worker = threading.Thread(target=lambda: played.update(record=referee.play_game(match, 1, *bots, sandbox)))
+    plan = MatchPlan.of(match)
+    worker = threading.Thread(target=lambda: played.update(record=play_game(plan, 1, *bots, sandbox)))
     worker.start()
     try:
         site.open(f"/matches/{match.pk}/live/")
@@ -235,7 +238,7 @@ def slider_reaches(page, test: str, value: int, seconds: float) -> None:
 
 
 def _live_actions(match) -> list[str]:
-    from tournaments import live
+    from play import live
 
     return live.game(match.pk, 1)["actions"]
 

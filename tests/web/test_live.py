@@ -1,12 +1,12 @@
-"""Live games: the worker publishes each game as it goes (``tournaments.live``), the live page's viewer polls it."""
+"""Live games: the worker publishes each game as it goes (``play.live``), the live page's viewer polls it."""
 
 from __future__ import annotations
 
 import pytest
 from django.test import Client
 
+from play import live
 from tests.support import make_bot, ready_version
-from tournaments import live
 
 from .conftest import kit_version
 
@@ -24,8 +24,10 @@ def running_match(player, other_player, game_id: str = "tafl9"):
     return match
 
 
-def test_the_runner_publishes_every_ply_and_never_the_bots_text(player, other_player, monkeypatch):
+def test_the_runner_publishes_the_plies_as_they_come_and_never_the_bots_text(player, other_player, monkeypatch):
+    from play.referee import play_game
     from tournaments import referee
+    from tournaments.services.matches import MatchPlan
 
     match = running_match(player, other_player)
     bots = [referee.load_version(match.version_a), referee.load_version(match.version_b)]
@@ -37,9 +39,12 @@ def test_the_runner_publishes_every_ply_and_never_the_bots_text(player, other_pl
         seen.append(list(live.game(match_id, number)["actions"]))
 
     monkeypatch.setattr(live, "publish", spy)
-    record = referee.play_game(match, 1, *bots, referee.open_sandbox())
+    record = play_game(MatchPlan.of(match), 1, *bots, referee.open_sandbox())
     assert seen[0] == [] and seen[-1] == record["actions"]
-    assert [len(actions) for actions in seen[:-1]] == list(range(len(record["actions"]) + 1))
+    # the plies of each live.PLY_SECONDS go together, in order; the finished record comes last
+    plies = [len(actions) for actions in seen]
+    assert plies == sorted(plies) and len(plies) > 2
+    assert all(actions == record["actions"][:len(actions)] for actions in seen)
     kept = live.game(match.pk, 1)
     assert kept["actions"] == record["actions"] and kept["reason"] == record["reason"]
     assert "stderr" not in kept and "log" not in kept

@@ -172,9 +172,9 @@ def test_where_the_stream_is_refused_the_page_polls_and_still_moves_on(site, pla
 
     from django.conf import settings
 
+    from play import live
     from tests.support import make_bot, ready_version
     from tests.web.test_live_events import game_so_far
-    from tournaments import live
     from tournaments.services import claim_match, create_match
     from web import streams
 

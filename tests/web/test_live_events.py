@@ -13,9 +13,9 @@ from django.test import Client
 
 from engines import get_game
 from engines.record import record_of_play
+from play import live
 from tests.postgresql import rerun_on_postgresql
 from tests.support import make_bot, ready_version
-from tournaments import live
 from web import streams
 
 THREADED = {"wsgi.multithread": True}  # as runserver and gunicorn's gthread workers say; Django's test client says no

@@ -3,6 +3,7 @@
     python tests/workers/harness.py seed --matches 200 [--delay 0.05] [--tc move:2000]
     python tests/workers/harness.py status | snapshot | replay
     python tests/workers/harness.py trickle --matches 40 [--interval 0.5] | timings <first_match_id>
+    python tests/workers/harness.py bare <first_match_id> --matches N | in-process [--profile FILE]   (side by side)
     python tests/workers/harness.py send <match_id> [--times 2]
     python tests/workers/harness.py forge
     python tests/workers/harness.py stale-report
@@ -146,8 +147,9 @@ def forge(args) -> dict:
 
 def stale_report(args) -> dict:
     """Reports without the current lease: for a finished match, and for a running one held by another lease."""
+    from play.claimed import report
     from tournaments.services import claim_match, requeue_match
-    from workers.playing import play_hinted, report
+    from workers.playing import play_hinted
 
     finished = Match.objects.filter(status="finished").values_list("pk", flat=True).first()
     record = {"winner": "white", "reason": "resign", "plies": 3}
@@ -226,13 +228,13 @@ def scavenge_locked(args) -> dict:
 
 def late_report(args) -> dict:
     """A worker that has played a match and beats its lease (a minute): it prints the match, waits for a
-    line on stdin, then reports as a worker does (``workers.playing.report``)."""
+    line on stdin, then reports as a worker does (``play.claimed.report``)."""
     from datetime import timedelta
 
     from django.utils import timezone
 
+    from play.claimed import report
     from tournaments.services import claim_match
-    from workers.playing import report
 
     versions = list(BotVersion.objects.filter(status="ready").select_related("bot").order_by("pk")[:2])
     with transaction.atomic():  # claimed before anyone sees it queued
@@ -263,6 +265,49 @@ def trickle(args) -> dict:
         ids.append(match.pk)
         time.sleep(args.interval)
     return {"matches": ids}
+
+
+def bare(args) -> dict:
+    """Play the games of queued matches ``match_id``.. (``--matches``) through the bare runner, the very bots and
+    seeds a worker would use, nothing stored: the baseline of ``benchmarks/throughput.py``'s side by side."""
+    import time
+
+    from runner import match as runner_match
+    from tournaments import referee
+
+    matches = list(Match.objects.filter(pk__gte=args.match_id, status="queued").order_by("pk")
+                   .select_related("version_a__bot", "version_b__bot")[:args.matches])
+    sandbox = referee.open_sandbox()
+    games, started = 0, time.monotonic()
+    for match in matches:
+        with referee.loaded_versions(match.version_a, match.version_b) as (bot_a, bot_b):
+            for number in range(1, match.games_per_match + 1):
+                white, black = (bot_a, bot_b) if number % 2 else (bot_b, bot_a)
+                runner_match.play_game(match.game, white, black, tc=match.time_control, sandbox=sandbox,
+                                       limits=referee.limits(), seed=match.pk * 1000 + number)
+                games += 1
+    return {"games": games, "seconds": time.monotonic() - started}
+
+
+def in_process(args) -> dict:
+    """Play every queued match as one worker does (``play_next``), in this process, without a broker; with
+    ``--profile FILE`` under cProfile (the stats written there)."""
+    import cProfile
+    import time
+
+    from workers import playing
+
+    before = Game.objects.count()
+    profile = cProfile.Profile() if args.profile else None
+    started = time.monotonic()
+    if profile:
+        profile.enable()
+    while playing.play_next("in-process:1") != playing.NOTHING:
+        pass
+    if profile:
+        profile.disable()
+        profile.dump_stats(args.profile)
+    return {"games": Game.objects.count() - before, "seconds": time.monotonic() - started}
 
 
 def timings(args) -> dict:
@@ -516,7 +561,8 @@ def wakeups(args) -> dict:
 
 
 COMMANDS = {"wakeups": wakeups, "burst": burst, "waits": waits, "contend": contend, "light": light, "shares": shares,
-            "trickle": trickle, "timings": timings, "seed": seed, "status": status, "replay": replay_check,
+            "trickle": trickle, "timings": timings, "bare": bare, "in-process": in_process,
+            "seed": seed, "status": status, "replay": replay_check,
             "snapshot": snapshot,
             "send": send, "forge": forge, "stale-report": stale_report, "cut-off-report": cut_off_report,
             "scavenge-locked": scavenge_locked, "late-report": late_report}
@@ -539,6 +585,7 @@ def main() -> None:
     parser.add_argument("--late-names", action="store_true")
     parser.add_argument("--ids", type=json.loads, default=None, help="JSON from burst (for waits)")
     parser.add_argument("--hold", type=float, default=3.0)
+    parser.add_argument("--profile", default="", help="in-process: write cProfile stats to this file")
     parser.add_argument("--since", type=float, default=0.0)
     parser.add_argument("--kinds", default="challenge", help="wakeups: challenge,tournament,sprt,ladder")
     parser.add_argument("--api", action="store_true", help="wakeups: challenges through POST /api/matches/")

@@ -32,7 +32,7 @@ def test_the_refit_after_a_rated_match_goes_to_the_housekeeping_queue():
 
 
 def test_time_limits_grow_with_the_time_control_and_stop_at_the_cap(settings):
-    from workers.schedule import match_time_limits, visibility_timeout
+    from play.limits import match_time_limits, visibility_timeout
 
     short = match_time_limits("tafl9", "move:100", 2)
     long = match_time_limits("tafl9", "move:1000", 2)
@@ -45,7 +45,7 @@ def test_time_limits_grow_with_the_time_control_and_stop_at_the_cap(settings):
 
 
 def test_a_bad_time_control_is_refused_by_name():
-    from workers.schedule import match_time_limits
+    from play.limits import match_time_limits
 
     with pytest.raises(BadSettings, match="bad time control"):
         match_time_limits("tafl9", "hourglass:5", 2)
@@ -71,7 +71,7 @@ def test_the_redis_visibility_timeout_is_above_the_longest_task():
     import subprocess
     import sys
 
-    from workers.schedule import match_time_limits
+    from play.limits import match_time_limits
 
     # The settings as a Redis deployment loads them, even with a visibility timeout set too short.
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "CELERY_BROKER_URL": "redis://127.0.0.1:1/0",

@@ -7,11 +7,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from play.limits import match_time_limits_cap
 from tournaments.models import Bot, BotVersion, Match
 from tournaments.services import matches as match_services
 from workers import dispatching
 from workers.models import Dispatch
-from workers.schedule import match_time_limits_cap
 
 pytestmark = pytest.mark.django_db
 

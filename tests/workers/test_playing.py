@@ -7,6 +7,8 @@ import uuid
 import pytest
 from billiard.exceptions import SoftTimeLimitExceeded
 
+from play import claimed
+from play.lease import LeaseLost
 from tournaments.models import Bot, BotVersion, Game, Match
 from tournaments.referee import InfrastructureError
 from tournaments.services import matches as match_services
@@ -39,10 +41,10 @@ def sent(monkeypatch):
 @pytest.mark.slow
 def test_infrastructure_failures_requeue_unscored_and_resend(match, sent, monkeypatch, failure,
                                                             django_capture_on_commit_callbacks):
-    def broken(match_id, token):
+    def broken(plan, beat):
         raise failure
 
-    monkeypatch.setattr(playing, "play_games", broken)
+    monkeypatch.setattr(claimed, "play_games", broken)
     with django_capture_on_commit_callbacks(execute=True):  # the wake-up follows the requeue's commit
         assert playing.play_next("w:1") == playing.REQUEUED
     match.refresh_from_db()
@@ -54,7 +56,7 @@ def test_infrastructure_failures_requeue_unscored_and_resend(match, sent, monkey
 
 def test_bot_failures_in_the_records_are_scored(match, sent, monkeypatch):
     records = [{"winner": "black", "reason": "timeout", "plies": 7}, {"winner": "white", "reason": "crash"}]
-    monkeypatch.setattr(playing, "play_games", lambda match_id, token: records)
+    monkeypatch.setattr(claimed, "play_games", lambda plan, beat: records)
     assert playing.play_next("w:1") == playing.FINISHED
     match.refresh_from_db()
     assert match.status == "finished" and (match.score_a, match.score_b) == (0.0, 2.0)
@@ -62,18 +64,18 @@ def test_bot_failures_in_the_records_are_scored(match, sent, monkeypatch):
 
 
 def test_a_lost_lease_reports_nothing(match, sent, monkeypatch):
-    def lose(match_id, token):  # the scavenger requeued it while this worker was playing
-        Match.objects.filter(pk=match_id).update(status="queued", lease_token=None)
-        raise playing.LeaseLost("gone")
+    def lose(plan, beat):  # the scavenger requeued it while this worker was playing
+        Match.objects.filter(pk=plan.match_id).update(status="queued", lease_token=None)
+        raise LeaseLost("gone")
 
-    monkeypatch.setattr(playing, "play_games", lose)
+    monkeypatch.setattr(claimed, "play_games", lose)
     assert playing.play_next("w:1") == playing.LEASE_LOST
     assert Game.objects.count() == 0
 
 
 def test_a_second_delivery_and_an_unknown_id_do_nothing(match, sent, monkeypatch, caplog):
     caplog.set_level("INFO", logger="workers.playing")
-    monkeypatch.setattr(playing, "play_games", lambda match_id, token: [RECORD, RECORD])
+    monkeypatch.setattr(claimed, "play_games", lambda plan, beat: [RECORD, RECORD])
     assert playing.play_hinted(match.pk, "w:1") == playing.FINISHED
     assert playing.play_hinted(match.pk, "w:2") == playing.NOT_QUEUED
     assert f"match {match.pk} is finished, not queued" in caplog.text
@@ -87,10 +89,10 @@ def test_a_second_delivery_and_an_unknown_id_do_nothing(match, sent, monkeypatch
 
 def test_a_report_with_a_stale_token_changes_nothing(match, sent):
     token = match_services.claim_match(match.pk, "w:1")
-    assert playing.report(match.pk, uuid.uuid4(), [RECORD, RECORD]) == playing.REFUSED
+    assert claimed.report(match.pk, uuid.uuid4(), [RECORD, RECORD]) == playing.REFUSED
     assert Game.objects.count() == 0
-    assert playing.report(match.pk, token, [RECORD, RECORD]) == playing.FINISHED
-    assert playing.report(match.pk, token, [RECORD, RECORD]) == playing.REFUSED  # a duplicate report
+    assert claimed.report(match.pk, token, [RECORD, RECORD]) == playing.FINISHED
+    assert claimed.report(match.pk, token, [RECORD, RECORD]) == playing.REFUSED  # a duplicate report
     assert Game.objects.count() == 2
 
 
@@ -98,6 +100,6 @@ def test_a_void_game_requeues_the_match_unscored(match, sent, django_capture_on_
     token = match_services.claim_match(match.pk, "w:1")
     void = {"winner": "none", "reason": "void"}
     with django_capture_on_commit_callbacks(execute=True):
-        assert playing.report(match.pk, token, [void, RECORD]) == playing.REQUEUED
+        assert claimed.report(match.pk, token, [void, RECORD]) == playing.REQUEUED
     assert Match.objects.get(pk=match.pk).status == "queued"
     assert Game.objects.count() == 0 and sent == [match.pk]

@@ -16,12 +16,14 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 from django.utils import timezone
 
+from play import claimed
+from play.lease import deadline
+from play.limits import TimeLimits
 from tests.postgresql import rerun_on_postgresql
 from tournaments.models import Bot, BotVersion, Match, Worker
 from tournaments.services import claim_next_match, claim_smoke_test, create_match, requeue_match
 from tournaments.services.uploads import SMOKE_LEASE_SECONDS
 from workers import playing, tasks
-from workers.schedule import TimeLimits
 
 LADDER, REQUESTED = Match.Priority.LADDER, Match.Priority.REQUESTED
 
@@ -195,7 +197,7 @@ def test_a_message_naming_a_queued_match_does_not_jump_the_queue(versions, monke
     older = queue(versions, REQUESTED)[0]
     ladder = queue(versions, LADDER)[0]
     played = []
-    monkeypatch.setattr(playing, "play_match", lambda match_id, token, worker: played.append(match_id) or "x")
+    monkeypatch.setattr(claimed, "play_match", lambda match_id, token, worker: played.append(match_id) or "x")
     tasks.run_match(ladder)  # a forged or old message for the ladder match
     assert played == [older]
 
@@ -209,8 +211,8 @@ def test_a_smoke_test_message_for_a_judged_version_changes_nothing(versions, cap
 
 def test_a_match_over_its_own_time_limit_is_requeued_unscored(versions, monkeypatch):
     (match_id,) = queue(versions, REQUESTED)
-    monkeypatch.setattr(playing, "match_time_limits", lambda *args: TimeLimits(soft=1, hard=31))
-    monkeypatch.setattr(playing, "play_games", lambda match_id, token: time.sleep(10))
+    monkeypatch.setattr(claimed, "match_time_limits", lambda *args: TimeLimits(soft=1, hard=31))
+    monkeypatch.setattr(claimed, "play_games", lambda plan, beat: time.sleep(10))
     monkeypatch.setattr("workers.dispatching.send_match", lambda match_id: True)
     started = time.monotonic()
     assert playing.play_next("w:1") == playing.REQUEUED
@@ -220,8 +222,8 @@ def test_a_match_over_its_own_time_limit_is_requeued_unscored(versions, monkeypa
 
 
 def test_the_deadline_is_lifted_when_the_work_ends():
-    with playing.deadline(0.3):
+    with deadline(0.3):
         pass
     time.sleep(0.5)  # no alarm left behind
-    with pytest.raises(SoftTimeLimitExceeded), playing.deadline(0.2):
+    with pytest.raises(SoftTimeLimitExceeded), deadline(0.2):
         time.sleep(2)

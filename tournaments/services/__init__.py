@@ -2,7 +2,9 @@
 
 from .bots import delete_bot, pin_version, set_retired, set_version_active
 from .matches import (
+    MatchPlan,
     Report,
+    begin,
     cancel_match,
     cancel_queued_matches_of,
     check_time_control,
@@ -52,3 +54,4 @@ __all__ = [
 __all__ += ["forecast_version_test", "previous_version", "request_version_test", "stop_version_test"]
 __all__ += ["change_tournament", "check_tiebreaks"]
 __all__ += ["rotate_token"]
+__all__ += ["MatchPlan", "begin"]

@@ -6,6 +6,7 @@ import enum
 import logging
 import math
 import uuid
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.core.exceptions import ValidationError
@@ -15,7 +16,7 @@ from django.utils import timezone
 
 from engines.core import BLACK, WHITE, WINNERS, Termination, other, points
 from knobs import arena
-from ratings.services import apply_rated_game, lock_ratings
+from ratings.services import apply_rated_game, lock_ratings, store_rating_changes
 
 from .. import events
 from ..models import BotVersion, Game, Match, Tournament, Worker
@@ -67,8 +68,10 @@ def claim_match(match_id: int, worker_id: str) -> uuid.UUID | None:
 
 def note_worker(worker_id: str, isolation_problem: str, plays_rated: bool) -> None:
     """Remember how a worker asking for work keeps its bots apart (the operators' dashboard shows it)."""
-    Worker.objects.update_or_create(worker_id=str(worker_id)[:100], defaults={
-        "isolation_problem": isolation_problem[:300], "plays_rated": plays_rated, "seen_at": timezone.now()})
+    fields = {"isolation_problem": isolation_problem[:300], "plays_rated": plays_rated, "seen_at": timezone.now()}
+    # One UPDATE for a worker already known (every claim but its first), not update_or_create's locked read
+    if not Worker.objects.filter(worker_id=str(worker_id)[:100]).update(**fields):
+        Worker.objects.update_or_create(worker_id=str(worker_id)[:100], defaults=fields)
 
 
 def claim_next_match(worker_id: str, rated: bool = True) -> tuple[int, uuid.UUID] | None:
@@ -106,8 +109,33 @@ def heartbeat(match_id: int, lease_token) -> bool:
         heartbeat_at=now, lease_expires_at=now + timedelta(seconds=arena.MATCH_LEASE_SECONDS)))
 
 
-def colours(match: Match, number: int) -> tuple[BotVersion, BotVersion]:
-    """(white, black) of game ``number`` (from 1): A is white in odd games, colours swap every game."""
+@dataclass(frozen=True)
+class MatchPlan:
+    """What a worker needs to play a claimed match, as plain data (``begin``): no row to keep in step."""
+
+    match_id: int
+    game: str
+    time_control: str
+    games_per_match: int
+    version_a: int  # the versions' ids; ``colours(plan, number)`` says who is white in a game
+    version_b: int
+
+    @classmethod
+    def of(cls, match: Match) -> MatchPlan:
+        return cls(match.pk, match.game, match.time_control, match.games_per_match, match.version_a_id,
+                   match.version_b_id)
+
+
+def begin(match_id: int, lease_token) -> MatchPlan | None:
+    """The plan of a match running under ``lease_token``, or None when the lease is not (or no longer) ours."""
+    match = (Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, lease_token=lease_token)
+             .only("game", "time_control", "games_per_match", "version_a_id", "version_b_id").first())
+    return None if match is None else MatchPlan.of(match)
+
+
+def colours(match, number: int):
+    """(white, black) of game ``number`` (from 1): A is white in odd games, colours swap every game. ``match`` is a
+    Match (its versions come back) or a ``MatchPlan`` (their ids do)."""
     if number % 2 == 1:
         return match.version_a, match.version_b
     return match.version_b, match.version_a
@@ -176,12 +204,15 @@ def finish_match(match_id: int, lease_token, records) -> Report:
         ratings = lock_ratings(match.game, (bot_a, bot_b)) if match.rated else {}
         score_a = score_b = 0.0
         games = _store_games(match, records)
+        changes = []
         for played in games:
             side_a = WHITE if played.white_id == match.version_a_id else BLACK
             score_a += points(played.winner, side_a)
             score_b += points(played.winner, other(side_a))
             if match.rated:
-                apply_rated_game(played, played.white.bot_id, played.black.bot_id, ratings)
+                changes += apply_rated_game(played, played.white.bot_id, played.black.bot_id, ratings, store=False)
+        if changes:  # the whole match's rating writes in two queries
+            store_rating_changes(changes, ratings.values())
         match.status = Match.Status.FINISHED
         match.score_a, match.score_b = score_a, score_b
         match.finished_at = timezone.now()

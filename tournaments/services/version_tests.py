@@ -115,7 +115,7 @@ def forecast(hypotheses: sprt.Hypotheses, baseline: BotVersion) -> dict:
 
 def longest_game_seconds(game_id: str, time_control: str) -> float:
     """The thinking time of the longest game the rule book and the time control allow: every action using its
-    whole budget (as ``workers.schedule.worst_game_seconds``, less the start-up and referee allowances)."""
+    whole budget (as ``play.limits.worst_game_seconds``, less the start-up and referee allowances)."""
     control = TimeControl.parse(time_control)
     plies = get_game(game_id).max_plies
     if control.mode == "move":

@@ -24,7 +24,7 @@ LADDER = None  # the ladder's account: its matches are charged to nobody
 # budget (a searching bot does; a quick bot costs less, which only leaves budget unused). Typical: the median
 # length of the game's last stored games, once there are enough of them; before that, EXPECTED_PLIES (the
 # reference bots' games last 40-200 plies). The rule books' longest (750-1000) is the worst case
-# workers.schedule uses for time limits, far above what is expected.
+# play.limits uses for time limits, far above what is expected.
 EXPECTED_STARTUP_SECONDS = 2.0
 EXPECTED_PLIES = 120
 TYPICAL_SAMPLE, TYPICAL_MIN_GAMES, TYPICAL_SECONDS = 500, 50, 600

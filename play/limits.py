@@ -1,10 +1,5 @@
-"""Timing: each match task's time limits and the Redis visibility timeout (config/settings.py sets it).
-
-A match's worst case is every action using its whole budget for the longest game the rule book
-allows, plus the start-up deadlines of both bots, for every game of the match. The task's soft
-limit is that worst case; the hard limit a little above it; the visibility timeout above the
-longest any task may run, so Redis never hands a match still being played to a second worker.
-"""
+"""Timing: each match's time limits, the heartbeat's pace and the Redis visibility timeout (config/settings.py sets
+it)."""
 
 from __future__ import annotations
 
@@ -12,13 +7,26 @@ from dataclasses import dataclass
 
 from engines import get_game
 from engines.protocol import TimeControl
-
-from . import conf
+from knobs import arena
 
 STARTUP_S = 2 * 10.0 * 2  # both bots, `bgtp` and `ready` deadlines (protocol §5)
 REFEREE_S_PER_PLY = 0.05  # move generation, pipes and logging the referee does per action
 HARD_EXTRA_S = 30  # between the soft limit (clean requeue) and the hard kill
 VISIBILITY_MARGIN_S = 3600
+
+
+def heartbeat_seconds() -> float:
+    """How often a playing worker extends its lease: by default a quarter of ``MATCH_LEASE_SECONDS``.
+
+    The lease itself (and the attempts before a match fails) belong to the match services, which
+    read ``knobs.arena``.
+    """
+    return float(arena.HEARTBEAT_SECONDS)
+
+
+def max_match_seconds() -> int:
+    """The hard time limit no match task exceeds; the Redis visibility timeout sits above it."""
+    return int(arena.MAX_MATCH_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -34,16 +42,16 @@ def worst_game_seconds(game_id: str, time_control: str) -> float:
 
 def match_time_limits(game_id: str, time_control: str, games: int) -> TimeLimits:
     """Soft and hard limits for one run of a match task; never above ``conf.max_match_seconds``."""
-    cap = conf.max_match_seconds()
+    cap = max_match_seconds()
     soft = min(int(games * worst_game_seconds(game_id, time_control)) + 1, cap - HARD_EXTRA_S)
     return TimeLimits(soft=max(soft, 1), hard=max(soft, 1) + HARD_EXTRA_S)
 
 
 def match_time_limits_cap() -> TimeLimits:
     """The limits of a wake-up: the longest any match may take (each match then keeps to its own)."""
-    cap = conf.max_match_seconds()
+    cap = max_match_seconds()
     return TimeLimits(soft=cap - HARD_EXTRA_S, hard=cap)
 
 
 def visibility_timeout() -> int:
-    return conf.max_match_seconds() + VISIBILITY_MARGIN_S
+    return max_match_seconds() + VISIBILITY_MARGIN_S

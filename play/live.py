@@ -1,18 +1,6 @@
-"""Games being played now, for their watchers: the worker publishes the game so far after every ply, the live
+"""Games being played now, for their watchers: the worker publishes the game so far as it goes (``Game``), the live
 page of a running match reads it. Nothing here is the source of truth (the database is, once the match is
-finished); a channel that does not answer only means nobody can watch, never a slower or failed match.
-
-The channel is one every process sees:
-
-- with CACHE_URL, the shared Redis cache (a ``set`` per ply, well under a millisecond);
-- without it (the quick start: SQLite, the embedded broker, runserver and a separate worker process) the
-  cache is each process's own memory, so each game so far is a small JSON file under ``ARENA["LIVE_DIR"]``
-  (``var/live/``), written whole under a name of its own and renamed into place, so a reader sees the last
-  ply or the one before, never half of one: about 0.2 ms a ply. Not the database: a committed write on
-  SQLite is an fsync, 20 ms or more a ply on an ordinary disk, and it would hold the write lock the
-  worker's own heartbeats need. The web and worker processes must then share that directory (one
-  machine, one ``ARENA_VAR_DIR``), as they share the SQLite file.
-"""
+finished); a channel that does not answer only means nobody can watch, never a slower or failed match."""
 
 from __future__ import annotations
 
@@ -26,6 +14,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.cache import cache
 from redis.exceptions import RedisError
+
+from knobs import arena
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +55,61 @@ def publish(match_id: int, number: int, record: dict) -> None:
         log.warning("live match %s: game %s not published (%s)", match_id, number, error)
 
 
+# How often a game's plies reach its watchers at most: the plies between are published together. The live page
+# looks every 0.25 s (web.streams), so a watcher sees no difference; a game of instant bots writes its entry a
+# few times instead of once a ply.
+PLY_SECONDS = 0.1
+
+
+class Game:
+    """One game's live entry while the runner plays it (``runner.match.play_game``'s ``on_ply`` is ``ply``).
+
+    The start (both names, no ply yet) is published at once and the finished record by ``over``; the plies
+    between go from a thread of their own at most every ``PLY_SECONDS``, the latest first: the game loop
+    only hands them over, and never waits for the channel. Use it as a context manager: the thread ends with
+    the block, the game over or not."""
+
+    def __init__(self, match_id: int, number: int, start: dict):
+        self.match_id, self.number, self.start = match_id, number, start
+        self._latest: tuple[list, list] | None = None
+        self._wake, self._stopped = threading.Event(), threading.Event()
+        self._thread = threading.Thread(target=self._publish_plies, name=f"live-m{match_id}-g{number}", daemon=True)
+
+    def __enter__(self) -> Game:
+        publish(self.match_id, self.number, {**self.start, "actions": [], "times": [], "plies": 0})
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop()
+
+    def ply(self, actions: list[str], times: list[int]) -> None:
+        self._latest = (list(actions), list(times))  # copies: the runner goes on appending to its lists
+        self._wake.set()
+
+    def over(self, record: dict) -> None:
+        """The finished game: published after every ply before it, so nothing older can overwrite it."""
+        self._stop()
+        publish(self.match_id, self.number, record)
+
+    def _stop(self) -> None:
+        self._stopped.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join()
+
+    def _publish_plies(self) -> None:
+        while True:
+            self._wake.wait()
+            if self._stopped.is_set():
+                return
+            self._wake.clear()
+            actions, times = self._latest
+            publish(self.match_id, self.number, {**self.start, "actions": actions, "times": times,
+                                                 "plies": len(actions)})
+            self._stopped.wait(PLY_SECONDS)  # the plies played meanwhile go together in the next write
+
+
 def current(match_id: int) -> int | None:
     """The number of the game the match is playing (or played last), or None."""
     return _read(_key(match_id))
@@ -93,7 +138,7 @@ def _read_file(path: Path):
 
 
 def _directory() -> Path:
-    return Path(settings.ARENA["LIVE_DIR"])
+    return Path(arena.LIVE_DIR)
 
 
 def _write(key: str, value) -> None:

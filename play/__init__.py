@@ -1,0 +1,1 @@
+"""Playing a claimed match: everything between "claimed" and "reported" (``play.claimed`` tells the path)."""
