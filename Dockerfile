@@ -14,6 +14,7 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY engines engines
 COPY runner runner
+COPY knobs knobs
 COPY ratings ratings
 COPY tournaments tournaments
 COPY play play

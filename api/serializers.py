@@ -3,7 +3,6 @@ whose validated data goes to a service, which does the real checking and the wri
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.validators import MaxValueValidator, RegexValidator
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
@@ -11,6 +10,7 @@ from rest_framework import serializers
 
 from engines import GAME_IDS, Winner
 from engines.protocol import TIME_CONTROL_GRAMMAR, TIME_CONTROL_HELP, TIME_CONTROL_SYNTAX, time_control_help
+from knobs import arena
 from ratings import selectors as ratings_selectors
 from ratings import sprt
 from ratings.models import FittedRating, Rating, RatingChange, VersionTest
@@ -34,14 +34,13 @@ from .filters import MAX_ID
 
 User = get_user_model()
 
-ARENA = settings.ARENA
 # What the services check, said in the schema too (a pattern there is what a client can check before sending).
 BOT_NAME_PATTERN = RegexValidator(rf"\A{BOT_NAME.pattern}\Z", f"not a bot name: use {BOT_NAME_RULE}")
 TIME_CONTROL_PATTERN = RegexValidator(rf"\A(?:{TIME_CONTROL_GRAMMAR})\Z",
                                       f"bad time control: expected {TIME_CONTROL_SYNTAX}")
 TIME_CONTROL_CHOICE_HELP = time_control_help(
-    ARENA["TIME_CONTROL_MOVE_MIN_MS"], ARENA["TIME_CONTROL_MOVE_MAX_MS"], ARENA["TIME_CONTROL_CLOCK_BASE_MAX_MS"],
-    ARENA["TIME_CONTROL_CLOCK_INCREMENT_MAX_MS"], ARENA["DEFAULT_TIME_CONTROL"])
+    arena.TIME_CONTROL_MOVE_MIN_MS, arena.TIME_CONTROL_MOVE_MAX_MS, arena.TIME_CONTROL_CLOCK_BASE_MAX_MS,
+    arena.TIME_CONTROL_CLOCK_INCREMENT_MAX_MS, arena.DEFAULT_TIME_CONTROL)
 
 
 # The docstring below is published: it is the description of every request body without a docstring of its own
@@ -74,7 +73,7 @@ class GamesCount(serializers.IntegerField):
 
     @property
     def max_value(self) -> int:
-        return settings.ARENA["MAX_GAMES_PER_MATCH"]
+        return arena.MAX_GAMES_PER_MATCH
 
     @max_value.setter
     def max_value(self, _ignored) -> None:
@@ -82,7 +81,7 @@ class GamesCount(serializers.IntegerField):
 
     def to_internal_value(self, data):
         games = super().to_internal_value(data)
-        problem = games_problem(games, settings.ARENA)  # the services' own check and words
+        problem = games_problem(games, arena)  # the services' own check and words
         if problem:
             raise serializers.ValidationError(problem)
         return games
@@ -803,7 +802,7 @@ class MatchRequestSerializer(StrictInput):
     games_per_match = GamesCount(
         required=False,
         help_text=f"How many games to play, colours alternating: at most the server's bound "
-                  f"({ARENA['MAX_GAMES_PER_MATCH']} unless set otherwise); the server's default when left out.")
+                  f"({arena.MAX_GAMES_PER_MATCH} unless set otherwise); the server's default when left out.")
     time_control = serializers.CharField(max_length=40, required=False, trim_whitespace=False,
                                          validators=[TIME_CONTROL_PATTERN], help_text=TIME_CONTROL_CHOICE_HELP)
 
@@ -942,7 +941,7 @@ class TournamentCreateSerializer(StrictInput):
                                          validators=[TIME_CONTROL_PATTERN], help_text=TIME_CONTROL_CHOICE_HELP)
     games_per_pairing = GamesCount(
         required=False,
-        help_text=GAMES_PER_PAIRING_HELP + f" At most the server's bound ({ARENA['MAX_GAMES_PER_MATCH']} unless set "
+        help_text=GAMES_PER_PAIRING_HELP + f" At most the server's bound ({arena.MAX_GAMES_PER_MATCH} unless set "
                                            f"otherwise); the server's default when left out.")
     double_round = serializers.BooleanField(required=False, default=True,
                                             help_text=DOUBLE_ROUND_HELP + " Default true.")
@@ -959,7 +958,7 @@ class TournamentCreateSerializer(StrictInput):
     tiebreak_pairs = serializers.IntegerField(min_value=0, max_value=10, required=False, default=2,
                                               help_text=TIEBREAK_PAIRS_HELP + " 0 to 10, default 2.")
     rounds = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1,
-                                      max_value=ARENA["MAX_TOURNAMENT_ENTRANTS"], help_text=ROUNDS_HELP)
+                                      max_value=arena.MAX_TOURNAMENT_ENTRANTS, help_text=ROUNDS_HELP)
     bye_points = serializers.FloatField(required=False, default=1.0, min_value=0, max_value=1,
                                         help_text=BYE_POINTS_HELP + " Default 1.")
 

@@ -13,6 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 from rest_framework.exceptions import Throttled
 
+from knobs import arena
 from tournaments.models import BotVersion, Match
 from tournaments.selectors import is_insider, may_see_bot
 from tournaments.services.match_rules import queue_again
@@ -76,8 +77,8 @@ def request_match(user, version_a_id: int, version_b_id: int, *, rated: bool = F
     version_b = _version_for(user, version_b_id, "version_b", must_own=False)
     if not user.is_staff:
         _check_queued_cap(user)
-    time_control = check_time_control(time_control or settings.ARENA["DEFAULT_TIME_CONTROL"])
-    games = check_games_per_match(settings.ARENA["DEFAULT_GAMES_PER_MATCH"] if games is None else games)
+    time_control = check_time_control(time_control or arena.DEFAULT_TIME_CONTROL)
+    games = check_games_per_match(arena.DEFAULT_GAMES_PER_MATCH if games is None else games)
     check_budget(user, expected_match_seconds(version_a.bot.game, time_control, games), "this challenge")
     return create_match(version_a, version_b, rated=False, games=games, time_control=time_control)
 
@@ -85,7 +86,7 @@ def request_match(user, version_a_id: int, version_b_id: int, *, rated: bool = F
 def _check_queued_cap(user) -> None:
     """Challenges whose version A is one of the player's bots, still waiting or being played."""
     get_user_model().objects.select_for_update().get(pk=user.pk)  # two requests at once cannot both pass
-    top = settings.ARENA["MAX_QUEUED_MATCHES_PER_PLAYER"]
+    top = arena.MAX_QUEUED_MATCHES_PER_PLAYER
     queued = Match.objects.filter(tournament__isnull=True, rated=False, version_a__bot__owner=user,
                                   status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).count()
     if queued >= top:

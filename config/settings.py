@@ -10,6 +10,8 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Exchange, Queue
 
+from knobs import KNOBS
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("ARENA_VAR_DIR", BASE_DIR / "var"))
 
@@ -35,15 +37,22 @@ def env_int(name: str, default: int) -> int:
         raise ImproperlyConfigured(f"{name} must be an integer, got {value!r}") from None
 
 
-def env_number(name: str, default: int | float) -> int | float:
-    """An int or a float, like its default (the workers' timing knobs)."""
+def env_number(name: str, default: float) -> float:
     value = os.environ.get(name)
     if value is None or value == "":
         return default
     try:
-        return type(default)(value)
+        return float(value)
     except ValueError:
         raise ImproperlyConfigured(f"{name} must be a number, got {value!r}") from None
+
+
+def env_str(name: str, default: str) -> str:
+    return os.environ.get(name, default)
+
+
+def env_path(name: str, default: Path) -> Path:
+    return Path(os.environ.get(name, default))
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
@@ -265,114 +274,20 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", 
           if os.environ.get("CACHE_URL") else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # --- The arena's own rules -------------------------------------------------------------------
-_MATCH_LEASE_SECONDS = env_int("ARENA_MATCH_LEASE_SECONDS", 120)
-ARENA = {
-    # Elo: K for a bot's first ELO_PROVISIONAL_GAMES rated games, then ELO_K.
-    "ELO_START": env_int("ARENA_ELO_START", 1500),
-    "ELO_K_PROVISIONAL": env_int("ARENA_ELO_K_PROVISIONAL", 40),
-    "ELO_PROVISIONAL_GAMES": env_int("ARENA_ELO_PROVISIONAL_GAMES", 20),
-    "ELO_K": env_int("ARENA_ELO_K", 20),
-    # Fitted ratings (ratings.fit): the pool's average they are anchored to.
-    "RATING_FIT_AVERAGE": env_int("ARENA_RATING_FIT_AVERAGE", 1500),
-    # The fit's weak normal priors (Elo): each rating around the pool average, and the first-player advantage
-    # around 0. They keep a bot with a handful of games (or only wins) finite and drawn towards the pool.
-    "RATING_PRIOR_SD": env_int("ARENA_RATING_PRIOR_SD", 250),
-    "RATING_ADVANTAGE_PRIOR_SD": env_int("ARENA_RATING_ADVANTAGE_PRIOR_SD", 150),
-    # A bot's new version: its rating's prior is centred on its previous version's, with this sd (Elo).
-    "RATING_VERSION_PRIOR_SD": env_int("ARENA_RATING_VERSION_PRIOR_SD", 300),
-    # The leaderboard ranks a bot once the fitted 95% margin of the version it plays the ladder with is at
-    # most this many Elo; the others are listed apart as provisional, never mixed into the ranking.
-    "LEADERBOARD_RANKED_MARGIN": env_int("ARENA_LEADERBOARD_RANKED_MARGIN", 100),
-    # Beat refits every this many seconds the games whose rated results changed (ratings.fit skips the rest).
-    "RATING_FIT_SECONDS": env_int("ARENA_RATING_FIT_SECONDS", 300),
-    # A rated match's game id is refitted this many seconds after it finished (ratings.refit): the matches that
-    # finish meanwhile share that refit. The beat above stays as the safety net.
-    "RATING_REFIT_DELAY_SECONDS": env_number("ARENA_RATING_REFIT_DELAY_SECONDS", 3),
-    # SPRT of a new version against the previous one: its matches queued or running at once, and the
-    # colour-swapped pairs after which a test without a verdict ends inconclusive (the default and the most
-    # a request may ask for). 12,000 keeps the power at H1 of the default bounds [0, 10] at 94% or more with
-    # no draws at all (5,000 cut it to 79%): benchmarks/sprt.py.
-    "SPRT_OPEN_MATCHES": env_int("ARENA_SPRT_OPEN_MATCHES", 4),
-    "SPRT_MAX_PAIRS": env_int("ARENA_SPRT_MAX_PAIRS", 12000),
-    # Uploads: the stored file, and for archives what they unpack to.
-    "UPLOAD_MAX_BYTES": env_int("ARENA_UPLOAD_MAX_BYTES", 5 * 1024 * 1024),
-    "UPLOAD_MAX_FILES": env_int("ARENA_UPLOAD_MAX_FILES", 200),
-    "UPLOAD_MAX_UNPACKED_BYTES": env_int("ARENA_UPLOAD_MAX_UNPACKED_BYTES", 50 * 1024 * 1024),
-    "UPLOAD_MAX_RATIO": env_int("ARENA_UPLOAD_MAX_RATIO", 100),
-    # A single .py bot: its size, and its syntax check (compile() in a child process): CPU seconds and address
-    # space (a 1 MB literal takes ~0.7 s and ~700 MB to compile).
-    "UPLOAD_MAX_PY_BYTES": env_int("ARENA_UPLOAD_MAX_PY_BYTES", 1024 * 1024),
-    "UPLOAD_PY_CHECK_CPU_SECONDS": env_int("ARENA_UPLOAD_PY_CHECK_CPU_SECONDS", 5),
-    "UPLOAD_PY_CHECK_MEMORY_BYTES": env_int("ARENA_UPLOAD_PY_CHECK_MEMORY_BYTES", 1024 * 1024 * 1024),
-    # Matches.
-    "DEFAULT_TIME_CONTROL": os.environ.get("ARENA_DEFAULT_TIME_CONTROL", "move:1000"),
-    "DEFAULT_GAMES_PER_MATCH": env_int("ARENA_DEFAULT_GAMES_PER_MATCH", 2),
-    "MAX_GAMES_PER_MATCH": env_int("ARENA_MAX_GAMES_PER_MATCH", 100),
-    # Bounds on the time controls anyone may ask for (the default above must lie inside them).
-    "TIME_CONTROL_MOVE_MIN_MS": env_int("ARENA_TIME_CONTROL_MOVE_MIN_MS", 50),
-    "TIME_CONTROL_MOVE_MAX_MS": env_int("ARENA_TIME_CONTROL_MOVE_MAX_MS", 10_000),
-    "TIME_CONTROL_CLOCK_BASE_MAX_MS": env_int("ARENA_TIME_CONTROL_CLOCK_BASE_MAX_MS", 15 * 60_000),
-    "TIME_CONTROL_CLOCK_INCREMENT_MAX_MS": env_int("ARENA_TIME_CONTROL_CLOCK_INCREMENT_MAX_MS", 10_000),
-    # What one player (not staff) may have going at once; and the largest round robin anyone may start.
-    "MAX_QUEUED_MATCHES_PER_PLAYER": env_int("ARENA_MAX_QUEUED_MATCHES_PER_PLAYER", 10),
-    "MAX_RUNNING_TOURNAMENTS_PER_PLAYER": env_int("ARENA_MAX_RUNNING_TOURNAMENTS_PER_PLAYER", 2),
-    "MAX_DRAFT_TOURNAMENTS_PER_PLAYER": env_int("ARENA_MAX_DRAFT_TOURNAMENTS_PER_PLAYER", 5),
-    "MAX_TOURNAMENT_ENTRANTS": env_int("ARENA_MAX_TOURNAMENT_ENTRANTS", 32),
-    # A claimed match's lease, extended every HEARTBEAT_SECONDS (a few beats per lease, so one late beat is
-    # harmless) while it is played; the claims before a match that keeps losing its worker fails.
-    "MATCH_LEASE_SECONDS": _MATCH_LEASE_SECONDS,
-    "HEARTBEAT_SECONDS": env_number("ARENA_HEARTBEAT_SECONDS", max(0.2, _MATCH_LEASE_SECONDS / 4)),
-    "MATCH_MAX_ATTEMPTS": env_int("ARENA_MATCH_MAX_ATTEMPTS", 3),
-    # The hard time limit no match task exceeds (the Redis visibility timeout sits above it).
-    "MAX_MATCH_SECONDS": env_number("ARENA_MAX_MATCH_SECONDS", 4 * 3600),
-    # Beat: how often it runs the scavenger, sends queued matches that have no message on the way (one whose
-    # message is older than DISPATCH_GRACE_SECONDS has probably lost it), and tops up the ranked ladders.
-    "SCAVENGE_SECONDS": env_number("ARENA_SCAVENGE_SECONDS", 30.0),
-    "DISPATCH_SECONDS": env_number("ARENA_DISPATCH_SECONDS", 30.0),
-    "DISPATCH_GRACE_SECONDS": env_number("ARENA_DISPATCH_GRACE_SECONDS", 60.0),
-    "SCHEDULE_SECONDS": env_number("ARENA_SCHEDULE_SECONDS", 60.0),
-    # The ladder: open ranked matches kept per game at most, the largest share of them one owner's bots may
-    # take, and the ranked matches a new version plays before ordinary pairing by rating.
-    "LADDER_QUEUED_PER_GAME": env_number("ARENA_LADDER_QUEUED_PER_GAME", 8),
-    "LADDER_OWNER_SHARE": env_number("ARENA_LADDER_OWNER_SHARE", 0.5),
-    "LADDER_PLACEMENT_MATCHES": env_number("ARENA_LADDER_PLACEMENT_MATCHES", 3),
-    "SMOKE_TEST_STARTUP_SECONDS": env_int("ARENA_SMOKE_TEST_STARTUP_SECONDS", 10),
-    "SMOKE_TEST_MOVE_SECONDS": env_int("ARENA_SMOKE_TEST_MOVE_SECONDS", 10),
-    # The queue: the ladder queues no more once this many matches per active worker are waiting; the
-    # dashboard warns when the oldest queued match has waited longer than QUEUE_WARNING_SECONDS.
-    "LADDER_QUEUED_PER_WORKER": env_int("ARENA_LADDER_QUEUED_PER_WORKER", 2),
-    # Fair shares of the workers (tournaments.services.worker_time): the ranked ladder's guaranteed fraction of
-    # the worker time used in the last FAIR_SHARE_WINDOW_SECONDS whenever it has work; the rest goes to the
-    # owner who used least in that window. An owner (not staff) may have at most OWNER_QUEUED_SECONDS of
-    # expected worker time queued (3 worker-days: a 32-bot round robin at move:1000, two games a pairing).
-    "LADDER_SHARE": env_number("ARENA_LADDER_SHARE", 0.5),
-    "FAIR_SHARE_WINDOW_SECONDS": env_int("ARENA_FAIR_SHARE_WINDOW_SECONDS", 3600),
-    "OWNER_QUEUED_SECONDS": env_int("ARENA_OWNER_QUEUED_SECONDS", 3 * 24 * 3600),
-    "QUEUE_WARNING_SECONDS": env_int("ARENA_QUEUE_WARNING_SECONDS", 900),
-    # The bare-subprocess sandbox runs bots unconfined: only for trusted bots on a developer machine.
-    "SANDBOX_TRUSTED": env_bool("ARENA_SANDBOX_TRUSTED", False),
-    # A worker whose sandbox cannot keep each bot in cgroups of its own (memory, processes, an equal CPU share,
-    # a freeze) plays unrated matches only: a bot there can slow or kill its neighbour's.
-    "RATED_NEEDS_ISOLATION": env_bool("ARENA_RATED_NEEDS_ISOLATION", True),
-    "BOT_MEMORY_BYTES": env_int("ARENA_BOT_MEMORY_BYTES", 1 << 30),
-    # Where unpacked bots are kept for the sandbox, and (under builds/) each version's build result: a cache
-    # of at most BOT_CACHE_BYTES on disk, least recently used out first (a tree in play is never taken).
-    "BOT_CACHE_DIR": Path(os.environ.get("ARENA_BOT_CACHE_DIR", VAR_DIR / "bots")),
-    "BOT_CACHE_BYTES": env_int("ARENA_BOT_CACHE_BYTES", 2 << 30),
-    # What one player's (not staff) uploads may take in storage, all their versions' files added up.
-    "PLAYER_STORAGE_BYTES": env_int("ARENA_PLAYER_STORAGE_BYTES", 50 << 20),
-    # Games being played now, for their watchers (play/live.py): without CACHE_URL the cache is each
-    # process's own, so the workers write each game so far here and the web processes read it.
-    "LIVE_DIR": VAR_DIR / "live",
-    # Webhooks (hooks/): endpoints per player; each try's timeout, the tries, the wait before the second (doubled
-    # before each next one); plain http:// and loopback/private addresses only where these say so (the tests).
-    "WEBHOOK_MAX_ENDPOINTS": env_int("ARENA_WEBHOOK_MAX_ENDPOINTS", 5),
-    "WEBHOOK_TIMEOUT_SECONDS": env_number("ARENA_WEBHOOK_TIMEOUT_SECONDS", 5.0),
-    "WEBHOOK_MAX_ATTEMPTS": env_int("ARENA_WEBHOOK_MAX_ATTEMPTS", 6),
-    "WEBHOOK_RETRY_SECONDS": env_number("ARENA_WEBHOOK_RETRY_SECONDS", 30.0),
-    "WEBHOOK_ALLOW_HTTP": env_bool("ARENA_WEBHOOK_ALLOW_HTTP", False),
-    "WEBHOOK_ALLOW_PRIVATE": env_bool("ARENA_WEBHOOK_ALLOW_PRIVATE", False),
-}
+# Each declared once in knobs (its variable, type, default, range and description); read as ``knobs.arena.X``.
+ENV_READERS_BY_KIND = {bool: env_bool, int: env_int, float: env_number, str: env_str, Path: env_path}
+
+
+def arena_from_environment() -> dict:
+    """settings.ARENA: each knob from its ARENA_* variable, or its default (which may follow from those before)."""
+    known: dict = {"VAR_DIR": VAR_DIR}
+    for knob in KNOBS:
+        default = knob.default_for(known)
+        known[knob.name] = ENV_READERS_BY_KIND[knob.kind](knob.variable, default) if knob.environment else default
+    return {knob.name: known[knob.name] for knob in KNOBS}
+
+
+ARENA = arena_from_environment()
 
 # --- Requests -------------------------------------------------------------------------------------
 # The largest request body accepted anywhere, checked from its Content-Length before anything reads it

@@ -7,7 +7,7 @@ import ipaddress
 import socket
 from urllib.parse import urlsplit
 
-from django.conf import settings
+from knobs import arena
 
 
 class BadAddress(ValueError):
@@ -15,11 +15,11 @@ class BadAddress(ValueError):
 
 
 def allow_http() -> bool:
-    return settings.ARENA["WEBHOOK_ALLOW_HTTP"]
+    return arena.WEBHOOK_ALLOW_HTTP
 
 
 def allow_private() -> bool:
-    return settings.ARENA["WEBHOOK_ALLOW_PRIVATE"]
+    return arena.WEBHOOK_ALLOW_PRIVATE
 
 
 def check_url(url: str) -> tuple[str, str, int]:

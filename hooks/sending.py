@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from django.conf import settings
+from knobs import arena
 
 from .addresses import BadAddress, check_destination
 from .signing import signature
@@ -62,7 +62,7 @@ def post(url: str, secret: str, event: str, body: bytes) -> Outcome:
         scheme, host, port, address = check_destination(url)
     except BadAddress as refused:
         return Outcome(None, f"refused: {refused}")
-    timeout = settings.ARENA["WEBHOOK_TIMEOUT_SECONDS"]
+    timeout = arena.WEBHOOK_TIMEOUT_SECONDS
     kind = PinnedHTTPSConnection if scheme == "https" else PinnedHTTPConnection
     connection = kind(host, port, address, timeout)
     timestamp = int(time.time())

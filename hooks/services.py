@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import secrets
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
+
+from knobs import arena
 
 from . import notices, tasks
 from .addresses import BadAddress, check_destination
@@ -40,7 +41,7 @@ def create_endpoint(owner, url: str, secret: str = "") -> Endpoint:
         raise bad("url", f"url {refused}") from None
     if len(secret) > 128 or (secret and len(secret) < 16):
         raise bad("secret", "secret must be from 16 to 128 characters (or left out: one is made for you)")
-    limit = settings.ARENA["WEBHOOK_MAX_ENDPOINTS"]
+    limit = arena.WEBHOOK_MAX_ENDPOINTS
     with transaction.atomic():
         if Endpoint.objects.select_for_update().filter(owner=owner).count() >= limit:
             raise bad("url", f"you have {limit} webhooks already, the most a player may have: remove one")

@@ -6,8 +6,9 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from django.conf import settings
 from django.utils import timezone
+
+from knobs import arena
 
 from . import sending
 from .models import Delivery
@@ -16,7 +17,7 @@ log = logging.getLogger("hooks.tasks")
 
 
 def backoff(attempts: int) -> float:
-    return settings.ARENA["WEBHOOK_RETRY_SECONDS"] * 2 ** (attempts - 1)
+    return arena.WEBHOOK_RETRY_SECONDS * 2 ** (attempts - 1)
 
 
 @shared_task(name="hooks.deliver", bind=True, ignore_result=True, max_retries=None)
@@ -36,7 +37,7 @@ def deliver(self, delivery_id=None, *extra, **unexpected) -> str | None:
     delivery.response_code, delivery.error = outcome.code, outcome.error
     if outcome.delivered:
         delivery.status, delivery.delivered = Delivery.Status.DELIVERED, delivery.last_attempt
-    elif outcome.error.startswith("refused") or delivery.attempts >= settings.ARENA["WEBHOOK_MAX_ATTEMPTS"]:
+    elif outcome.error.startswith("refused") or delivery.attempts >= arena.WEBHOOK_MAX_ATTEMPTS:
         delivery.status = Delivery.Status.FAILED
     delivery.save(update_fields=["attempts", "last_attempt", "response_code", "error", "status", "delivered"])
     if delivery.status == Delivery.Status.PENDING:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import UTC, timedelta
 
-from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.views.decorators import staff_member_required
 from django.db.models import Count, Max, Min, Q
@@ -13,6 +12,7 @@ from django.shortcuts import render
 from django.utils import timezone
 
 from engines.core import Termination
+from knobs import arena
 from tournaments.models import BotVersion, Game, Match, Worker
 from tournaments.services.match_rules import WORKER_ALIVE, alive_since, beating_workers
 
@@ -54,7 +54,7 @@ def queue_by_priority(now=None) -> list[dict]:
 
 def queue_warning(queue: list[dict]) -> str:
     """A sentence when the longest-waiting work is older than the threshold, else ''."""
-    limit = timedelta(seconds=settings.ARENA["QUEUE_WARNING_SECONDS"])
+    limit = timedelta(seconds=arena.QUEUE_WARNING_SECONDS)
     late = [row for row in queue if row["waited"] and row["waited"] > limit]
     if not late:
         return ""

@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 import time
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import InterfaceError, OperationalError, connection
 
+from knobs import arena
 from runner import stopping
 from tournaments.referee import InfrastructureError, held_bots, open_sandbox
 from tournaments.services import matches as match_services
@@ -87,7 +87,7 @@ def finish(match_id: int, lease_token, records) -> match_services.Report:
     the games are played, and nobody can requeue the match meanwhile. Should the lease run out after
     all, the scavenger requeues it and the report is refused; a report whose commit went through
     but whose answer was lost is refused too (the match is finished): never counted twice."""
-    until = time.monotonic() + settings.ARENA["MATCH_LEASE_SECONDS"]
+    until = time.monotonic() + arena.MATCH_LEASE_SECONDS
     while True:
         try:
             return match_services.finish_match(match_id, lease_token, records)

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.conf import settings
-
 from engines import get_game
 from engines.protocol import TimeControl
+from knobs import arena
 
 STARTUP_S = 2 * 10.0 * 2  # both bots, `bgtp` and `ready` deadlines (protocol §5)
 REFEREE_S_PER_PLY = 0.05  # move generation, pipes and logging the referee does per action
@@ -20,14 +19,14 @@ def heartbeat_seconds() -> float:
     """How often a playing worker extends its lease: by default a quarter of ``MATCH_LEASE_SECONDS``.
 
     The lease itself (and the attempts before a match fails) belong to the match services, which
-    read ``settings.ARENA`` directly.
+    read ``knobs.arena``.
     """
-    return float(settings.ARENA["HEARTBEAT_SECONDS"])
+    return float(arena.HEARTBEAT_SECONDS)
 
 
 def max_match_seconds() -> int:
     """The hard time limit no match task exceeds; the Redis visibility timeout sits above it."""
-    return int(settings.ARENA["MAX_MATCH_SECONDS"])
+    return int(arena.MAX_MATCH_SECONDS)
 
 
 @dataclass(frozen=True)

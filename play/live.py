@@ -15,6 +15,8 @@ from django.conf import settings
 from django.core.cache import cache
 from redis.exceptions import RedisError
 
+from knobs import arena
+
 log = logging.getLogger(__name__)
 
 KEEP_SECONDS = 3600  # a live entry outlives its match's lease by far; the finished match replaces it
@@ -136,7 +138,7 @@ def _read_file(path: Path):
 
 
 def _directory() -> Path:
-    return Path(settings.ARENA["LIVE_DIR"])
+    return Path(arena.LIVE_DIR)
 
 
 def _write(key: str, value) -> None:

@@ -6,16 +6,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engines.core import BLACK, WHITE, points
+from knobs import Arena
 
-START = 1500.0  # a new bot's Elo, and the average the fit anchors its pool to, unless the settings say otherwise
+START = float(Arena.ELO_START.default)  # a new bot's Elo, and the fit's pool average, unless the settings say otherwise
 
 
 @dataclass(frozen=True)
 class EloRules:
+    """The settings' defaults unless given (``ratings.services.rules_from_settings`` gives the settings')."""
+
     start: float = START
-    k_provisional: int = 40
-    provisional_games: int = 20
-    k: int = 20
+    k_provisional: int = Arena.ELO_K_PROVISIONAL.default
+    provisional_games: int = Arena.ELO_PROVISIONAL_GAMES.default
+    k: int = Arena.ELO_K.default
 
     def k_for(self, games_played: int) -> int:
         """The K of a bot that has played ``games_played`` rated games before this one."""

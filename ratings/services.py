@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from engines.core import WINNERS
 from engines.stats import tally
+from knobs import arena
 
 from . import fit as fitting
 from . import ranks
@@ -20,9 +20,8 @@ from .models import FittedRating, Rating, RatingChange, RatingFit
 
 def rules_from_settings() -> EloRules:
     """The Elo rules the settings choose (``ARENA_ELO_*``): the pure math in ``ratings.elo`` reads no settings."""
-    arena = settings.ARENA
-    return EloRules(start=float(arena["ELO_START"]), k_provisional=int(arena["ELO_K_PROVISIONAL"]),
-                    provisional_games=int(arena["ELO_PROVISIONAL_GAMES"]), k=int(arena["ELO_K"]))
+    return EloRules(start=float(arena.ELO_START), k_provisional=arena.ELO_K_PROVISIONAL,
+                    provisional_games=arena.ELO_PROVISIONAL_GAMES, k=arena.ELO_K)
 
 
 def is_rated_pairing(white_bot_id: int, black_bot_id: int) -> bool:
@@ -244,7 +243,7 @@ def fit_games(counts: dict[str, np.ndarray], average: float, bot_of: dict[int, i
     """
     current = current or {}
     if ranked_margin is None:
-        ranked_margin = float(settings.ARENA["LEADERBOARD_RANKED_MARGIN"])
+        ranked_margin = float(arena.LEADERBOARD_RANKED_MARGIN)
     fits = []
     for game_id, table in counts.items():
         now = set(current.get(game_id, ()))
@@ -260,10 +259,9 @@ def _fit_pairs(table: np.ndarray, average: float, bot_of: dict[int, int], also=(
                                return_inverse=True)
     index = index[: 2 * len(table)].reshape(-1, 2)
     cells = fitting.Cells(index[:, 0], index[:, 1], table[:, 2], table[:, 3], table[:, 4])
-    arena = settings.ARENA
-    return players.tolist(), fitting.fit(cells, len(players), average, prior_sd=arena["RATING_PRIOR_SD"],
-                                         advantage_prior_sd=arena["RATING_ADVANTAGE_PRIOR_SD"],
-                                         version_prior_sd=arena["RATING_VERSION_PRIOR_SD"],
+    return players.tolist(), fitting.fit(cells, len(players), average, prior_sd=arena.RATING_PRIOR_SD,
+                                         advantage_prior_sd=arena.RATING_ADVANTAGE_PRIOR_SD,
+                                         version_prior_sd=arena.RATING_VERSION_PRIOR_SD,
                                          predecessor=predecessors(players.tolist(), bot_of))
 
 

@@ -107,11 +107,12 @@ def test_the_service_reaches_the_runner_only_through_its_doors():
 
 # The whole project's layers, bottom up (docs/architecture.md draws them and says why). A module may import its
 # own layer and those below; the longest matching prefix names a module's layer.
-PACKAGES = ("engines", "runner", "ratings", "tournaments", "seeds", "play", "workers", "hooks", "api", "web", "ops",
-            "config")
+PACKAGES = ("engines", "runner", "knobs", "ratings", "tournaments", "seeds", "play", "workers", "hooks", "api", "web",
+            "ops", "config")
 LAYERS = {
     "engines": 0,  # the bot's library
     "runner": 1,  # the host side: sandbox, match runner, bundles
+    "knobs": 1,  # the arena's settings, declared once and read typed; beside the runner, which reads no settings
     "ratings": 2,  # rating math and the rating tables; its foreign keys to tournaments are strings, not imports
     "tournaments": 3,  # the domain: models, services, selectors, the referee
     "seeds": 4,  # a fresh install's data, written through the domain's services

@@ -17,9 +17,12 @@ from pathlib import Path
 
 import pytest
 
+import knobs
+from knobs.__main__ import with_tables
+
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("engines", "runner", "ratings", "tournaments", "workers", "web", "ops", "seeds", "hooks")
-ENV_READERS = {"env_bool", "env_int", "env_list", "env_number"}
+PACKAGES = ("engines", "runner", "knobs", "ratings", "tournaments", "workers", "hooks", "api", "web", "ops", "seeds")
+ENV_READERS = {"env_bool", "env_int", "env_list", "env_number", "env_path", "env_str"}
 # What may touch os.environ outside config/, and why. `manage.py arena` hands its own environment on to the
 # web server, workers and beat it starts (their settings are read by config/settings.py in each of them).
 PASSES_ENVIRONMENT_ON = {"ops/management/commands/arena.py"}
@@ -91,6 +94,27 @@ def test_no_module_changes_settings_while_it_runs_or_reads_one_config_does_not_d
     assert problems == []
 
 
+# The match path, being moved into play/ by another branch: it reads knobs.arena once it lands (then empty this).
+READS_ARENA_DIRECTLY: set[str] = set()  # none: every module reads knobs.arena
+
+
+def arena_reads(tree: ast.AST) -> list[int]:
+    """The lines that read ``settings.ARENA`` (knobs.arena reads it typed, for everyone else)."""
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "ARENA"
+            and ast.unparse(node.value) == "settings"]
+
+
+def test_the_arenas_settings_are_read_through_knobs():
+    problems = []
+    for path in modules():
+        name = str(path.relative_to(ROOT))
+        if name.startswith("knobs/") or "migrations" in path.parts or name in READS_ARENA_DIRECTLY:
+            continue
+        problems += [f"{name}:{line}" for line in arena_reads(ast.parse(path.read_text()))]
+    assert arena_reads(ast.parse("x = settings.ARENA['K']\ny = django.conf.settings.ARENA\n")) == [1]
+    assert problems == [], "read knobs.arena.NAME, typed"
+
+
 def test_the_checks_see_what_they_look_for():
     source = ("import os\nfrom os import getenv\nx = os.environ.get('A')\n"
               "settings.ARENA = {}\nsettings.ARENA['K'] = 1\napp.conf.beat_schedule = {}\n"
@@ -103,8 +127,8 @@ def test_the_checks_see_what_they_look_for():
 
 
 def variables_read() -> set[str]:
-    """Every environment variable config/settings.py reads."""
-    names = set()
+    """Every environment variable config/settings.py reads: by name, and the declared knobs' (``ARENA_*``)."""
+    names = {knob.variable for knob in knobs.KNOBS if knob.environment}
     for node in ast.walk(ast.parse((ROOT / "config" / "settings.py").read_text())):
         if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
             function = ast.unparse(node.func)
@@ -126,6 +150,31 @@ def test_every_setting_has_its_row_in_docs_settings_md():
     assert "docs/settings.md" in (ROOT / "README.md").read_text()
 
 
+def test_the_arena_tables_in_docs_settings_md_are_generated_from_the_declarations():
+    text = (ROOT / "docs" / "settings.md").read_text()
+    assert with_tables(text) == text, "run python -m knobs"
+    assert "| `ARENA_ELO_START` | `1500` | any | a new version's Elo |" in text
+
+
+def test_the_settings_are_built_from_the_declarations_and_read_typed():
+    from django.conf import settings
+
+    assert list(settings.ARENA) == [knob.name for knob in knobs.KNOBS]
+    assert all(isinstance(settings.ARENA[knob.name], knob.kind) for knob in knobs.KNOBS)
+    assert knobs.arena.ELO_START == knobs.START == 1500 and knobs.Arena.ELO_K.variable == "ARENA_ELO_K"
+    assert knobs.arena.HEARTBEAT_SECONDS == settings.ARENA["MATCH_LEASE_SECONDS"] / 4
+
+
+def test_the_typed_reader_sees_a_tests_override(settings):
+    settings.ARENA = {**settings.ARENA, "ELO_K": 7}
+    assert knobs.arena.ELO_K == 7 and knobs.arena["ELO_K"] == 7
+
+
+def test_a_value_outside_its_range_is_named():
+    assert knobs.range_problems({"LADDER_SHARE": 2, "MATCH_MAX_ATTEMPTS": 0, "ELO_K": 20}) == [
+        "ARENA_MATCH_MAX_ATTEMPTS must be at least 1, got 0", "ARENA_LADDER_SHARE must be from 0 to 1, got 2"]
+
+
 def load_settings(**env: str) -> subprocess.CompletedProcess:
     full = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", **env}
     code = "import django; django.setup(); from django.conf import settings; print(settings.ARENA['SCAVENGE_SECONDS'])"
@@ -135,8 +184,10 @@ def load_settings(**env: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize(("name", "value", "message"), [
     ("ARENA_SCAVENGE_SECONDS", "often", "ARENA_SCAVENGE_SECONDS must be a number, got 'often'"),
-    ("ARENA_LADDER_QUEUED_PER_GAME", "2.5", "ARENA_LADDER_QUEUED_PER_GAME must be a number, got '2.5'"),
+    ("ARENA_LADDER_QUEUED_PER_GAME", "2.5", "ARENA_LADDER_QUEUED_PER_GAME must be an integer, got '2.5'"),
     ("ARENA_ELO_K", "x", "ARENA_ELO_K must be an integer, got 'x'"),
+    ("ARENA_LADDER_SHARE", "2", "ARENA_LADDER_SHARE must be from 0 to 1, got 2.0"),
+    ("ARENA_ELO_K", "-1", "ARENA_ELO_K must be at least 0, got -1"),
 ])
 @pytest.mark.slow
 def test_a_bad_value_stops_the_settings_by_name(name, value, message):

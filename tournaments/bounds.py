@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from engines import BadSettings
 from engines.protocol import TimeControl
+from knobs import range_problems
 
 
-def time_control_problem(text, arena: dict) -> str | None:
+def time_control_problem(text, arena: Mapping[str, Any]) -> str | None:
     """Why ``text`` is not an allowed time control, or None when it is."""
     try:
         tc = TimeControl.parse(text)
@@ -24,25 +28,16 @@ def time_control_problem(text, arena: dict) -> str | None:
     return None
 
 
-def games_problem(games, arena: dict) -> str | None:
+def games_problem(games, arena: Mapping[str, Any]) -> str | None:
     top = arena["MAX_GAMES_PER_MATCH"]
     if not isinstance(games, int) or isinstance(games, bool) or not 1 <= games <= top:
         return f"must be a whole number from 1 to {top}, got {games!r}"
     return None
 
 
-def settings_problems(arena: dict) -> list[str]:
+def settings_problems(arena: Mapping[str, Any]) -> list[str]:
     """What is wrong with the bounds themselves, or with the defaults (the ladder's) that must lie inside them."""
-    problems = [f"ARENA_{name} must be at least 1, got {arena[name]}" for name in (
-        "TIME_CONTROL_MOVE_MIN_MS", "TIME_CONTROL_MOVE_MAX_MS", "TIME_CONTROL_CLOCK_BASE_MAX_MS",
-        "MAX_GAMES_PER_MATCH", "MAX_QUEUED_MATCHES_PER_PLAYER", "MAX_RUNNING_TOURNAMENTS_PER_PLAYER",
-        "MAX_TOURNAMENT_ENTRANTS") if arena[name] < 1]
-    if not 0 <= arena.get("LADDER_SHARE", 0.5) <= 1:
-        problems.append(f"ARENA_LADDER_SHARE must be a fraction from 0 to 1, got {arena['LADDER_SHARE']}")
-    problems += [f"ARENA_{name} must be at least 1, got {arena[name]}" for name in (
-        "FAIR_SHARE_WINDOW_SECONDS", "OWNER_QUEUED_SECONDS") if arena.get(name, 1) < 1]
-    if arena["TIME_CONTROL_CLOCK_INCREMENT_MAX_MS"] < 0:
-        problems.append("ARENA_TIME_CONTROL_CLOCK_INCREMENT_MAX_MS must be 0 or more")
+    problems = range_problems(arena)  # each setting in its declared range
     if arena["TIME_CONTROL_MOVE_MIN_MS"] > arena["TIME_CONTROL_MOVE_MAX_MS"]:
         problems.append("ARENA_TIME_CONTROL_MOVE_MIN_MS is above ARENA_TIME_CONTROL_MOVE_MAX_MS")
     if problems:

@@ -9,8 +9,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from django.conf import settings
-
+from knobs import arena
 from runner.bots import BadBot, Bot, load_bot, sanitise_name
 from runner.bundle import BadFiles, Entry, FileLimits, read_tar_gz, read_zip, unpack, write_tree
 from runner.cache import TreeCache
@@ -18,9 +17,8 @@ from runner.cache import TreeCache
 
 def file_limits() -> FileLimits:
     """The limits on an upload's files, from the settings; the worker reads the stored list with them too."""
-    arena = settings.ARENA
-    return FileLimits(max_entries=arena["UPLOAD_MAX_FILES"], max_bytes=arena["UPLOAD_MAX_UNPACKED_BYTES"],
-                      max_ratio=arena["UPLOAD_MAX_RATIO"])
+    return FileLimits(max_entries=arena.UPLOAD_MAX_FILES, max_bytes=arena.UPLOAD_MAX_UNPACKED_BYTES,
+                      max_ratio=arena.UPLOAD_MAX_RATIO)
 
 
 class InfrastructureError(RuntimeError):
@@ -49,8 +47,8 @@ def open_sandbox(trusted: bool = False):
     sandbox = _sandbox_module()
     try:
         # each version's build runs once on this machine: its result is kept next to its files
-        return sandbox.open_sandbox(trusted=trusted or settings.ARENA["SANDBOX_TRUSTED"],
-                                    builds=Path(settings.ARENA["BOT_CACHE_DIR"]) / "builds")
+        return sandbox.open_sandbox(trusted=trusted or arena.SANDBOX_TRUSTED,
+                                    builds=Path(arena.BOT_CACHE_DIR) / "builds")
     except sandbox.SandboxError as error:
         raise InfrastructureError(f"sandbox unavailable: {error}") from error
 
@@ -58,7 +56,7 @@ def open_sandbox(trusted: bool = False):
 def isolation_problem() -> str:
     """Why this worker's bots could reach each other, or "" (``runner.sandbox``'s answer, once per process and
     sandbox mode)."""
-    return _isolation_problem(settings.ARENA["SANDBOX_TRUSTED"])
+    return _isolation_problem(arena.SANDBOX_TRUSTED)
 
 
 @functools.cache
@@ -70,14 +68,14 @@ def _isolation_problem(trusted: bool) -> str:
 
 
 def limits():
-    return _sandbox_module().Limits(memory_bytes=settings.ARENA["BOT_MEMORY_BYTES"])
+    return _sandbox_module().Limits(memory_bytes=arena.BOT_MEMORY_BYTES)
 
 
 def bot_cache() -> TreeCache:
     """The worker's unpacked versions under BOT_CACHE_DIR, at most BOT_CACHE_BYTES with their builds
     (``runner.cache``: least recently used out first, never a tree in use)."""
-    root = Path(settings.ARENA["BOT_CACHE_DIR"])
-    return TreeCache(root, settings.ARENA["BOT_CACHE_BYTES"], companions=_build_of(root / "builds"),
+    root = Path(arena.BOT_CACHE_DIR)
+    return TreeCache(root, arena.BOT_CACHE_BYTES, companions=_build_of(root / "builds"),
                      wanted=_keys_still_stored)
 
 
@@ -218,8 +216,8 @@ def smoke_test(version, trusted: bool = False) -> None:
         try:
             failure = runner.match.smoke_test(
                 version.bot.game, bot, sandbox=open_sandbox(trusted), limits=limits(),
-                startup_ms=settings.ARENA["SMOKE_TEST_STARTUP_SECONDS"] * 1000,
-                move_ms=settings.ARENA["SMOKE_TEST_MOVE_SECONDS"] * 1000,
+                startup_ms=arena.SMOKE_TEST_STARTUP_SECONDS * 1000,
+                move_ms=arena.SMOKE_TEST_MOVE_SECONDS * 1000,
             )
         except _sandbox_module().SandboxError as error:
             raise InfrastructureError(f"sandbox failed during the smoke test: {error}") from error

@@ -4,7 +4,6 @@ and ``run_service`` puts a service's refusal beside the field it names."""
 from __future__ import annotations
 
 from django import forms
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.forms.utils import ErrorDict
@@ -12,6 +11,7 @@ from django.forms.utils import ErrorDict
 from api.throttles import refusal
 from engines import GAME_IDS
 from engines.protocol import TIME_CONTROL_SYNTAX
+from knobs import arena
 from tournaments.models import BOT_NAME_RULE, DEFAULT_TIEBREAKS, TIEBREAKS
 
 from .selectors import GAME_NAMES
@@ -98,7 +98,7 @@ class TournamentForm(forms.Form):
 
     def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["time_control"].widget.attrs["placeholder"] = settings.ARENA["DEFAULT_TIME_CONTROL"]
+        self.fields["time_control"].widget.attrs["placeholder"] = arena.DEFAULT_TIME_CONTROL
         if not (user is not None and user.is_staff):
             del self.fields["official"]  # only staff make a tournament official; a player's is unrated
 
@@ -160,7 +160,7 @@ class ChallengeForm(forms.Form):
     def __init__(self, *args, choices=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["version"].choices = [(v.pk, f"{v.bot.name} v{v.number}") for v in choices]
-        self.fields["time_control"].widget.attrs["placeholder"] = settings.ARENA["DEFAULT_TIME_CONTROL"]
+        self.fields["time_control"].widget.attrs["placeholder"] = arena.DEFAULT_TIME_CONTROL
 
 
 class OwnChallengeForm(forms.Form):
@@ -178,4 +178,4 @@ class OwnChallengeForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["version"].choices = [(v.pk, f"v{v.number}") for v in choices]
         self.fields["opponent"].widget.attrs["list"] = "opponent-bots"
-        self.fields["time_control"].widget.attrs["placeholder"] = settings.ARENA["DEFAULT_TIME_CONTROL"]
+        self.fields["time_control"].widget.attrs["placeholder"] = arena.DEFAULT_TIME_CONTROL

@@ -6,11 +6,10 @@ import logging
 import math
 from collections import Counter
 
-from django.conf import settings
 from django.db.models import Count, Q, Sum
 
 from engines import GAME_IDS
-from ratings.elo import START
+from knobs import arena
 from ratings.models import FittedRating, Rating
 from ratings.pairing import Entrant, choose_pairings
 from tournaments.models import BotVersion, Match
@@ -36,7 +35,7 @@ def ladder_pool(game_id: str) -> list[Entrant]:
     newest = ladder_versions(game_id)  # the one rule, shared with the leaderboard
     if not newest:
         return []
-    start = settings.ARENA.get("ELO_START", START)
+    start = arena.ELO_START
     ratings = {r.bot_id: r for r in Rating.objects.filter(game=game_id, bot_id__in=list(newest))}
     ids = [v.pk for v in newest.values()]
     ladder = Q(tournament__isnull=True, rated=True) & ~Q(status__in=[Match.Status.CANCELLED, Match.Status.FAILED])
@@ -72,7 +71,7 @@ def ladder_meetings(game_id: str, pool: list[Entrant]) -> Counter:
 
 
 def ladder_games_per_match() -> int:
-    games = int(settings.ARENA.get("DEFAULT_GAMES_PER_MATCH", 2))
+    games = int(arena.DEFAULT_GAMES_PER_MATCH)
     return games + games % 2  # always whole colour-swapped pairs
 
 

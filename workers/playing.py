@@ -8,8 +8,8 @@ import signal
 import threading
 
 from celery.exceptions import SoftTimeLimitExceeded
-from django.conf import settings
 
+from knobs import arena
 from play import claimed as claimed_match
 from play.claimed import FINISHED, LEASE_LOST, REFUSED, REQUEUED  # noqa: F401  (what play_next may answer)
 from play.lease import deadline
@@ -58,10 +58,10 @@ def stop_playing(pids) -> None:
             pass
 
 
-def plays_rated(isolation_problem: str, arena: dict) -> bool:
+def plays_rated(isolation_problem: str) -> bool:
     """Rated matches only where each bot is kept apart, unless the operator vouches for every bot (trusted
     mode) or has switched the rule off (ARENA_RATED_NEEDS_ISOLATION)."""
-    return not isolation_problem or arena["SANDBOX_TRUSTED"] or not arena["RATED_NEEDS_ISOLATION"]
+    return not isolation_problem or arena.SANDBOX_TRUSTED or not arena.RATED_NEEDS_ISOLATION
 
 
 def play_next(worker_id: str) -> str:
@@ -70,7 +70,7 @@ def play_next(worker_id: str) -> str:
     if version_id is not None:
         return smoke_test(version_id)
     problem = isolation_problem()
-    rated = plays_rated(problem, settings.ARENA)
+    rated = plays_rated(problem)
     match_services.note_worker(worker_id, problem, rated)
     claimed = match_services.claim_next_match(worker_id, rated=rated)
     if claimed is None:

@@ -82,10 +82,12 @@ def test_a_worker_that_cannot_keep_its_bots_apart_takes_unrated_matches_only(ver
 
 def test_which_workers_play_rated_matches(db, settings):
     bare = "no per-bot cgroup control of cpu, freezer (v1 memory, v1 pids)"
-    off = {**settings.ARENA, "SANDBOX_TRUSTED": False, "RATED_NEEDS_ISOLATION": True}
-    assert playing.plays_rated("", off) and not playing.plays_rated(bare, off)
-    assert playing.plays_rated(bare, {**off, "RATED_NEEDS_ISOLATION": False})
-    assert playing.plays_rated(bare, {**off, "SANDBOX_TRUSTED": True})  # the operator vouches for every bot
+    settings.ARENA = {**settings.ARENA, "SANDBOX_TRUSTED": False, "RATED_NEEDS_ISOLATION": True}
+    assert playing.plays_rated("") and not playing.plays_rated(bare)
+    settings.ARENA = {**settings.ARENA, "RATED_NEEDS_ISOLATION": False}
+    assert playing.plays_rated(bare)
+    settings.ARENA = {**settings.ARENA, "RATED_NEEDS_ISOLATION": True, "SANDBOX_TRUSTED": True}
+    assert playing.plays_rated(bare)  # the operator vouches for every bot
     settings.ARENA = {**settings.ARENA, "SANDBOX_TRUSTED": True}
     assert playing.play_next("w:9") == playing.NOTHING
     worker = Worker.objects.get(pk="w:9")  # noted as it asked for work

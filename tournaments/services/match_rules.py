@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+
+from knobs import arena
 
 from .. import events
 from ..models import Match, Worker
@@ -37,7 +38,7 @@ def release(match: Match, reason: str) -> bool:
     """A running match (its row locked) loses its lease: back to the queue, or failed once it has used up its
     attempts (``ARENA_MATCH_MAX_ATTEMPTS``). True when it is queued again (and ``MatchRequeued`` emitted); on
     False the caller ends the failed match."""
-    if match.attempts >= settings.ARENA["MATCH_MAX_ATTEMPTS"]:
+    if match.attempts >= arena.MATCH_MAX_ATTEMPTS:
         match.status = Match.Status.FAILED
         match.failure_reason = f"gave up after {match.attempts} attempts; last: {reason}"[:2000]
         match.finished_at = timezone.now()

@@ -9,13 +9,13 @@ import uuid
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import DataError, connection, transaction
 from django.db.models import F, Q, Subquery
 from django.utils import timezone
 
 from engines.core import BLACK, WHITE, WINNERS, Termination, other, points
+from knobs import arena
 from ratings.services import apply_rated_game, lock_ratings, store_rating_changes
 
 from .. import events
@@ -52,7 +52,7 @@ def _take_lease(queued, worker_id: str) -> uuid.UUID | None:
     token = uuid.uuid4()
     claimed = queued.filter(status=Match.Status.QUEUED).update(
         status=Match.Status.RUNNING, worker_id=str(worker_id)[:100], lease_token=token, heartbeat_at=now,
-        lease_expires_at=now + timedelta(seconds=settings.ARENA["MATCH_LEASE_SECONDS"]),
+        lease_expires_at=now + timedelta(seconds=arena.MATCH_LEASE_SECONDS),
         attempts=F("attempts") + 1, started_at=now, failure_reason="",
     )
     return token if claimed else None
@@ -106,7 +106,7 @@ def heartbeat(match_id: int, lease_token) -> bool:
     """Extend the lease; False when the lease is no longer this worker's."""
     now = timezone.now()
     return bool(Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, lease_token=lease_token).update(
-        heartbeat_at=now, lease_expires_at=now + timedelta(seconds=settings.ARENA["MATCH_LEASE_SECONDS"])))
+        heartbeat_at=now, lease_expires_at=now + timedelta(seconds=arena.MATCH_LEASE_SECONDS)))
 
 
 @dataclass(frozen=True)
@@ -178,7 +178,7 @@ def end_if_silent() -> None:
     until the process comes back (or a TCP timeout hours later). The transaction itself takes
     milliseconds."""
     if connection.vendor == "postgresql":
-        milliseconds = str(int(settings.ARENA["MATCH_LEASE_SECONDS"] * 1000))
+        milliseconds = str(int(arena.MATCH_LEASE_SECONDS * 1000))
         with connection.cursor() as cursor:
             cursor.execute("SELECT set_config('idle_in_transaction_session_timeout', %s, true)", [milliseconds])
 

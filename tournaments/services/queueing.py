@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 
 from engines import GAME_IDS, get_game
 from engines.protocol import TimeControl
+from knobs import arena
 
 from .. import events
 from ..bounds import games_problem, time_control_problem
@@ -22,14 +22,14 @@ def check_game(game: str) -> str:
 
 def check_time_control(time_control) -> str:
     """The time control in its canonical text, if it is one and inside the server's bounds."""
-    problem = time_control_problem(time_control, settings.ARENA)
+    problem = time_control_problem(time_control, arena)
     if problem:
         raise ValidationError({"time_control": [problem]})
     return TimeControl.parse(time_control).text()
 
 
 def check_games_per_match(games: int, field: str = "games_per_match") -> int:
-    problem = games_problem(games, settings.ARENA)
+    problem = games_problem(games, arena)
     if problem:
         raise ValidationError({field: [problem]})
     return games
@@ -71,8 +71,8 @@ def create_match(version_a: BotVersion, version_b: BotVersion, *, time_control: 
     check_playable(version_b, "version_b")
     if priority not in Match.Priority.values:
         raise ValidationError({"priority": [f"unknown priority {priority!r}; known: {Match.Priority.values}"]})
-    time_control = check_time_control(time_control or settings.ARENA["DEFAULT_TIME_CONTROL"])
-    games = check_games_per_match(settings.ARENA["DEFAULT_GAMES_PER_MATCH"] if games is None else games)
+    time_control = check_time_control(time_control or arena.DEFAULT_TIME_CONTROL)
+    games = check_games_per_match(arena.DEFAULT_GAMES_PER_MATCH if games is None else games)
     game = get_game(version_a.bot.game)
     if priority == Match.Priority.LADDER:
         charged_to = None

@@ -9,10 +9,10 @@ import logging
 from datetime import timedelta
 
 from celery import current_app
-from django.conf import settings
 from django.core.cache import cache
 
 from engines import GAME_IDS
+from knobs import arena
 from ratings.elo import EloRules
 from ratings.models import RatingFit
 from ratings.selectors import stored_current
@@ -37,7 +37,7 @@ def fit_ratings(game_ids=None, average: float | None = None) -> list[RatingFit]:
     """Fit every rated game of each game id (all by default) and store the result; the fits, in order.
     The versions the bots play the ladder with now are marked current: the leaderboard's rows."""
     game_ids = list(GAME_IDS if game_ids is None else game_ids)
-    average = float(settings.ARENA["RATING_FIT_AVERAGE"] if average is None else average)
+    average = float(arena.RATING_FIT_AVERAGE if average is None else average)
     counts, bot_of = rated_pair_counts(game_ids)
     current = {game: {version.pk for version in ladder_versions(game).values()} for game in game_ids}
     fits = fit_games(counts, average, bot_of, current)
@@ -53,7 +53,7 @@ def refit_changed() -> list[RatingFit]:
     at all until the next: an idle arena costs two small queries per game. "Changed" looks back a whole period
     before the last fit, not just to it, so a match that finished as that fit was reading is not missed.
     """
-    period = timedelta(seconds=settings.ARENA["RATING_FIT_SECONDS"])
+    period = timedelta(seconds=arena.RATING_FIT_SECONDS)
     fitted_at = dict(RatingFit.objects.values_list("game", "fitted_at"))
     changed = [game for game in GAME_IDS
                if rated_results_since(game, fitted_at[game] - period if game in fitted_at else None)
@@ -82,7 +82,7 @@ def schedule_refit(game_id: str) -> bool:
     every process with CACHE_URL, per process without (then each process coalesces its own finishes).
     Called after the commit; a broker that is down costs only the delay: beat's ``refit_changed`` catches up.
     """
-    delay = float(settings.ARENA["RATING_REFIT_DELAY_SECONDS"])
+    delay = float(arena.RATING_REFIT_DELAY_SECONDS)
     if not cache.add(refit_pending_key(game_id), True, timeout=max(delay - 1.0, 0.5)):
         return False
     try:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
+
+from knobs import arena
 
 from ..models import Match, SwissRound, SwissWithdrawal, Tournament, TournamentEntrant
 from ..swiss.dutch import CannotPair, mark_floats, pair_round
@@ -18,7 +19,7 @@ BYE_POINTS = (0.0, 0.5, 1.0)
 
 def check_settings(rounds, games_per_pairing: int, bye_points) -> None:
     """A Swiss's own settings: a round count, an even mini-match, a bye worth 0, 0.5 or 1."""
-    top = settings.ARENA["MAX_TOURNAMENT_ENTRANTS"] - 1
+    top = arena.MAX_TOURNAMENT_ENTRANTS - 1
     if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= top:
         raise ValidationError({"rounds": [f"a Swiss needs a number of rounds from 1 to {top}"]})
     if games_per_pairing % 2:

@@ -3,12 +3,13 @@ a gauntlet's and a knockout's from ``gauntlet`` and ``knockout``)."""
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
+
+from knobs import arena
 
 from .. import events
 from ..models import DEFAULT_TIEBREAKS, TIEBREAKS, BotVersion, Match, Tournament, TournamentEntrant
@@ -37,10 +38,10 @@ def create_tournament(organiser, *, name: str, game: str, time_control: str | No
     if not name or not name.strip():
         raise ValidationError({"name": ["a tournament needs a name"]})
     check_game(game)
-    time_control = check_time_control(time_control or settings.ARENA["DEFAULT_TIME_CONTROL"])
+    time_control = check_time_control(time_control or arena.DEFAULT_TIME_CONTROL)
     check_games_per_match(games_per_pairing, "games_per_pairing")
     # Drafts cost nothing to make and fill the home page: a player (not staff) keeps only so many at once.
-    cap, drafts = settings.ARENA["MAX_DRAFT_TOURNAMENTS_PER_PLAYER"], Tournament.objects.filter(
+    cap, drafts = arena.MAX_DRAFT_TOURNAMENTS_PER_PLAYER, Tournament.objects.filter(
         organiser=organiser, status=Tournament.Status.DRAFT).count()
     if not organiser.is_staff and drafts >= cap:
         raise ValidationError({"detail": [f"you have {drafts} draft tournaments and the limit is {cap}: start or "
@@ -159,7 +160,7 @@ def _check_entry(tournament: Tournament, version: BotVersion) -> None:
     _check_consent(tournament, version, "version")
     if tournament.entrants.filter(version=version).exists():
         raise ValidationError({"version": [f"{version} is already entered"]})
-    top = settings.ARENA["MAX_TOURNAMENT_ENTRANTS"]
+    top = arena.MAX_TOURNAMENT_ENTRANTS
     if tournament.entrants.count() >= top:
         raise ValidationError({"version": [f"the tournament already has the most entrants allowed ({top})"]})
 
@@ -168,7 +169,7 @@ def _check_running_cap(tournament: Tournament, action: str) -> None:
     """A player (staff aside) runs at most MAX_RUNNING_TOURNAMENTS_PER_PLAYER tournaments at once."""
     # The organiser's row is locked so that two starts at once cannot both pass the count.
     organiser = get_user_model().objects.select_for_update().get(pk=tournament.organiser_id)
-    top = settings.ARENA["MAX_RUNNING_TOURNAMENTS_PER_PLAYER"]
+    top = arena.MAX_RUNNING_TOURNAMENTS_PER_PLAYER
     running = Tournament.objects.filter(organiser=organiser, status=Tournament.Status.RUNNING).exclude(
         pk=tournament.pk).count()
     if not organiser.is_staff and running >= top:
@@ -209,8 +210,8 @@ def start_tournament(tournament: Tournament) -> list[Match]:
     entrants = list(tournament.entrants.select_related("version__bot").order_by("seed"))
     if len(entrants) < 2:
         raise ValidationError({"entrants": [f"a {tournament.get_format_display()} needs at least two entrants"]})
-    if len(entrants) > settings.ARENA["MAX_TOURNAMENT_ENTRANTS"]:  # entrants added through the admin
-        raise ValidationError({"entrants": [f"at most {settings.ARENA['MAX_TOURNAMENT_ENTRANTS']} entrants"]})
+    if len(entrants) > arena.MAX_TOURNAMENT_ENTRANTS:  # entrants added through the admin
+        raise ValidationError({"entrants": [f"at most {arena.MAX_TOURNAMENT_ENTRANTS} entrants"]})
     for entrant in entrants:
         check_playable(entrant.version, "entrants")
         _check_consent(tournament, entrant.version, "entrants")  # withdrawn since, or added through the admin

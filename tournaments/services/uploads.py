@@ -10,7 +10,6 @@ import sys
 from datetime import timedelta
 from pathlib import PurePosixPath
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
@@ -19,6 +18,7 @@ from django.db.models import Max, Q, Sum
 from django.utils import timezone
 
 from engines.record import safe_text
+from knobs import arena
 from runner.bots import NAME_CHARS, BadBot, check_bot_files
 from runner.bundle import BadFiles, Entry, check_name, read_tar_gz, read_zip
 
@@ -49,7 +49,7 @@ def upload_kind(filename: str) -> str:
 
 
 def _read_upload(uploaded) -> bytes:
-    limit = settings.ARENA["UPLOAD_MAX_BYTES"]
+    limit = arena.UPLOAD_MAX_BYTES
     size = getattr(uploaded, "size", None)
     if size is not None and size > limit:
         raise _refuse(f"the file is {size} bytes; the limit is {limit}")
@@ -80,7 +80,7 @@ except (SyntaxError, ValueError) as error:
 
 
 def _check_syntax(filename: str, content: bytes) -> None:
-    cpu, memory = settings.ARENA["UPLOAD_PY_CHECK_CPU_SECONDS"], settings.ARENA["UPLOAD_PY_CHECK_MEMORY_BYTES"]
+    cpu, memory = arena.UPLOAD_PY_CHECK_CPU_SECONDS, arena.UPLOAD_PY_CHECK_MEMORY_BYTES
     too_much = _refuse(f"{filename}: compiling it takes more than {cpu} s of CPU or {memory >> 20} MB of memory")
     try:
         done = subprocess.run([sys.executable, "-I", "-S", "-c", _COMPILE, str(cpu), str(memory), filename],
@@ -97,7 +97,7 @@ def _python_files(filename: str, content: bytes) -> list[Entry]:
     """A one-file bot as a list of one file, after its name, size, encoding and syntax are checked."""
     if NAME_CHARS.search(filename):
         raise _refuse(f"{filename!r}: a bot file name may use only letters, digits, '_', '.' and '-'")
-    limit = settings.ARENA["UPLOAD_MAX_PY_BYTES"]
+    limit = arena.UPLOAD_MAX_PY_BYTES
     if len(content) > limit:
         raise _refuse(f"a .py bot may have at most {limit} bytes; this one has {len(content)}")
     try:
@@ -137,7 +137,7 @@ def storage_used(owner) -> int:
 
 def storage_quota(owner) -> int | None:
     """What the player's versions may take, or None: no limit (staff)."""
-    return None if owner.is_staff else settings.ARENA["PLAYER_STORAGE_BYTES"]
+    return None if owner.is_staff else arena.PLAYER_STORAGE_BYTES
 
 
 def _check_quota(owner, size: int) -> None:

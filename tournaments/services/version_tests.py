@@ -3,7 +3,6 @@ colour-swapped pairs by the workers like any match, and stopped by itself when t
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -12,6 +11,7 @@ from django.utils import timezone
 from engines import get_game, stats
 from engines.core import BLACK, NONE, WHITE, points
 from engines.protocol import TimeControl
+from knobs import arena
 from ratings import sprt
 from ratings.models import VersionTest
 from ratings.selectors import held_back
@@ -34,8 +34,8 @@ def request_version_test(bot: Bot, *, version_id: int | None = None, elo0=0.0, e
     with transaction.atomic():
         candidate, baseline = _versions(bot, version_id)
         # Charged to the owner like any request: the matches it keeps open at once (its later ones replace them).
-        check_budget(bot.owner, settings.ARENA["SPRT_OPEN_MATCHES"] * expected_match_seconds(
-            bot.game, settings.ARENA["DEFAULT_TIME_CONTROL"], _games_per_match()), "this SPRT's open matches")
+        check_budget(bot.owner, arena.SPRT_OPEN_MATCHES * expected_match_seconds(
+            bot.game, arena.DEFAULT_TIME_CONTROL, _games_per_match()), "this SPRT's open matches")
         try:
             with transaction.atomic():
                 test = VersionTest.objects.create(
@@ -58,7 +58,7 @@ def forecast_version_test(bot: Bot, *, version_id: int | None = None, elo0=0.0, 
 
 
 def _checked(elo0, elo1, alpha, beta, elo_model, max_pairs) -> tuple[sprt.Hypotheses, int]:
-    most = int(settings.ARENA["SPRT_MAX_PAIRS"])
+    most = int(arena.SPRT_MAX_PAIRS)
     try:
         hypotheses = sprt.check_hypotheses(elo0, elo1, alpha, beta, elo_model, max_pairs)
     except sprt.SprtInputError as error:
@@ -91,7 +91,7 @@ def forecast(hypotheses: sprt.Hypotheses, baseline: BotVersion) -> dict:
     allows (``longest_game_seconds``), so the figures are then upper bounds."""
     recent = list(Game.objects.filter(Q(white=baseline) | Q(black=baseline))
                   .order_by("-id").values_list("winner", "duration")[:RECENT_GAMES])
-    time_control = settings.ARENA["DEFAULT_TIME_CONTROL"]
+    time_control = arena.DEFAULT_TIME_CONTROL
     durations = [duration for _, duration in recent if duration is not None]
     if recent and durations:
         draw_rate = sum(winner == NONE for winner, _ in recent) / len(recent)
@@ -102,7 +102,7 @@ def forecast(hypotheses: sprt.Hypotheses, baseline: BotVersion) -> dict:
         seconds = longest_game_seconds(baseline.bot.game, time_control)
         basis = (f"{baseline} has no timed games yet: no draws and the longest games {time_control} allows "
                  "(upper bounds)")
-    at_once = int(settings.ARENA["SPRT_OPEN_MATCHES"])
+    at_once = int(arena.SPRT_OPEN_MATCHES)
     bounds = []
     for elo in (hypotheses.elo0, hypotheses.elo1):
         pairs = sprt.expected_pairs(hypotheses, elo, draw_rate)
@@ -147,7 +147,7 @@ def previous_version(candidate: BotVersion) -> BotVersion | None:
 
 
 def _games_per_match() -> int:
-    games = int(settings.ARENA["DEFAULT_GAMES_PER_MATCH"])
+    games = int(arena.DEFAULT_GAMES_PER_MATCH)
     return games + games % 2  # whole colour-swapped pairs: a pair is one pentanomial count
 
 
@@ -159,7 +159,7 @@ def _queue_matches(test: VersionTest) -> None:
     open_matches = test.matches.filter(status__in=OPEN).count()
     planned = sum(test.pentanomial) + open_matches * pairs_per_match
     room = (test.max_pairs - planned) // pairs_per_match
-    wanted = min(settings.ARENA["SPRT_OPEN_MATCHES"] - open_matches, room)
+    wanted = min(arena.SPRT_OPEN_MATCHES - open_matches, room)
     if wanted <= 0:
         if open_matches == 0:
             # The cap, not the evidence, ended it: neither verdict was earned.

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import timedelta
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
@@ -15,6 +14,7 @@ from django.utils import timezone
 
 from engines import get_game
 from engines.protocol import TimeControl
+from knobs import arena
 
 from ..models import BotVersion, Game, Match
 
@@ -56,7 +56,7 @@ def expected_match_seconds(game_id: str, time_control: str, games: int) -> float
 
 def expected_smoke_seconds() -> float:
     """A smoke test: the bot's start (a build included) and one move, each at most its deadline."""
-    return float(settings.ARENA["SMOKE_TEST_STARTUP_SECONDS"] + settings.ARENA["SMOKE_TEST_MOVE_SECONDS"])
+    return float(arena.SMOKE_TEST_STARTUP_SECONDS + arena.SMOKE_TEST_MOVE_SECONDS)
 
 
 def _seconds(delta) -> float:
@@ -67,7 +67,7 @@ def recent_use(now=None, owner_id=None) -> dict:
     """Worker-seconds used in the window by each account (owner id, or ``LADDER``): matches finished or
     failed in it, matches running now, smoke tests judged in it. ``owner_id``: that owner's only."""
     now = now or timezone.now()
-    since = now - timedelta(seconds=settings.ARENA["FAIR_SHARE_WINDOW_SECONDS"])
+    since = now - timedelta(seconds=arena.FAIR_SHARE_WINDOW_SECONDS)
     matches = Match.objects.all() if owner_id is None else Match.objects.filter(charged_to_id=owner_id)
     used: dict = defaultdict(float)
     # One grouped sum over the window's matches (served by match_finished_idx): the database subtracts.
@@ -101,7 +101,7 @@ def claim_accounts(now=None) -> list:
         return []
     used = recent_use(now)
     owners = [account for account in queued if account is not LADDER]
-    ladder_share = min(1.0, max(0.0, float(settings.ARENA["LADDER_SHARE"])))
+    ladder_share = min(1.0, max(0.0, float(arena.LADDER_SHARE)))
     owner_share = (1.0 - ladder_share) / len(owners) if owners else 0.0
 
     def behind(account) -> tuple:
@@ -125,8 +125,8 @@ def usage(owner_id: int, now=None) -> dict:
     """What an owner's page and the API show: queued and recent worker time, and the budget."""
     return {"queued_seconds": round(queued_seconds(owner_id), 1),
             "recent_seconds": round(recent_use(now, owner_id=owner_id).get(owner_id, 0.0), 1),
-            "window_seconds": settings.ARENA["FAIR_SHARE_WINDOW_SECONDS"],
-            "budget_seconds": settings.ARENA["OWNER_QUEUED_SECONDS"]}
+            "window_seconds": arena.FAIR_SHARE_WINDOW_SECONDS,
+            "budget_seconds": arena.OWNER_QUEUED_SECONDS}
 
 
 def check_budget(owner, cost: float, what: str) -> None:
@@ -139,7 +139,7 @@ def check_budget(owner, cost: float, what: str) -> None:
     owner = get_user_model().objects.select_for_update().get(pk=owner.pk)
     if owner.is_staff:
         return
-    budget = settings.ARENA["OWNER_QUEUED_SECONDS"]
+    budget = arena.OWNER_QUEUED_SECONDS
     queued = queued_seconds(owner.pk)
     if queued + cost > budget:
         raise ValidationError({"budget": [
