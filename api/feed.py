@@ -33,23 +33,6 @@ def resume_point(last_event_id: str | None, owner_id: int) -> int:
     return Notice.objects.filter(owner_id=owner_id).order_by("-pk").values_list("pk", flat=True).first() or 0
 
 
-class Feed:
-    """The events as a response body whose ``close()`` gives the slot back (the WSGI server calls it when the
-    response ends, read or not)."""
-
-    def __init__(self, events: Iterator[bytes]):
-        self.events, self.closed = events, False
-
-    def __iter__(self):
-        return self.events
-
-    def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            self.events.close()
-            SLOTS.give_back()
-
-
 def events(owner_id: int, after: int) -> Iterator[bytes]:
     started = last_write = time.monotonic()
     written = 0

@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 from hooks import services
 from hooks.models import Endpoint
 
-from . import feed
+from . import feed, streaming
 from .pagination import SmallPages
 from .queries import KnownQueryParameters
 from .schema import refused_when
@@ -148,7 +148,7 @@ class EventStreamView(KnownQueryParameters, APIView):
         if not feed.SLOTS.take():
             return JsonResponse({"detail": ["too many event streams on this server now"]}, status=503,
                                 headers={"Retry-After": "30"})
-        response = StreamingHttpResponse(feed.Feed(feed.events(request.user.pk, after)),
+        response = StreamingHttpResponse(streaming.Body(feed.events(request.user.pk, after), feed.SLOTS),
                                          content_type="text/event-stream")
         response["Cache-Control"] = "no-store"
         response["X-Accel-Buffering"] = "no"

@@ -49,24 +49,6 @@ def resume_point(last_event_id: str | None, game: str | None, have: str | None, 
 SLOTS = Slots(STREAMS_PER_PROCESS)
 
 
-class Stream:
-    """The events as a response body whose ``close()`` (called by the WSGI server when the response ends, even
-    one never read) gives its slot back."""
-
-    def __init__(self, events: Iterator[bytes]):
-        self.events = events
-        self.closed = False
-
-    def __iter__(self):
-        return self.events
-
-    def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            self.events.close()
-            SLOTS.give_back()
-
-
 def events(match: Match, number: int, have: int, over_seen: bool) -> Iterator[bytes]:
     """The stream for a watcher who has ``have`` plies (0: none, 1: the start position) of game ``number``."""
     names = {}

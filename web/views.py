@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from api import exports as api_exports
-from api import public
+from api import public, streaming
 from api import records as api_records
 from api import selectors as api_selectors
 from api import services as api_services
@@ -353,7 +353,7 @@ def match_live_events(request, match_id: int):
     if not streams.SLOTS.take():
         return JsonResponse({"detail": "too many live streams on this server now: poll instead"}, status=503,
                             headers={"Retry-After": "30"})
-    response = StreamingHttpResponse(streams.Stream(streams.events(found, number, have, over)),
+    response = StreamingHttpResponse(streaming.Body(streams.events(found, number, have, over), streams.SLOTS),
                                      content_type="text/event-stream")
     response["Cache-Control"] = "no-store"
     response["X-Accel-Buffering"] = "no"  # nginx: pass each event on as it comes
