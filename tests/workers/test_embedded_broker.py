@@ -51,3 +51,23 @@ def test_a_reader_never_takes_a_half_written_message(tmp_path):
     for round_number in range(3):
         count, errors = exchange(tmp_path / str(round_number), Transport)
         assert errors == [] and count == MESSAGES
+
+
+def test_a_message_is_visible_only_once_it_is_whole(tmp_path, monkeypatch):
+    """Deterministic: at the moment the body is written, no file a reader would take is in the folder (kombu's
+    own transport has the empty final file there then, which is the race the first test can only sample)."""
+    import config.broker
+
+    seen = []
+
+    def looking(text):
+        seen.append(sorted(path.name for path in (tmp_path / "out").glob("*.q.msg")))
+        return text.encode()
+
+    monkeypatch.setattr(config.broker, "str_to_bytes", looking)
+    options = {"data_folder_in": str(tmp_path / "out"), "data_folder_out": str(tmp_path / "out")}
+    (tmp_path / "out").mkdir()
+    with Connection(transport=Transport, transport_options=options) as connection:
+        connection.default_channel._put("q", {"number": 1})
+    assert seen == [[]]  # nothing to take while it was written
+    assert len(list((tmp_path / "out").glob("*.q.msg"))) == 1  # and the whole message after
