@@ -275,30 +275,34 @@ def _ended(match: Match, bot_ids: tuple[int, int] | None = None) -> None:
 FOLLOW_UPS = {Tournament.Format.KNOCKOUT: knockout.advance}
 
 
-def _follow_up(tournament_id: int) -> None:
-    """Queue what a running tournament of a format in ``FOLLOW_UPS`` needs next. Its row is locked first: two of
-    its matches ending at once are serialised here, so the second sees the first's result and exactly one of
-    them queues the next round. A failure is logged, never raised: the result that called it must be stored."""
-    tournament = (Tournament.objects.select_for_update()
-                  .filter(pk=tournament_id, status=Tournament.Status.RUNNING, format__in=list(FOLLOW_UPS)).first())
-    if tournament is None:
-        return
+def _follow_up(tournament: Tournament) -> None:
+    """Queue what a running tournament of a format in ``FOLLOW_UPS`` needs next. A failure is logged, never
+    raised: the result that called it must be stored."""
     try:
         with transaction.atomic():  # a savepoint: a refused match leaves the rest of the transaction whole
             FOLLOW_UPS[tournament.format](tournament)
     except (ValidationError, DataError):
-        log.exception("tournament %s: could not queue its next matches", tournament_id)
+        log.exception("tournament %s: could not queue its next matches", tournament.pk)
 
 
 def finish_tournament_if_done(tournament_id: int) -> bool:
+    """After one of its matches ended: a Swiss pairs its next round, a knockout queues its next matches, and a
+    tournament with nothing left to play is finished. Its row is locked first (one read for every format): two of
+    its matches ending at once are serialised here, so the second sees the first's result and exactly one of them
+    pairs the next round or finishes the tournament."""
     with transaction.atomic():
-        _follow_up(tournament_id)
+        tournament = Tournament.objects.select_for_update().filter(
+            pk=tournament_id, status=Tournament.Status.RUNNING).first()
+        if tournament is None:
+            return False
+        if tournament.format == Tournament.Format.SWISS and swiss.goes_on(tournament):
+            return False  # a Swiss pairs its next round when the last one is done
+        if tournament.format in FOLLOW_UPS:
+            _follow_up(tournament)
         return _finish_if_done(tournament_id)
 
 
 def _finish_if_done(tournament_id: int) -> bool:
-    if swiss.goes_on(tournament_id):  # a Swiss pairs its next round when the last one is done
-        return False
     open_matches = Match.objects.filter(tournament_id=tournament_id,
                                         status__in=[Match.Status.QUEUED, Match.Status.RUNNING])
     if open_matches.exists():

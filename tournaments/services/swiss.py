@@ -42,15 +42,10 @@ def start(tournament: Tournament, entrants: list[TournamentEntrant]) -> list[Mat
     return _pair(tournament, 1)
 
 
-def goes_on(tournament_id: int) -> bool:
-    """For the round-finished hook: whether a running Swiss still plays, its current round or a new one.
-
-    The tournament's row is locked before the open matches are counted, so that two matches finishing at once
-    cannot each see the other open and leave the next round unpaired."""
-    tournament = Tournament.objects.select_for_update().filter(
-        pk=tournament_id, format=Tournament.Format.SWISS, status=Tournament.Status.RUNNING).first()
-    if tournament is None:
-        return False
+def goes_on(tournament: Tournament) -> bool:
+    """For the round-finished hook: whether a running Swiss still plays, its current round or a new one. The
+    caller holds the tournament's row lock (``matches.finish_tournament_if_done``), so that two matches finishing
+    at once cannot each see the other open and leave the next round unpaired."""
     if tournament.matches.filter(status__in=OPEN).exists():
         return True
     rounds = tournament.swiss_rounds.all()
