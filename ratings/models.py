@@ -186,6 +186,9 @@ class VersionTest(models.Model):
     note = models.CharField(max_length=200, blank=True)
     forecast = models.JSONField(default=dict, blank=True, help_text="Expected length at each bound, when asked.")
     matches = models.ManyToManyField("tournaments.Match", blank=True, related_name="sprt_tests")
+    opening_suite = models.ForeignKey(
+        "tournaments.OpeningSuite", null=True, blank=True, on_delete=models.PROTECT, related_name="version_tests",
+        help_text="Start positions its pairs play (each twice, colours swapped); empty: the initial one.")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

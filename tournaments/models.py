@@ -176,6 +176,50 @@ DEFAULT_TIEBREAKS = ",".join(TIEBREAKS)
 SEEDINGS = [("rating", "by fitted rating"), ("listed", "as listed")]
 
 
+class OpeningSuite(models.Model):
+    """Start positions for one game and ruleset, made from the referee (``engines.openings``) and played in
+    colour-swapped pairs: both games of a pair start from the same opening."""
+
+    game = models.CharField(max_length=16, choices=GAME_CHOICES)
+    ruleset = models.CharField(max_length=40, help_text="The referee's ruleset the positions were made with.")
+    name = models.CharField(max_length=64)
+    seed = models.BigIntegerField(help_text="The random seed that reproduces the suite.")
+    plies = models.PositiveSmallIntegerField(help_text="Random legal plies (placements in Fidchell) from the start.")
+    ladder = models.BooleanField(default=False, help_text="The suite the ranked ladder plays this game with.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "name"], name="opening_suite_unique_name"),
+            models.UniqueConstraint(fields=["game"], condition=Q(ladder=True), name="opening_suite_one_ladder"),
+            models.CheckConstraint(condition=Q(game__in=GAME_IDS), name="opening_suite_game_known"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game}/{self.name}"
+
+
+class Opening(models.Model):
+    """One start position of a suite; retired (never dealt again) when its pairs show it one-sided."""
+
+    suite = models.ForeignKey(OpeningSuite, on_delete=models.CASCADE, related_name="openings")
+    number = models.PositiveIntegerField()
+    position = models.TextField(help_text="The start position in the game's notation.")
+    retired_at = models.DateTimeField(null=True, blank=True)
+    retired_reason = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        ordering = ["suite_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["suite", "number"], name="opening_unique_number"),
+            models.UniqueConstraint(fields=["suite", "position"], name="opening_unique_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.suite} #{self.number}"
+
+
 class Tournament(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft"
@@ -212,6 +256,9 @@ class Tournament(models.Model):
     time_control = models.CharField(max_length=40)
     games_per_pairing = models.PositiveIntegerField(default=2)
     double_round = models.BooleanField(default=True, help_text="Every pairing twice, colours swapped.")
+    opening_suite = models.ForeignKey(
+        OpeningSuite, null=True, blank=True, on_delete=models.PROTECT, related_name="tournaments",
+        help_text="Start positions its pairings play, each twice with colours swapped; empty: the initial one.")
     # Only the arena decides which games move the public leaderboard: staff mark a tournament official (the admin,
     # or the API as staff); a player's own tournament keeps its standings but is unrated, so puppet accounts
     # losing on purpose to one bot cannot pump its rating.
@@ -297,6 +344,9 @@ class Match(models.Model):
     time_control = models.CharField(max_length=40)
     games_per_match = models.PositiveIntegerField(default=2)
     ruleset = models.CharField(max_length=40, blank=True, default="")
+    opening_suite = models.ForeignKey(
+        OpeningSuite, null=True, blank=True, on_delete=models.PROTECT, related_name="matches",
+        help_text="Games 2k-1 and 2k start from one opening of it, colours swapped; empty: the initial position.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     score_a = models.FloatField(default=0)
     score_b = models.FloatField(default=0)
@@ -373,6 +423,8 @@ class Game(models.Model):
     white = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="games_as_white")
     black = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="games_as_black")
     record = models.JSONField(default=dict)
+    opening = models.ForeignKey(Opening, null=True, blank=True, on_delete=models.PROTECT, related_name="games",
+                                help_text="The opening it started from (its record's initial position).")
     winner = models.CharField(max_length=5, choices=[(w.value, w.value) for w in Winner])
     reason = models.CharField(max_length=40)
     plies = models.PositiveIntegerField(default=0)
