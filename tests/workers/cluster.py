@@ -316,6 +316,21 @@ class Cluster:
         return subprocess.Popen([sys.executable, str(HARNESS), *argv], cwd=ROOT, env=self.env, text=True,
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
+    def restart_exited(self, _state=None) -> None:
+        """Start again whatever process of the cluster exited, as compose's ``restart: unless-stopped`` does in
+        the deployment (kombu's Redis transport can lose its client in a reconnect while Redis restarts)."""
+        if self.beat and self.beat.poll() is not None:
+            self._note(f"beat exited ({self.beat.returncode}); restarted")
+            self.start_beat()
+        for name, proc in list(self.workers.items()):
+            if proc.poll() is not None:
+                self._note(f"worker {name} exited ({proc.returncode}); restarted")
+                self.start_worker(name)
+
+    def _note(self, line: str) -> None:
+        with open(self.dir / "cluster.log", "a") as log:
+            log.write(line + "\n")
+
     def log_text(self) -> str:
         return "\n".join(path.read_text(errors="replace") for path in sorted(self.dir.glob("*.log")))
 

@@ -121,7 +121,7 @@ def test_redis_restarted_mid_run_loses_nothing(cluster):
     cluster.stop_redis()  # no persistence: every message still queued is gone
     time.sleep(2)
     cluster.start_redis()
-    state = cluster.wait_until_done(timeout=300, poll=1)
+    state = cluster.wait_until_done(timeout=300, poll=1, on_poll=cluster.restart_exited)
     assert_all_finished_once(state, start + 40)
     assert_ratings_replay(cluster, state)
     assert "re-sent" in cluster.log_text()
