@@ -186,3 +186,29 @@ def test_the_ladder_plays_the_games_ladder_suite(pair, settings):
     ladder = create_suite("tafl9", name="ladder", count=2, plies=2, seed=2, ladder=True)
     (match_id,) = fill_ladder("tafl9")
     assert Match.objects.get(pk=match_id).opening_suite == ladder
+
+
+def test_the_command_makes_a_suite(capsys):
+    from django.core.management import call_command
+
+    call_command("make_openings", "shatra", "--name", "opening book", "--count", "5", "--plies", "4", "--seed", "77",
+                 "--ladder")
+    suite = OpeningSuite.objects.get()
+    assert (suite.game, suite.name, suite.plies, suite.seed, suite.ladder) == ("shatra", "opening book", 4, 77, True)
+    assert list(suite.openings.values_list("position", flat=True)) == make_openings("shatra", 5, 4, 77)
+    assert "5 openings" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("arguments, field", [
+    (["chess", "--count", "5", "--plies", "4"], "game"),
+    (["tafl9", "--count", "0", "--plies", "4"], "count"),
+    (["tafl9", "--count", "5", "--plies", "99"], "plies"),
+])
+def test_the_command_exits_2_on_bad_input_naming_it_and_makes_nothing(arguments, field):
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError) as refused:
+        call_command("make_openings", *arguments, "--name", "x", "--seed", "1")
+    assert refused.value.returncode == 2 and field in str(refused.value)
+    assert not OpeningSuite.objects.exists()
