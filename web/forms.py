@@ -20,10 +20,17 @@ GAME_FIELD_CHOICES = [(game_id, GAME_NAMES[game_id]) for game_id in GAME_IDS]
 
 
 def suite_choices(suites, empty: str):
-    """Choices of opening suites, read when the form is shown or checked (a callable: a page that never shows
-    the field reads none)."""
-    return lambda: [("", empty)] + [(suite.pk, f"{suite} ({suite.active} openings, {suite.plies} plies deep)")
-                                    for suite in suites()]
+    """Choices of opening suites, read once, when the form is first shown or checked (a callable: a page that never
+    shows the field reads none)."""
+    read: list = []
+
+    def choices():
+        if not read:
+            read.append([("", empty)] + [(suite.pk, f"{suite} ({suite.active} openings, {suite.plies} plies deep)")
+                                         for suite in suites()])
+        return read[0]
+
+    return choices
 
 
 def run_service(form: forms.Form, call):
