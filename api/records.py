@@ -36,6 +36,14 @@ def _sides(record: dict) -> list[str] | None:
         return None
 
 
+def _initial_of(record: dict) -> str | None:
+    """The game's own initial position (under the record's settings); None when the record names no game we know."""
+    try:
+        return get_game(record["game"]).initial(record.get("settings") or None).text()
+    except (RefereeError, KeyError, TypeError):
+        return None
+
+
 def event_name(match) -> str:
     """What a match was played for: its tournament's name, the ladder, a version test (SPRT) or a challenge."""
     if match.tournament_id is not None:
@@ -48,7 +56,8 @@ def event_name(match) -> str:
 def record_text(played) -> str:
     """``played`` is a Game row (white/black with their bots loaded). The tags, in order: Event, Variant (the
     game id), Ruleset, Match, Round (the tournament's round, only in a tournament), Game (the game's number in
-    its match), White, Black, Date, Result, Winner, Termination, Plies, then Initial and TimeControl if known."""
+    its match), White, Black, Date, Result, Winner, Termination, Plies, then SetUp "1" when the game started from
+    another position than the game's initial one (an opening), Initial and TimeControl if known."""
     record = played.record or {}
     match = played.match
     result = {WHITE: "1-0", BLACK: "0-1", NONE: "1/2-1/2"}.get(played.winner, "*")
@@ -68,6 +77,8 @@ def record_text(played) -> str:
         ("Plies", played.plies),
     ]
     if record.get("initial"):
+        if record["initial"] != _initial_of(record):  # PGN's convention: a game set up from another position
+            tags.append(("SetUp", "1"))
         tags.append(("Initial", record["initial"]))
     if record.get("tc"):
         tags.append(("TimeControl", record["tc"]))

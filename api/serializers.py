@@ -222,6 +222,11 @@ def finite(value: float) -> float | None:
     return value if value == value and abs(value) != float("inf") else None
 
 
+OPENING_SUITE_HELP = ("Id of an opening suite of the game (made with `manage.py make_openings`, of the referee's "
+                      "current ruleset): each pairing's games 2k-1 and 2k start from one of its openings, colours "
+                      "swapped.")
+
+
 class VersionTestSerializer(serializers.ModelSerializer):
     """An SPRT of ``candidate`` (the new version) against ``baseline``: bounds in logistic or normalized Elo,
     the LLR with the bounds it stops at, the pairs by the candidate's score 0, ½, 1, 1½, 2, and the candidate's
@@ -248,6 +253,8 @@ class VersionTestSerializer(serializers.ModelSerializer):
     elo_high = serializers.SerializerMethodField(help_text="High end of that difference's 95% interval.")
     elo_margin = serializers.SerializerMethodField(help_text="Half-width of that difference's 95% interval.")
     los = serializers.SerializerMethodField(help_text="Likelihood of superiority of the candidate, 0 to 1.")
+    opening_suite = serializers.IntegerField(source="opening_suite_id", read_only=True, allow_null=True,
+                                             help_text=OPENING_SUITE_HELP + " Null: the initial position.")
     forecast = serializers.JSONField(
         read_only=True, help_text="Expected length when asked for: `at_elo0` and `at_elo1` (`pairs`, `games`, "
                                   "`hours` if the new version is truly that much better), with the `draw_rate`, "
@@ -257,8 +264,8 @@ class VersionTestSerializer(serializers.ModelSerializer):
         model = VersionTest
         fields = ["id", "candidate", "baseline", "elo0", "elo1", "elo_model", "alpha", "beta", "max_pairs", "gate",
                   "state", "llr", "lower_bound", "upper_bound", "pentanomial", "games", "wins", "draws", "losses",
-                  "estimate", "elo", "elo_low", "elo_high", "elo_margin", "los", "forecast", "note", "created_at",
-                  "finished_at"]
+                  "estimate", "elo", "elo_low", "elo_high", "elo_margin", "los", "opening_suite", "forecast", "note",
+                  "created_at", "finished_at"]
         read_only_fields = fields
         extra_kwargs = {
             "id": {"help_text": ID_HELP},
@@ -599,6 +606,9 @@ class VersionTestRequestSerializer(StrictInput):
         required=False, min_value=sprt.MAX_PAIRS_RANGE[0], max_value=sprt.MAX_PAIRS_RANGE[1],
         help_text="Pairs after which the test ends `inconclusive` (100 to ARENA_SPRT_MAX_PAIRS, its default).")
     gate = serializers.BooleanField(default=False, help_text="Put the new version on the ladder only if it passes.")
+    opening_suite = serializers.IntegerField(
+        min_value=1, max_value=MAX_ID, required=False, allow_null=True,
+        help_text=OPENING_SUITE_HELP + " Default: the game's ladder suite, if it has one.")
     preview = serializers.BooleanField(
         default=False, help_text="True: start nothing, answer with the `forecast` (expected pairs, games and hours "
                                  "at each bound) and the `max_pairs` the test would have.")
@@ -887,12 +897,15 @@ class TournamentSerializer(serializers.ModelSerializer):
                                       read_only=True, help_text=TIEBREAKS_HELP)
     champion = serializers.IntegerField(source="champion_id", read_only=True, allow_null=True,
                                         help_text=CHAMPION_HELP + " Null in other formats.")
+    opening_suite = serializers.IntegerField(source="opening_suite_id", read_only=True, allow_null=True,
+                                             help_text=OPENING_SUITE_HELP + " Null: the initial position.")
 
     class Meta:
         model = Tournament
         fields = ["id", "name", "game", "format", "rounds", "bye_points", "organiser", "organiser_id", "time_control",
                   "games_per_pairing", "double_round", "games_per_two_entrants", "games_total", "official", "tiebreaks",
-                  "champion", "seeding", "tiebreak_pairs", "status", "created_at", "started_at", "finished_at"]
+                  "champion", "seeding", "tiebreak_pairs", "opening_suite", "status", "created_at", "started_at",
+                  "finished_at"]
         read_only_fields = fields
         extra_kwargs = {
             "id": {"help_text": ID_HELP}, "name": {"help_text": "The tournament's name."},
@@ -961,6 +974,9 @@ class TournamentCreateSerializer(StrictInput):
                                       max_value=arena.MAX_TOURNAMENT_ENTRANTS, help_text=ROUNDS_HELP)
     bye_points = serializers.FloatField(required=False, default=1.0, min_value=0, max_value=1,
                                         help_text=BYE_POINTS_HELP + " Default 1.")
+    opening_suite = serializers.IntegerField(
+        min_value=1, max_value=MAX_ID, required=False, allow_null=True,
+        help_text=OPENING_SUITE_HELP + " Needs an even games_per_pairing; left out: the initial position.")
 
     def to_internal_value(self, data):
         # The organiser's "rated" is gone: say why rather than just "unknown field".

@@ -15,7 +15,7 @@ from rest_framework.exceptions import Throttled
 
 from knobs import arena
 from tournaments.models import BotVersion, Match
-from tournaments.selectors import is_insider, may_see_bot
+from tournaments.selectors import is_insider, may_see_bot, opening_suite
 from tournaments.services.match_rules import queue_again
 from tournaments.services.matches import check_games_per_match, check_time_control, create_match, requeue_match
 from tournaments.services.players import api_token, create_player
@@ -129,6 +129,17 @@ def entrant_version(user, version_id: int) -> BotVersion:
 def champion_version(user, version_id: int | None) -> BotVersion | None:
     """The version an organiser names a gauntlet's champion: one they could enter (``entrant_version``)."""
     return None if version_id is None else _version_for(user, version_id, "champion", must_own=False)
+
+
+def opening_suite_for(suite_id: int | None):
+    """The opening suite an organiser picks by id (None: none picked); the services then check its game and
+    ruleset, naming the same field."""
+    if suite_id is None:
+        return None
+    suite = opening_suite(suite_id)
+    if suite is None:
+        raise ValidationError({"opening_suite": [f"no opening suite {suite_id}"]})
+    return suite
 
 
 def after_upload(version: BotVersion) -> None:

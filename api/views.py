@@ -341,7 +341,10 @@ class BotViewSet(ArenaViewMixin, mixins.CreateModelMixin, mixins.UpdateModelMixi
         arguments = {"version_id": values.pop("version", None), **values}
         if preview:
             arguments.pop("gate")
+            arguments.pop("opening_suite", None)
             return Response(app_services.forecast_version_test(bot, **arguments))
+        if "opening_suite" in arguments:
+            arguments["opening_suite"] = api_services.opening_suite_for(arguments["opening_suite"])
         test = app_services.request_version_test(bot, **arguments)
         return Response(serializers.VersionTestSerializer(test).data, status=status.HTTP_201_CREATED)
 
@@ -631,6 +634,7 @@ class TournamentViewSet(ArenaViewMixin, mixins.CreateModelMixin, viewsets.ReadOn
         data.is_valid(raise_exception=True)
         options = dict(data.validated_data)
         options["champion"] = api_services.champion_version(request.user, options.get("champion"))
+        options["opening_suite"] = api_services.opening_suite_for(options.get("opening_suite"))
         tournament = app_services.create_tournament(request.user, **options)
         return Response(serializers.TournamentSerializer(tournament).data, status=status.HTTP_201_CREATED)
 

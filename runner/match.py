@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from engines.core import BLACK, NONE, SIDES, WHITE, BadSettings, Outcome, Termination, other
+from engines.core import BLACK, NONE, SIDES, WHITE, BadPosition, BadSettings, Outcome, Termination, other
 from engines.protocol import TimeControl, go_prefix, played_line
 from engines.record import make_record, safe_text
 from engines.registry import get_game
@@ -385,7 +385,7 @@ class Referee:
     """One game in progress: the position, the clocks and both channels."""
 
     def __init__(self, game, settings, tc: TimeControl, channels: dict[str, Channel], *, margin_ms: float,
-                 retries: int, suspend: bool, log: GameLog):
+                 retries: int, suspend: bool, log: GameLog, initial=None):
         self.game = game
         self.tc = tc
         self.channels = channels
@@ -395,7 +395,7 @@ class Referee:
         self.suspend_idle = suspend
         self.log = log
         self.clocks = Clocks(tc)
-        self.initial = game.initial(settings)
+        self.initial = game.initial(settings) if initial is None else initial
         self.position = self.initial
         self.actions: list[str] = []
         self.times: list[int] = []
@@ -626,15 +626,17 @@ def _collect_stderr(channels: dict[str, Channel]) -> None:
 def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, settings=None, limits=None,
               margin_ms: float = 50, startup_ms: float = 10000, retries: int = 0, seed: int | None = None,
               match_id: str = "local", white_name: str | None = None, black_name: str | None = None,
-              suspend: bool = True, max_plies: int | None = None,
+              suspend: bool = True, max_plies: int | None = None, start: str | None = None,
               on_ply: Callable[[list[str], list[int]], None] | None = None) -> dict[str, Any]:
     """Play one game of ``game_id`` between two ``runner.bots.Bot`` and return its record.
 
     Beside the actions' ``times`` (ms each), the record has the game's wall-clock ``duration`` and each side's
     ``thinking`` (seconds): they differ by the bots' start-up, the pipes and the runner's own work.
 
-    ``max_plies`` stops the game earlier than the rules' cap, with reason ``max-plies``. ``on_ply`` is
-    called with the actions and their times so far after each ply (a live game's watchers); it must not raise.
+    ``start`` is the position text the game starts from (an opening; the game's initial position when None), and
+    the record's ``initial``. ``max_plies`` stops the game earlier than the rules' cap, with reason ``max-plies``.
+    ``on_ply`` is called with the actions and their times so far after each ply (a live game's watchers); it must
+    not raise.
 
     Bad arguments raise a ``RefereeError`` before any bot starts. ``SandboxError``
     (the infrastructure failed, not a bot) propagates after both bots are killed,
@@ -643,6 +645,9 @@ def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, set
     game = get_game(game_id)
     time_control = TimeControl.parse(tc)
     settings = game.settings(settings)
+    initial = None if start is None else game.parse(start, settings)
+    if initial is not None and (initial.outcome() is not None or not initial.legal_moves()):
+        raise BadPosition(f"{game_id}: cannot start a game from {start!r}: nothing to play")
     if margin_ms < 0 or startup_ms <= 0:
         raise BadSettings(f"margin_ms must be 0 or more and startup_ms positive, got {margin_ms}, {startup_ms}")
     if not isinstance(retries, int) or retries < 0:
@@ -670,7 +675,7 @@ def play_game(game_id: str, white, black, *, tc: str = "move:1000", sandbox, set
             processes[side] = sandbox.spawn(workdir, bots[side], limits, {})
         channels = {side: Channel(side, proc, log) for side, proc in processes.items()}
         referee = Referee(game, settings, time_control, channels, margin_ms=margin_ms, retries=retries,
-                          suspend=suspend, log=log)
+                          suspend=suspend, log=log, initial=initial)
         if max_plies is not None:
             referee.max_plies = min(max_plies, game.max_plies)
         referee.on_ply = on_ply

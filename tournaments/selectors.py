@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.db.models import Count, Q, QuerySet
 
+from engines import GAME_IDS, get_game
 from engines.core import BLACK, NONE, WHITE, Termination
 from engines.core import other as other_side
 from engines.stats import EloEstimate, elo_trinomial, tally
@@ -15,7 +16,7 @@ from ratings.elo import scores_for
 from ratings.selectors import held_back, on_leaderboard_q
 from ratings.services import is_rated_pairing
 
-from .models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
+from .models import Bot, BotVersion, Game, Match, OpeningSuite, Tournament, TournamentEntrant
 
 # Who may see a bot, once: ``may_see_bot`` for one loaded bot and ``visible_bot_q``, its SQL twin, side by side
 # (tests/service/test_visibility.py checks that they agree for every kind of reader and every state of a bot).
@@ -360,3 +361,19 @@ def ladder_versions(game_id: str) -> dict[int, BotVersion]:
         if pinned is None or pinned == version.pk:
             chosen.setdefault(version.bot_id, version)
     return chosen
+
+
+def opening_suites(game_id: str | None = None):
+    """The opening suites an organiser may pick (of the referee's current ruleset), with their active openings'
+    count, by game and name."""
+    current = [(game, get_game(game).ruleset) for game in ([game_id] if game_id else GAME_IDS)]
+    wanted = Q(pk__in=[])
+    for game, ruleset in current:
+        wanted |= Q(game=game, ruleset=ruleset)
+    return (OpeningSuite.objects.filter(wanted)
+            .annotate(active=Count("openings", filter=Q(openings__retired_at__isnull=True))).order_by("game", "name"))
+
+
+def opening_suite(suite_id) -> OpeningSuite | None:
+    """The suite with this id, or None."""
+    return OpeningSuite.objects.filter(pk=suite_id).first() if isinstance(suite_id, int) else None

@@ -19,6 +19,20 @@ from .selectors import GAME_NAMES
 GAME_FIELD_CHOICES = [(game_id, GAME_NAMES[game_id]) for game_id in GAME_IDS]
 
 
+def suite_choices(suites, empty: str):
+    """Choices of opening suites, read once, when the form is first shown or checked (a callable: a page that never
+    shows the field reads none)."""
+    read: list = []
+
+    def choices():
+        if not read:
+            read.append([("", empty)] + [(suite.pk, f"{suite} ({suite.active} openings, {suite.plies} plies deep)")
+                                         for suite in suites()])
+        return read[0]
+
+    return choices
+
+
 def run_service(form: forms.Form, call):
     """``call()`` in one transaction; its ValidationError becomes the form's errors (by field, or the form's
     own when the field is not on the form), nothing is changed, and None is returned."""
@@ -95,9 +109,14 @@ class TournamentForm(forms.Form):
                                         required=False,
                                         help_text="Played while a mini-match is level; still level, the higher "
                                                   "seed advances")
+    opening_suite = forms.TypedChoiceField(
+        coerce=int, empty_value=None, required=False, label="Opening suite",
+        help_text="Of the tournament's game: each pairing plays every opening twice, colours swapped (even games "
+                  "per pairing)")
 
-    def __init__(self, *args, user=None, **kwargs):
+    def __init__(self, *args, user=None, suites=list, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields["opening_suite"].choices = suite_choices(suites, "none: the initial position")
         self.fields["time_control"].widget.attrs["placeholder"] = arena.DEFAULT_TIME_CONTROL
         if not (user is not None and user.is_staff):
             del self.fields["official"]  # only staff make a tournament official; a player's is unrated
@@ -141,10 +160,13 @@ class SprtForm(forms.Form):
     max_pairs = forms.IntegerField(required=False, label="Pair cap",
                                    help_text="Ends inconclusive after this many pairs (empty: the site's cap)")
     gate = forms.BooleanField(required=False, label="Put it on the ladder only if it passes")
+    opening_suite = forms.TypedChoiceField(coerce=int, empty_value=None, required=False, label="Opening suite",
+                                           help_text="Each pair of games starts from one of its openings")
 
-    def __init__(self, *args, choices=(), **kwargs):
+    def __init__(self, *args, choices=(), suites=list, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["version"].choices = [(v.pk, f"v{v.number}") for v in choices]
+        self.fields["opening_suite"].choices = suite_choices(suites, "the ladder's, if the game has one")
 
 
 class ChallengeForm(forms.Form):

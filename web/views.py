@@ -74,7 +74,8 @@ def bot(request, bot_id: int):
     versions = list(found.versions.all())
     ready = [v for v in versions if v.status == BotVersion.Status.READY]
     form, refused = forms.UploadForm(), None
-    sprt_form = forms.SprtForm(choices=ready, initial={"version": ready[0].pk if ready else None})
+    sprt_form = forms.SprtForm(choices=ready, initial={"version": ready[0].pk if ready else None},
+                               suites=_suites_of(found.game))
     forecast = None
     opponent = _challenged_version(found, ready)
     own_versions = _challenger_versions(request.user, found) if opponent is not None and not owner else []
@@ -215,6 +216,10 @@ def _refused_status(*forms_shown, refused: str | None = None) -> int:
     return 429 if any(error.startswith(api_throttles.REFUSED) for error in errors) else 400
 
 
+def _suites_of(game_id: str):
+    return lambda: app_selectors.opening_suites(game_id)
+
+
 def _sprt_arguments(form) -> dict:
     data = form.cleaned_data
     return {"version_id": data["version"], "elo0": data["elo0"], "elo1": data["elo1"],
@@ -223,11 +228,12 @@ def _sprt_arguments(form) -> dict:
 
 def _request_sprt(request, bot, ready):
     """The owner's SPRT request: the form with its errors, or None when the test started."""
-    form = forms.SprtForm(request.POST, choices=ready)
+    form = forms.SprtForm(request.POST, choices=ready, suites=_suites_of(bot.game))
     if forms.throttled(request, form, "sprt"):
         return form
     if form.is_valid() and forms.run_service(form, lambda: app_services.request_version_test(
-            bot, **_sprt_arguments(form), gate=form.cleaned_data["gate"])):
+            bot, **_sprt_arguments(form), gate=form.cleaned_data["gate"],
+            opening_suite=api_services.opening_suite_for(form.cleaned_data["opening_suite"]))):
         messages.success(request, "SPRT started: its matches are queued.")
         return None
     return form
@@ -236,7 +242,7 @@ def _request_sprt(request, bot, ready):
 def _preview_sprt(request, bot, ready):
     """The owner asks how long a test would take before starting it: the form as filled, and the forecast
     (None, with the form's errors, when the request is bad)."""
-    form = forms.SprtForm(request.POST, choices=ready)
+    form = forms.SprtForm(request.POST, choices=ready, suites=_suites_of(bot.game))
     forecast = form.is_valid() and forms.run_service(
         form, lambda: app_services.forecast_version_test(bot, **_sprt_arguments(form)))
     return form, forecast or None
@@ -568,9 +574,10 @@ def _shown(entrant, user) -> bool:
 
 @login_required
 def tournament_create(request):
-    form = forms.TournamentForm(request.POST or None, user=request.user)
+    form = forms.TournamentForm(request.POST or None, user=request.user, suites=app_selectors.opening_suites)
     if request.method == "POST" and not forms.throttled(request, form, "tournaments") and form.is_valid():
-        created = forms.run_service(form, lambda: app_services.create_tournament(request.user, **form.cleaned_data))
+        created = forms.run_service(form, lambda: app_services.create_tournament(request.user, **{
+            **form.cleaned_data, "opening_suite": api_services.opening_suite_for(form.cleaned_data["opening_suite"])}))
         if created is not None:
             messages.success(request, "Created: add the entrants, then start it.")
             return redirect("web:tournament", tournament_id=created.pk)

@@ -16,6 +16,7 @@ from tournaments.models import BotVersion, Match
 from tournaments.selectors import ladder_versions
 from tournaments.services import create_match
 from tournaments.services.match_rules import alive_worker_ids
+from tournaments.services.openings import ladder_suite
 
 from . import conf
 
@@ -98,10 +99,11 @@ def fill_ladder(game_id: str, room: int | None = None) -> list[int]:
     # With their bots: create_match reads each version's game, which would be two queries per match.
     versions = BotVersion.objects.select_related("bot").in_bulk([e.version_id for pair in pairs for e in pair])
     games = ladder_games_per_match()
+    suite = ladder_suite(game_id)  # the game's ladder suite, if it has one of the referee's ruleset
     created = []
     for a, b in pairs:
         match = create_match(versions[a.version_id], versions[b.version_id], games=games, rated=True,
-                             priority=Match.Priority.LADDER)
+                             priority=Match.Priority.LADDER, opening_suite=suite)
         created.append(match.pk)
     if created:
         log.info("ladder %s: queued %d ranked matches", game_id, len(created))

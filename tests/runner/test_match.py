@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engines import GAME_IDS, BadSettings, UnknownGame, get_game
+from engines import GAME_IDS, BadPosition, BadSettings, UnknownGame, get_game
+from engines.openings import make_openings
 from engines.record import verify_record
 from runner.bots import load_bot
 from runner.match import play_game, smoke_test
@@ -392,3 +393,20 @@ def test_record_keeps_wall_clock_duration_apart_from_each_sides_thinking(sandbox
     assert thinking["white"] >= 0.075  # three answers, each after a 30 ms sleep
     # two Python start-ups and the ends of two processes come on top of the thinking
     assert record["duration"] > thinking["white"] + thinking["black"]
+
+
+@pytest.mark.parametrize("game_id", AVAILABLE)
+def test_a_game_from_an_opening_starts_there_and_its_record_replays_from_it(game_id, sandbox, flex):
+    start = make_openings(game_id, 1, 3, seed=4)[0]  # three plies: the other side acts first
+    record = play_game(game_id, flex("random"), flex("first"), sandbox=sandbox, tc="clock:20000+100", seed=5,
+                       start=start)
+    assert record["initial"] == start != get_game(game_id).initial().text()
+    verify_record(record)  # replays from the record's start, not the game's initial position
+    mover = "w" if get_game(game_id).parse(start).turn == "white" else "b"
+    assert sent(record, mover, "position ")[0] == f"position {start}"
+    assert record["reason"] not in ("timeout", "crash", "illegal-move", "init-failed", "void")
+
+
+def test_a_start_that_is_not_a_playable_position_is_refused_before_any_bot_starts(sandbox, flex):
+    with pytest.raises(BadPosition):
+        play_game("tafl9", flex("first"), flex("first"), sandbox=sandbox, start="3bbb3/nonsense w 0")

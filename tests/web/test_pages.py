@@ -386,7 +386,7 @@ def test_page_query_counts_do_not_grow_with_the_data(league, player, other_playe
     cache.clear()
     after = {url: queries(client, url) for url in urls}
     assert after == before
-    assert max(after.values()) <= 14, after
+    assert max(after.values()) <= 15, after  # the owner's bot page: its SPRT form offers the game's opening suites
 
 
 def test_visitors_pages_are_kept_until_a_bot_changes(league, player, django_capture_on_commit_callbacks):

@@ -71,4 +71,4 @@ def advance(tournament: Tournament) -> list[Match]:
 
 def _queue(tournament: Tournament, number: int, high, low, games: int) -> Match:
     return create_match(high, low, time_control=tournament.time_control, games=games, rated=tournament.official,
-                        tournament=tournament, round_number=number)
+                        tournament=tournament, round_number=number, opening_suite=tournament.opening_suite)

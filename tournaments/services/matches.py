@@ -21,7 +21,8 @@ from ratings.services import apply_rated_game, lock_ratings, store_rating_change
 from .. import events
 from ..models import BotVersion, Game, Match, Tournament, Worker
 from . import (
-    knockout,  # a knockout's next matches are queued in the transaction that ends the last one
+    knockout,
+    openings,  # a knockout's next matches are queued in the transaction that ends the last one
     swiss,  # a Swiss pairs its next round in the transaction that finishes the last one
     version_tests,  # an SPRT's match counts in its test, in the transaction that stores it
     worker_time,
@@ -119,17 +120,25 @@ class MatchPlan:
     games_per_match: int
     version_a: int  # the versions' ids; ``colours(plan, number)`` says who is white in a game
     version_b: int
+    starts: tuple[str | None, ...] = ()  # each game's start position (an opening), None or missing: the initial one
 
     @classmethod
     def of(cls, match: Match) -> MatchPlan:
         return cls(match.pk, match.game, match.time_control, match.games_per_match, match.version_a_id,
-                   match.version_b_id)
+                   match.version_b_id,
+                   openings.deal(match.pk, match.opening_suite_id, match.games_per_match))
+
+    def start(self, number: int) -> str | None:
+        """The position game ``number`` (from 1) starts from; None: the game's initial position."""
+        return self.starts[number - 1] if number <= len(self.starts) else None
 
 
 def begin(match_id: int, lease_token) -> MatchPlan | None:
-    """The plan of a match running under ``lease_token``, or None when the lease is not (or no longer) ours."""
+    """The plan of a match running under ``lease_token``, or None when the lease is not (or no longer) ours. A match
+    with an opening suite gets its openings dealt here, when it is played (``openings.deal``)."""
     match = (Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, lease_token=lease_token)
-             .only("game", "time_control", "games_per_match", "version_a_id", "version_b_id").first())
+             .only("game", "time_control", "games_per_match", "version_a_id", "version_b_id", "opening_suite_id")
+             .first())
     return None if match is None else MatchPlan.of(match)
 
 
@@ -226,23 +235,27 @@ def _store_games(match: Match, records) -> list[Game]:
     """The match's games. Should the database refuse a record for its data (bot text it cannot hold,
     though the runner made it safe), every game is stored without the bots' texts, and the record
     says so: a bad byte from a bot never leaves its match unscored, nor played again and again."""
+    started_from = openings.openings_by_position(match.opening_suite_id)
     try:
         with transaction.atomic():  # a savepoint: only the failed inserts are undone
-            return [_new_game(match, number, record) for number, record in enumerate(records, start=1)]
+            return [_new_game(match, number, record, started_from)
+                    for number, record in enumerate(records, start=1)]
     except DataError as error:
         log.warning("match %s: the database refused a game record (%s); storing it without %s",
                     match.pk, error, ", ".join(BOT_TEXTS))
         note = f"{', '.join(BOT_TEXTS)} not stored: the database refused them ({type(error).__name__})"
         return [_new_game(match, number, {**{key: value for key, value in record.items() if key not in BOT_TEXTS},
-                                          "dropped": note})
+                                          "dropped": note}, started_from)
                 for number, record in enumerate(records, start=1)]
 
 
-def _new_game(match: Match, number: int, record: dict) -> Game:
+def _new_game(match: Match, number: int, record: dict, started_from: dict[str, int]) -> Game:
     white, black = colours(match, number)
     thinking = record.get("thinking") if isinstance(record.get("thinking"), dict) else {}
+    initial = record.get("initial")
     return Game.objects.create(
         match=match, number=number, white=white, black=black, record=record, winner=record["winner"],
+        opening_id=started_from.get(initial) if isinstance(initial, str) else None,
         reason=record["reason"], plies=int(record.get("plies") or 0), duration=_seconds(record.get("duration")),
         white_thinking=_seconds(thinking.get("white")), black_thinking=_seconds(thinking.get("black")),
     )

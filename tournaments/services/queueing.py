@@ -10,7 +10,8 @@ from knobs import arena
 
 from .. import events
 from ..bounds import games_problem, time_control_problem
-from ..models import BotVersion, Match, Tournament, same_owner
+from ..models import BotVersion, Match, OpeningSuite, Tournament, same_owner
+from .openings import check_fits
 from .worker_time import expected_match_seconds
 
 
@@ -50,13 +51,16 @@ def check_playable(version: BotVersion, field: str) -> None:
 
 def create_match(version_a: BotVersion, version_b: BotVersion, *, time_control: str | None = None,
                  games: int | None = None, rated: bool = True, tournament: Tournament | None = None,
-                 round_number: int | None = None, priority: int = Match.Priority.REQUESTED) -> Match:
+                 round_number: int | None = None, priority: int = Match.Priority.REQUESTED,
+                 opening_suite: OpeningSuite | None = None) -> Match:
     """Queue a match between two ready versions of bots of the same game.
 
     A is white in odd-numbered games, B in even ones. Two bots of one owner (two versions of one bot
     included) may meet, but always unrated: every path that queues matches (the ladder, tournaments, the
     API, the admin through ``Match.clean``) obeys this one rule.
     Only the ladder passes ``priority=Match.Priority.LADDER``; everything else is a requested match.
+    With ``opening_suite`` (``openings.check_fits``: the game's, an even number of games) games 2k-1
+    and 2k start from one of its openings, dealt when the match is played.
 
     Who is charged the match's worker time (``worker_time``): nobody for the ladder; a tournament's
     organiser; otherwise the owner of version A (a challenge's requester, an SPRT's owner: their own bot
@@ -74,6 +78,7 @@ def create_match(version_a: BotVersion, version_b: BotVersion, *, time_control: 
     time_control = check_time_control(time_control or arena.DEFAULT_TIME_CONTROL)
     games = check_games_per_match(arena.DEFAULT_GAMES_PER_MATCH if games is None else games)
     game = get_game(version_a.bot.game)
+    check_fits(opening_suite, game.id, games)
     if priority == Match.Priority.LADDER:
         charged_to = None
     else:
@@ -82,7 +87,7 @@ def create_match(version_a: BotVersion, version_b: BotVersion, *, time_control: 
         game=game.id, version_a=version_a, version_b=version_b, time_control=time_control,
         games_per_match=games, ruleset=game.ruleset, tournament=tournament, round=round_number,
         rated=rated and not same_owner(version_a, version_b),
-        priority=priority, charged_to_id=charged_to,
+        priority=priority, charged_to_id=charged_to, opening_suite=opening_suite,
         cost_seconds=expected_match_seconds(game.id, time_control, games),
     )
     # Every path that queues a match passes here, so each one wakes a worker once it commits.

@@ -80,7 +80,7 @@ def _pair(tournament: Tournament, number: int) -> list[Match]:
                               bye_points=tournament.bye_points if bye else 0)
     return [create_match(entrants[white].version, entrants[black].version, time_control=tournament.time_control,
                          games=tournament.games_per_pairing, rated=tournament.official, tournament=tournament,
-                         round_number=number)
+                         round_number=number, opening_suite=tournament.opening_suite)
             for white, black in pairing.boards]
 
 

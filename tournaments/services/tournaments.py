@@ -12,9 +12,9 @@ from django.utils import timezone
 from knobs import arena
 
 from .. import events
-from ..models import DEFAULT_TIEBREAKS, TIEBREAKS, BotVersion, Match, Tournament, TournamentEntrant
+from ..models import DEFAULT_TIEBREAKS, TIEBREAKS, BotVersion, Match, OpeningSuite, Tournament, TournamentEntrant
 from ..pairings import berger_rounds, double_round
-from . import gauntlet, knockout, swiss
+from . import gauntlet, knockout, openings, swiss
 from .match_rules import cancel_queued, queue_again
 from .matches import finish_tournament_if_done
 from .queueing import (
@@ -31,7 +31,8 @@ def create_tournament(organiser, *, name: str, game: str, time_control: str | No
                       games_per_pairing: int = 2, double_round: bool = True, official: bool = False,
                       tiebreaks: list[str] | None = None, format: str = Tournament.Format.ROUND_ROBIN,
                       champion: BotVersion | None = None, seeding: str = "rating", tiebreak_pairs: int = 2,
-                      rounds: int | None = None, bye_points: float = 1.0) -> Tournament:
+                      rounds: int | None = None, bye_points: float = 1.0,
+                      opening_suite: OpeningSuite | None = None) -> Tournament:
     """A draft tournament of any format. Only staff make an official (rated) one: a player's tournament never moves the
     leaderboard. In an official one, a pairing of two bots of one owner is still played unrated (and counts in
     the standings like any other): ``create_match`` applies that rule to every match."""
@@ -52,11 +53,13 @@ def create_tournament(organiser, *, name: str, game: str, time_control: str | No
     _check_format(format, game, games_per_pairing, champion, seeding, tiebreak_pairs)
     if format == Tournament.Format.SWISS:
         swiss.check_settings(rounds, games_per_pairing, bye_points)
+    openings.check_suite(opening_suite, game, games_per_pairing)
     tournament = Tournament.objects.create(name=name.strip(), game=game, organiser=organiser,
                                            time_control=time_control, games_per_pairing=games_per_pairing,
                                            double_round=double_round, official=official, tiebreaks=order,
                                            format=format, champion=champion, seeding=seeding,
-                                           tiebreak_pairs=tiebreak_pairs, rounds=rounds, bye_points=bye_points)
+                                           tiebreak_pairs=tiebreak_pairs, rounds=rounds, bye_points=bye_points,
+                                           opening_suite=opening_suite)
     events.emit(events.TournamentCreated(tournament.pk))
     return tournament
 
@@ -243,7 +246,8 @@ def _start_paired(tournament: Tournament, entrants: list[TournamentEntrant]) -> 
     check_budget(tournament.organiser, cost, f"this tournament's {planned} matches")
     matches = [
         create_match(white, black, time_control=tournament.time_control, games=tournament.games_per_pairing,
-                     rated=tournament.official, tournament=tournament, round_number=number)
+                     rated=tournament.official, tournament=tournament, round_number=number,
+                     opening_suite=tournament.opening_suite)
         for number, white, black in pairings
     ]
     return matches

@@ -17,7 +17,8 @@ from ratings.models import VersionTest
 from ratings.selectors import held_back
 
 from .. import events
-from ..models import Bot, BotVersion, Game, Match
+from ..models import Bot, BotVersion, Game, Match, OpeningSuite
+from . import openings
 from . import queueing as match_services  # matches, which queues no test, calls back into this module
 from .match_rules import cancel_queued
 from .worker_time import check_budget, expected_match_seconds
@@ -26,11 +27,16 @@ OPEN = (Match.Status.QUEUED, Match.Status.RUNNING)
 
 
 def request_version_test(bot: Bot, *, version_id: int | None = None, elo0=0.0, elo1=10.0, alpha=0.05, beta=0.05,
-                         elo_model=sprt.LOGISTIC, max_pairs=None, gate: bool = False) -> VersionTest:
+                         elo_model=sprt.LOGISTIC, max_pairs=None, gate: bool = False,
+                         opening_suite: OpeningSuite | None = None) -> VersionTest:
     """Start an SPRT of ``version_id`` (default: the bot's newest ready version) against the version before
     it that the ladder would play. Bad bounds or cap, a bot with one version, or a version already under test
-    is a ValidationError naming the field."""
+    is a ValidationError naming the field. Its pairs start from ``opening_suite``'s openings (default: the
+    ladder's suite of the game, if it has one)."""
     hypotheses, max_pairs = _checked(elo0, elo1, alpha, beta, elo_model, max_pairs)
+    if opening_suite is None:
+        opening_suite = openings.ladder_suite(bot.game)
+    openings.check_suite(opening_suite, bot.game, _games_per_match())
     with transaction.atomic():
         candidate, baseline = _versions(bot, version_id)
         # Charged to the owner like any request: the matches it keeps open at once (its later ones replace them).
@@ -41,7 +47,7 @@ def request_version_test(bot: Bot, *, version_id: int | None = None, elo0=0.0, e
                 test = VersionTest.objects.create(
                     candidate=candidate, baseline=baseline, elo0=hypotheses.elo0, elo1=hypotheses.elo1,
                     alpha=hypotheses.alpha, beta=hypotheses.beta, elo_model=hypotheses.elo_model,
-                    max_pairs=max_pairs, gate=gate, pentanomial=[0, 0, 0, 0, 0],
+                    max_pairs=max_pairs, gate=gate, pentanomial=[0, 0, 0, 0, 0], opening_suite=opening_suite,
                     forecast=forecast(hypotheses, baseline))
         except IntegrityError:
             raise ValidationError({"version": [f"{candidate} already has a running SPRT"]}) from None
@@ -169,7 +175,8 @@ def _queue_matches(test: VersionTest) -> None:
     candidate = BotVersion.objects.select_related("bot").get(pk=test.candidate_id)
     baseline = BotVersion.objects.select_related("bot").get(pk=test.baseline_id)
     try:
-        matches = [match_services.create_match(candidate, baseline, games=_games_per_match(), rated=False)
+        matches = [match_services.create_match(candidate, baseline, games=_games_per_match(), rated=False,
+                                               opening_suite=test.opening_suite)
                    for _ in range(wanted)]
     except ValidationError as error:
         _stop(test, VersionTest.State.STOPPED, "; ".join(error.messages)[:200])
