@@ -6,6 +6,7 @@ from __future__ import annotations
 from hooks.services import notify as tell_owners
 from tournaments import events
 from tournaments.models import Bot
+from tournaments.services.openings_balance import retire_unbalanced_after
 from tournaments.services.ratings import schedule_refit
 from workers import dispatching
 
@@ -40,6 +41,12 @@ def refit_after_rated_result(event: events.MatchFinished) -> None:
         schedule_refit(event.game)
 
 
+def retire_unbalanced_openings(event: events.MatchFinished) -> None:
+    """A finished match with an opening suite: its openings that now score one-sided are dealt no more."""
+    if event.status == "finished" and event.opening_suite_id is not None:
+        retire_unbalanced_after(event.match_id)
+
+
 def forget_version_judged(event: events.VersionJudged) -> None:
     public.forget(public.bot_scope(event.bot_id), public.leaderboard_scope(event.game), public.HOME)
 
@@ -62,6 +69,7 @@ REACTIONS = (
     (events.MatchStarted, forget_match_lists),
     (events.MatchFinished, forget_match_finished),
     (events.MatchFinished, refit_after_rated_result),
+    (events.MatchFinished, retire_unbalanced_openings),
     (events.VersionJudged, forget_version_judged),
     (events.TournamentCreated, forget_match_lists),
     (events.TournamentCancelled, forget_match_lists),

@@ -4,7 +4,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from . import exports, views, webhooks
+from . import exports, openings, views, webhooks
 
 router = DefaultRouter()
 router.include_root_view = False  # views.ApiRootView lists every endpoint, not only the router's
@@ -14,6 +14,7 @@ router.register("versions", views.BotVersionViewSet, basename="version")
 router.register("matches", views.MatchViewSet, basename="match")
 router.register("games", views.GameViewSet, basename="game")
 router.register("tournaments", views.TournamentViewSet, basename="tournament")
+router.register("openings", openings.OpeningSuiteViewSet, basename="opening-suite")
 router.register("webhooks", webhooks.EndpointViewSet, basename="webhook")
 
 urlpatterns = [

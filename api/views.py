@@ -102,6 +102,8 @@ ROOT = [  # (name, URL name, arguments, what it is)
                                            "start; standings and crosstables, a Swiss's rounds at "
                                            "/api/tournaments/ID/swiss/; a tournament's games as JSON Lines at "
                                            "/api/tournaments/ID/games.jsonl, its TRF16 at /api/tournaments/ID/trf/."),
+    ("openings", "opening-suite-list", {}, "Opening suites (?game=): start positions played twice, colours swapped; "
+                                           "a suite's balance by opening at /api/openings/ID/."),
     ("webhooks", "webhook-list", {}, "Your webhooks: events about your bots POSTed to your URLs, signed; each "
                                      "one's delivery log, and a test event."),
     ("events", "event-stream", {}, "Your events as Server-Sent Events (the webhooks' JSON)."),

@@ -6,6 +6,9 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from .core import BLACK, NONE, WHITE, other
+from .core import points as points_of
+
 Z95 = 1.959963984540054
 
 
@@ -155,3 +158,56 @@ def pentanomial(pair_scores: Iterable[float],
             raise ValueError(f"a pair score must be 0, 0.5, 1, 1.5 or 2, got {points!r}")
         counts[int(index)] += 1
     return tuple(counts)  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Balance:
+    """How start positions have played: games by winning side, the wins of the side that moved first from them,
+    and their colour-swapped pairs as a pentanomial from the first mover's view (see ``balance``)."""
+
+    white_wins: int = 0
+    draws: int = 0
+    black_wins: int = 0
+    first_wins: int = 0
+    pairs: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
+
+    @property
+    def games(self) -> int:
+        return self.white_wins + self.draws + self.black_wins
+
+    @property
+    def pair_count(self) -> int:
+        return sum(self.pairs)
+
+    @property
+    def first_score(self) -> float | None:
+        """The first mover's points per game (a draw is half), or None before any game."""
+        return (self.first_wins + 0.5 * self.draws) / self.games if self.games else None
+
+    @property
+    def draw_rate(self) -> float | None:
+        return self.draws / self.games if self.games else None
+
+    def __add__(self, other: Balance) -> Balance:
+        return Balance(self.white_wins + other.white_wins, self.draws + other.draws,
+                       self.black_wins + other.black_wins, self.first_wins + other.first_wins,
+                       tuple(mine + theirs for mine, theirs in zip(self.pairs, other.pairs)))  # type: ignore[arg-type]
+
+
+def balance(first: str, results: Iterable[tuple[str, str | None, int]]) -> Balance:
+    """The balance of one start position whose side to move is ``first`` (white or black), from ``results``:
+    (a game's winner, the winner of the game that completes its colour-swapped pair or None, how many such games).
+
+    A pair's score is the points of the bot that moved first in the pair's first game: its first mover's points
+    there plus the second mover's in the other game (the bots swap colours, the opening's side to move stays).
+    """
+    second = other(first)
+    counts = {WHITE: 0, NONE: 0, BLACK: 0}
+    pairs = [0, 0, 0, 0, 0]
+    for winner, partner, number in results:
+        if winner not in counts or (partner is not None and partner not in counts):
+            raise ValueError(f"a winner is white, black or none, got {winner!r} and {partner!r}")
+        counts[winner] += number
+        if partner is not None:
+            pairs[int(2 * (points_of(winner, first) + points_of(partner, second)))] += number
+    return Balance(counts[WHITE], counts[NONE], counts[BLACK], counts[first], tuple(pairs))  # type: ignore[arg-type]

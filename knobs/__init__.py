@@ -185,6 +185,14 @@ class Arena(Mapping[str, Any]):
     MAX_DRAFT_TOURNAMENTS_PER_PLAYER = Knob(int, 5, MATCHES, low=0, description=(
         "draft tournaments one player (not staff) may have at once"))
     MAX_TOURNAMENT_ENTRANTS = Knob(int, 32, MATCHES, "the largest round robin", low=1)
+    # Retirement needs pairs, not games: a pair plays the opening from both sides, so the bots' strength cancels.
+    OPENING_BALANCE_MIN_PAIRS = Knob(int, 10, MATCHES, low=1, description=(
+        "colour-swapped pairs an opening of a suite must have played before it may be retired as one-sided "
+        "(docs/openings-balance.md)"))
+    OPENING_BALANCE_LOW = Knob(float, 0.25, MATCHES, low=0, high=0.5, description=(
+        "an opening whose first mover scores below this (points per game) after those pairs is retired"))
+    OPENING_BALANCE_HIGH = Knob(float, 0.75, MATCHES, low=0.5, high=1, description=(
+        "and one whose first mover scores above this; a score exactly at a bound stays in play"))
 
     # --- Workers and the ladder ---
     MATCH_LEASE_SECONDS = Knob(int, 120, WORKERS, low=1, description=(

@@ -53,6 +53,7 @@ class MatchFinished:
     status: str
     rated: bool = False
     tournament_id: int | None = None
+    opening_suite_id: int | None = None
 
 
 @dataclass(frozen=True)

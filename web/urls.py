@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, re_path, register_converter
 
-from . import views, webhooks
+from . import openings, views, webhooks
 
 
 class IdConverter:
@@ -37,6 +37,8 @@ urlpatterns = [
     path("tournaments/<id:tournament_id>/games.jsonl", views.tournament_games, name="tournament-games"),
     path("tournaments/<id:tournament_id>/records.zip", views.tournament_records, name="tournament-records"),
     path("tournaments/<id:tournament_id>/trf/", views.tournament_trf, name="tournament-trf"),
+    path("openings/<str:game_id>/", openings.game_suites, name="opening-suites"),
+    path("openings/<str:game_id>/<str:name>/", openings.suite, name="opening-suite"),
     path("players/<str:username>/", views.player, name="player"),
     path("webhooks/", webhooks.add, name="webhook-add"),  # from the player's own page, and back to it
     path("webhooks/<int:endpoint_id>/ping/", webhooks.ping, name="webhook-ping"),

@@ -1,3 +1,4 @@
-"""The admin site (Django finds it as ``ops.admin``): the domain's models, the ratings' tables and the webhooks."""
+"""The admin site (Django finds it as ``ops.admin``): the domain's models, the opening suites, the ratings' tables and
+the webhooks."""
 
-from . import ratings, tournaments, webhooks  # noqa: F401  (each registers its models with admin.site)
+from . import openings, ratings, tournaments, webhooks  # noqa: F401  (each registers its models with admin.site)

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, settings
 
 from tests.postgresql import rerun_on_postgresql
 from tests.support import finished_match, make_bot, ready_version
+from tests.support.openings import make_suite, play_openings
 
 EXAMPLES_PER_OPERATION = 15
 STATEFUL_SCENARIOS = 25
@@ -45,13 +46,15 @@ CONFIG = Path(__file__).resolve().parents[2] / "schemathesis.toml"
 
 @pytest.fixture
 def seeded_world(anon, player, other_player):
-    """Something behind most ids: bots, versions, a finished match with games, a draft tournament; and the
-    fuzzer's credentials: the token of a player registered through the API, as a new user would."""
+    """Something behind most ids: bots, versions, a finished match with games, an opening suite played, a draft
+    tournament; and the fuzzer's credentials: the token of a player registered through the API, as a new user
+    would."""
     from tournaments.services import add_entrant, create_tournament
 
     mine = ready_version(make_bot(player, "alpha"))
     theirs = ready_version(make_bot(other_player, "beta"))
     finished_match(mine, theirs)
+    play_openings(mine, theirs, make_suite(count=2), [1, 2], ["white", "none", "black", "white"])
     tournament = create_tournament(player, name="Fuzz cup", game="tafl9")
     add_entrant(tournament, mine)
     registered = anon.post("/api/auth/register/", {"username": "fuzzer", "password": "fuzz-tester-2026"},

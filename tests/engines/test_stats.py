@@ -170,3 +170,40 @@ def test_pair_scores_feed_the_pentanomial_from_points_per_game():
     assert stats.pentanomial([2], (1, 1, 1, 1, 1)) == (1, 1, 1, 1, 2)
     with pytest.raises(ValueError, match="even number"):
         stats.pair_scores([1, 0, 1])
+
+
+# --- an opening's balance: results by side, the first mover's score, pairs from the first mover's view ---------
+# Each entry is games: (winner, the winner of the game completing the pair on a pair's first game else None, count).
+
+def test_balance_counts_sides_and_the_first_movers_pairs():
+    # White moves first. Pair 1: white wins both games (each bot won as the first mover): 1 for game 1's first mover.
+    # Pair 2: a draw, then black wins (game 1's first mover is black in game 2): 0.5 + 1 = 1.5. A lone game: no pair.
+    played = stats.balance("white", [("white", "white", 1), ("white", None, 1),
+                                     ("none", "black", 1), ("black", None, 1), ("black", None, 1)])
+    assert (played.white_wins, played.draws, played.black_wins) == (2, 1, 2)
+    assert played.first_wins == 2 and played.games == 5
+    assert played.pairs == (0, 0, 1, 1, 0) and played.pair_count == 2
+    assert played.first_score == pytest.approx(2.5 / 5)
+    assert played.draw_rate == pytest.approx(1 / 5)
+
+
+def test_balance_when_black_moves_first():
+    # Black to move from the opening: a black win is the first mover's. Black winning both games of a pair is 1 (each
+    # bot won as the first mover); black then white is 2 (game 1's first mover plays white in game 2); white then
+    # a draw is 0.5.
+    played = stats.balance("black", [("black", "black", 2), ("black", None, 2), ("black", "white", 1),
+                                     ("white", None, 1), ("white", "none", 1), ("none", None, 1)])
+    assert (played.white_wins, played.draws, played.black_wins) == (2, 1, 5)
+    assert played.first_wins == 5
+    assert played.pairs == (0, 1, 2, 0, 1)
+    assert played.first_score == pytest.approx(5.5 / 8)
+
+
+def test_balance_without_games_has_no_score_and_sums():
+    assert stats.Balance().first_score is None and stats.Balance().draw_rate is None
+    total = (stats.balance("white", [("white", "black", 1), ("black", None, 1)])
+             + stats.balance("black", [("black", "none", 1), ("none", None, 1)]))
+    assert (total.games, total.first_wins, total.draws, total.pairs) == (4, 2, 1, (0, 0, 0, 1, 1))
+    assert total.first_score == pytest.approx(2.5 / 4)
+    with pytest.raises(ValueError, match="winner"):
+        stats.balance("white", [("blue", None, 1)])

@@ -274,7 +274,8 @@ def _ended(match: Match, bot_ids: tuple[int, int] | None = None) -> None:
     if bot_ids is None:
         bot_ids = tuple(BotVersion.objects.filter(pk__in=(match.version_a_id, match.version_b_id))
                         .values_list("bot_id", flat=True))
-    events.emit(events.MatchFinished(match.pk, match.game, bot_ids, match.status, match.rated, match.tournament_id))
+    events.emit(events.MatchFinished(match.pk, match.game, bot_ids, match.status, match.rated, match.tournament_id,
+                                     match.opening_suite_id))
     if not match.tournament_id:
         return
     if match.round is not None and not Match.objects.filter(
