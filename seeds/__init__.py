@@ -1,5 +1,5 @@
-"""What a fresh install is seeded with: demo players, the reference bots of every game, a demo
-round-robin per game. ``seed()`` is idempotent: a second run finds everything and changes nothing.
+"""What a fresh install is seeded with: demo players, the reference bots of every game, the ladder's opening
+suite and a demo round-robin per game. ``seed()`` is idempotent: a second run finds everything and changes nothing.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 
 from engines import GAME_IDS, RefereeError, get_game
-from tournaments.models import Bot, BotVersion, Tournament
+from tournaments.models import Bot, BotVersion, OpeningSuite, Tournament
 from tournaments.services import (
     add_entrant,
     api_token,
@@ -26,6 +26,7 @@ from tournaments.services import (
     start_tournament,
     upload_version,
 )
+from tournaments.services.openings import create_suite
 
 BOTS_DIR = Path(__file__).resolve().parent / "bots"
 PLAYERS = [  # (user name, password, is admin)
@@ -35,6 +36,8 @@ PLAYERS = [  # (user name, password, is admin)
 ]
 # Which demo player owns each kind of reference bot.
 OWNERS = {"random": "alice", "greedy": "bob", "search": "alice"}
+# The ladder's demo suite: a few plies (placements in Fidchell) from the start, each opening played colour-swapped.
+DEMO_SUITE = {"name": "demo", "count": 24, "plies": 4, "seed": 2026}
 # A fixed timestamp makes the zip of an unchanged bot byte-identical, so a rerun uploads nothing.
 ZIP_TIME = (2024, 1, 1, 0, 0, 0)
 
@@ -122,6 +125,15 @@ def seed_tournament(game_id: str, versions, organiser, report: SeedReport) -> No
     report.created.append(f"tournament {name!r} with {len(matches)} queued matches")
 
 
+def seed_openings(game_id: str, report: SeedReport) -> None:
+    if OpeningSuite.objects.filter(game=game_id, name=DEMO_SUITE["name"]).exists():
+        return
+    suite = create_suite(game_id, ladder=not OpeningSuite.objects.filter(game=game_id, ladder=True).exists(),
+                         **DEMO_SUITE)
+    role = ", the ladder's" if suite.ladder else ""
+    report.created.append(f"opening suite {suite} ({DEMO_SUITE['count']} openings{role})")
+
+
 def game_available(game_id: str) -> bool:
     try:
         get_game(game_id).initial()
@@ -138,6 +150,7 @@ def seed(trusted: bool = False) -> SeedReport:
         if not game_available(game_id):
             report.skipped.append(f"{game_id}: the referee for this game is not installed")
             continue
+        seed_openings(game_id, report)
         versions = []
         for kind, directory in reference_bots(game_id):
             version = seed_bot(game_id, kind, directory, users[OWNERS[kind]], report, trusted)

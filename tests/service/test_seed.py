@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from ratings.models import Rating
-from tournaments.models import Bot, BotVersion, Match, Tournament, TournamentEntrant
+from tournaments.models import Bot, BotVersion, Match, Opening, OpeningSuite, Tournament, TournamentEntrant
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -19,6 +19,7 @@ def snapshot():
         sorted(BotVersion.objects.values_list("bot__name", "number", "sha256", "status")),
         sorted(Tournament.objects.values_list("name", "status")),
         TournamentEntrant.objects.count(), Match.objects.count(), Rating.objects.count(),
+        sorted(OpeningSuite.objects.values_list("game", "name", "ladder")), Opening.objects.count(),
     )
 
 
@@ -45,6 +46,8 @@ def test_seed_twice_changes_nothing(capsys, settings):
     assert {status for _, status, _ in statuses} == {"ready"}, list(statuses)
     demo = Tournament.objects.get(game="tafl9")
     assert demo.status == "running" and demo.matches.filter(status="queued").exists()
+    ladder = OpeningSuite.objects.get(game="tafl9", ladder=True)  # the ladder plays the demo suite's openings
+    assert ladder.openings.count() == 24 and "opening suite tafl9/demo" in first
     before = snapshot()
     call_command("seed", *seed_args())
     assert "already seeded" in capsys.readouterr().out
