@@ -4,6 +4,7 @@ only through the services, so that no test stands on a state the arena itself co
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -57,7 +58,7 @@ def pass_smoke_test(version: BotVersion) -> BotVersion:
     pages told), without starting the bot: for tests about matches, not smoke tests. tests/test_support.py checks
     that this and a real smoke test leave the same state."""
     judged = BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.PENDING).update(
-        status=BotVersion.Status.READY, reject_reason="", reject_stderr="", checked_at=timezone.now())
+        status=BotVersion.Status.READY, reject_reason="", reject_stderr="", checked_at=timezone.now())  # state: checked
     if judged:
         events.emit(events.VersionJudged(version.pk, version.bot_id, version.bot.game, BotVersion.Status.READY))
     version.refresh_from_db()
@@ -116,3 +117,22 @@ def finished_match(version_a, version_b, winners=None, *, games: int = 2, seed: 
     else:
         records = [random_record(match.game, seed * 100 + n) for n in range(games)]
     return report(match, records, worker)
+
+
+# --- time passing ------------------------------------------------------------------------------------------------
+# The one write a test may make past the services: moving a timestamp, which is what waiting would do.
+
+def played_lately(match_ids, seconds: float, ago: float = 60) -> None:
+    """Queued matches played through the services (claimed, each game won by white), then time passes: each
+    took ``seconds`` of a worker and ended ``ago`` seconds ago (what the fair share counts)."""
+    for match in Match.objects.filter(pk__in=list(match_ids)):
+        report(match, [record("white", game=match.game) for _ in range(match.games_per_match)])
+    end = timezone.now() - timedelta(seconds=ago)
+    Match.objects.filter(pk__in=list(match_ids)).update(  # state: time passes
+        finished_at=end, started_at=end - timedelta(seconds=seconds))
+
+
+def lease_runs_out(match_id: int, seconds: float = 1) -> None:
+    """The running match's worker went silent: its lease ran out ``seconds`` ago (what waiting would do)."""
+    Match.objects.filter(pk=match_id).update(  # state: time passes
+        lease_expires_at=timezone.now() - timedelta(seconds=seconds))
