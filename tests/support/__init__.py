@@ -4,6 +4,7 @@ only through the services, so that no test stands on a state the arena itself co
 from __future__ import annotations
 
 import random
+import shutil
 from datetime import timedelta
 from pathlib import Path
 
@@ -14,7 +15,15 @@ from engines import get_game
 from engines.record import record_of_play
 from tournaments import events
 from tournaments.models import BotVersion, Match
-from tournaments.services import claim_match, create_bot, create_match, create_player, finish_match, upload_version
+from tournaments.services import (
+    claim_match,
+    create_bot,
+    create_match,
+    create_player,
+    finish_match,
+    smoke_test_version,
+    upload_version,
+)
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"  # the test bots every suite shares
 RANDOM_BOT = (BOTS / "random_bot.py").read_bytes()
@@ -70,6 +79,16 @@ def ready_version(bot, name: str = "random_bot.py", content: bytes | None = None
     return pass_smoke_test(upload(bot, name, content))
 
 
+def smoke_tested(version_id: int) -> BotVersion:
+    """The pending version after a real smoke test, in the sandbox where bwrap is (else its bot runs bare)."""
+    return smoke_test_version(version_id, trusted=shutil.which("bwrap") is None)
+
+
+def rejected_version(bot, name: str = "crash_bot.py") -> BotVersion:
+    """A new version of ``bot`` that a real smoke test rejected (the crash bot exits at its first line: quick)."""
+    return smoke_tested(upload(bot, name).pk)
+
+
 # --- game records and finished matches ---------------------------------------------------------------------
 
 REASONS = {"white": "escape", "black": "king-captured", "none": "no-capture-limit"}  # tafl9's
@@ -104,11 +123,11 @@ def report(match: Match, records, worker: str = "worker-1") -> Match:
 
 
 def finished_match(version_a, version_b, winners=None, *, games: int = 2, seed: int = 1, rated: bool = True,
-                   worker: str = "worker-1", **options) -> Match:
+                   worker: str = "worker-1", also: dict | None = None, **options) -> Match:
     """A match queued, claimed and finished through the services. ``winners`` (one per game: white, black or
     none; version A is white in odd games) gives short records; without it, the referee plays random games
-    (seeded by ``seed``), so pages and the API have real, replayable records. ``options`` go to create_match
-    (time_control, tournament, ...)."""
+    (seeded by ``seed``), so pages and the API have real, replayable records. ``also``: what else every record
+    carries, as a worker reports it (the bots' stderr, the protocol log). ``options`` go to create_match."""
     if winners is not None:
         games = len(winners)
     match = create_match(version_a, version_b, rated=rated, games=games, **options)
@@ -116,7 +135,7 @@ def finished_match(version_a, version_b, winners=None, *, games: int = 2, seed: 
         records = [record(winner, game=match.game) for winner in winners]
     else:
         records = [random_record(match.game, seed * 100 + n) for n in range(games)]
-    return report(match, records, worker)
+    return report(match, [{**played, **(also or {})} for played in records], worker)
 
 
 # --- time passing ------------------------------------------------------------------------------------------------
