@@ -173,7 +173,7 @@ def test_a_live_game_page_advances_while_the_game_is_played(site, player, other_
 
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    from tests.support import make_bot
+    from tests.support import make_bot, pass_smoke_test
     from tournaments import referee
     from tournaments.models import BotVersion
     from tournaments.services import claim_match, create_match, finish_match, upload_version
@@ -185,7 +185,7 @@ def test_a_live_game_page_advances_while_the_game_is_played(site, player, other_
             archive.writestr("flexbot.py", (BOTS / "flexbot.py").read_bytes())
             archive.writestr("bot.toml", 'run = "python3 flexbot.py slow:120"\n')
         version = upload_version(make_bot(owner, name), SimpleUploadedFile("bot.zip", buffer.getvalue()))
-        BotVersion.objects.filter(pk=version.pk).update(status="ready")
+        pass_smoke_test(version)
         versions.append(BotVersion.objects.select_related("bot").get(pk=version.pk))
     match = create_match(*versions, games=1, time_control="move:2000", rated=False)
     token = claim_match(match.pk, "browser-test")
