@@ -7,9 +7,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tests.support import finished_match, make_bot, ready_version
+from tests.support import finished_match, make_bot, ready_version, record, report
 from tournaments.models import BotVersion, Match
-from tournaments.services import claim_match, create_match, fail_match
+from tournaments.services import cancel_match, claim_match, create_match, fail_match
 
 
 @pytest.fixture
@@ -73,10 +73,9 @@ def test_dashboard_says_which_workers_keep_their_bots_apart(admin_client_logged,
 
 
 def test_dashboard_counts_bot_failures_by_reason(admin_client_logged, player, other_player):
-    from tournaments.models import Game
 
     a, b = _busy_arena(player, other_player)
-    Game.objects.filter(number=1).update(reason="timeout")
+    report(create_match(a, b, games=1), [record("black", "timeout")])  # A, white, ran out of time
     context = admin_client_logged.get("/admin/dashboard/").context
     assert [(r["reason"], r["count"]) for r in context["game_failures"]] == [("timeout", 1)]
 
@@ -154,11 +153,10 @@ def test_dashboard_shows_the_queue_oldest_first_with_ages_and_warns_when_work_wa
     settings.ARENA = {**settings.ARENA, "QUEUE_WARNING_SECONDS": 600}
     a, b = _busy_arena(player, other_player)
     now = timezone.now()
-    old_ladder = Match.objects.create(game="tafl9", version_a=a, version_b=b, time_control="move:1000",
-                                      priority=Match.Priority.LADDER)
-    Match.objects.filter(pk=old_ladder.pk).update(created_at=now - timedelta(minutes=40))
+    old_ladder = create_match(a, b, time_control="move:1000", priority=Match.Priority.LADDER)
+    Match.objects.filter(pk=old_ladder.pk).update(created_at=now - timedelta(minutes=40))  # state: time passes
     for _ in range(25):  # newer work than the oldest: a list of the newest would hide it
-        Match.objects.create(game="tafl9", version_a=a, version_b=b, time_control="move:1000")
+        create_match(a, b, time_control="move:1000")
     context = admin_client_logged.get("/admin/dashboard/").context
     assert context["queued"][0].pk == old_ladder.pk
     queue = {row["label"]: row for row in context["queue"]}
@@ -171,7 +169,7 @@ def test_dashboard_shows_the_queue_oldest_first_with_ages_and_warns_when_work_wa
     assert "ranked ladder has waited 40 min, longer than 10 min" in context["queue_warning"]
     page = admin_client_logged.get("/admin/dashboard/").content.decode()
     assert 'id="queue-warning"' in page and "ranked ladder" in page
-    Match.objects.filter(pk=old_ladder.pk).update(status="cancelled")
+    cancel_match(old_ladder.pk)
     assert admin_client_logged.get("/admin/dashboard/").context["queue_warning"] == ""
 
 

@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from tests.support import RANDOM_BOT, make_bot
+from tests.support import BOTS, RANDOM_BOT, make_bot, smoke_tested
 from tournaments.models import Bot, BotVersion
 
 from .conftest import bot_upload
@@ -175,10 +175,12 @@ def test_only_the_owner_uploads(grace, anon, root, player):
 
 def test_rejection_reason_is_shown_to_the_owner_only(ada, grace, root, anon, player):
     bot = make_bot(player, "ragnar")
-    version_id = ada.post(f"/api/bots/{bot.pk}/versions/", {"file": bot_upload()}, format="multipart").json()["id"]
-    BotVersion.objects.filter(pk=version_id).update(status="rejected", reject_reason="no handshake within 3 s")
-    assert ada.get(f"/api/versions/{version_id}/").json()["reject_reason"] == "no handshake within 3 s"
-    assert root.get(f"/api/versions/{version_id}/").json()["reject_reason"] == "no handshake within 3 s"
+    crash = bot_upload(content=(BOTS / "crash_bot.py").read_bytes())
+    version_id = ada.post(f"/api/bots/{bot.pk}/versions/", {"file": crash}, format="multipart").json()["id"]
+    reason = smoke_tested(version_id).reject_reason  # the crash bot: "init-failed: crash ..."
+    assert reason.startswith("init-failed")
+    assert ada.get(f"/api/versions/{version_id}/").json()["reject_reason"] == reason
+    assert root.get(f"/api/versions/{version_id}/").json()["reject_reason"] == reason
     for other in (grace, anon):
         body = other.get(f"/api/versions/{version_id}/").json()
         assert body["status"] == "rejected" and body["reject_reason"] == ""
@@ -193,13 +195,14 @@ def test_versions_of_private_bots_are_hidden(grace, player):
     assert grace.get(f"/api/bots/{bot.pk}/versions/").status_code == 404
 
 
-def test_bot_page_shows_versions_and_rating(anon, player):
+def test_bot_page_shows_versions_and_rating(anon, player, other_player):
     from ratings.models import Rating
-    from tests.support import ready_version
+    from tests.support import finished_match, ready_version
 
     bot = make_bot(player, "ragnar")
-    ready_version(bot)
-    Rating.objects.create(bot=bot, game="tafl9", elo=1532.5, games=3, wins=2, draws=0, losses=1)
+    finished_match(ready_version(bot), ready_version(make_bot(other_player, "sigurd")), ["white", "none", "white"])
+    rating = Rating.objects.get(bot=bot)
+    assert (rating.games, rating.wins, rating.draws, rating.losses) == (3, 2, 1, 0) and rating.elo > 1500
     body = anon.get(f"/api/bots/{bot.pk}/").json()
     assert [v["number"] for v in body["versions"]] == [1]
-    assert body["rating"]["elo"] == 1532.5
+    assert body["rating"]["elo"] == pytest.approx(rating.elo, abs=0.05)

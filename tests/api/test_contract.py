@@ -307,12 +307,10 @@ def test_every_documented_query_parameter_is_read_and_no_other(ada, spec, versio
 
 def test_games_filter_by_tournament(anon, versions):
     from tests.support import finished_match
-    from tournaments.models import Match
     from tournaments.services import create_tournament
 
     cup = create_tournament(versions[0].bot.owner, name="Cup", game="tafl9")
-    in_cup, challenge = finished_match(*versions), finished_match(*versions)
-    Match.objects.filter(pk=in_cup.pk).update(tournament=cup)
+    in_cup, challenge = finished_match(*versions, tournament=cup), finished_match(*versions)
     games = anon.get(f"/api/games/?tournament={cup.pk}").json()["results"]
     assert sorted(game["match"] for game in games) == [in_cup.pk, in_cup.pk]
     assert anon.get(f"/api/games/?tournament={cup.pk + 1}").json()["results"] == []

@@ -7,16 +7,15 @@ import io
 import json
 import zipfile
 
-from tournaments.models import Game, Match, Tournament
+from tournaments.models import Game
+from tournaments.services import create_tournament
 
 from .conftest import finished_match, make_bot, ready_version, throttle_rates
 
 
 def _tournament_match(player, a, b):
-    tournament = Tournament.objects.create(name="Cup", game="tafl9", organiser=player, time_control="move:1000")
-    match = finished_match(a, b)
-    Match.objects.filter(pk=match.pk).update(tournament=tournament, round=1)
-    return tournament, match
+    tournament = create_tournament(player, name="Cup", game="tafl9", time_control="move:1000")
+    return tournament, finished_match(a, b, tournament=tournament, round_number=1)
 
 
 def _lines(response) -> list[dict]:
@@ -39,10 +38,9 @@ def test_a_tournaments_records_come_as_one_zip(anon, player, other_player):
 def test_dataset_export_filters_public_games_and_strips_bot_texts(anon, player, other_player):
     a, b = ready_version(make_bot(player, "ann")), ready_version(make_bot(other_player, "bob"))
     hidden = ready_version(make_bot(other_player, "hid", is_public=False))
-    tournament, match = _tournament_match(player, a, b)
-    for game in Game.objects.filter(match=match):
-        game.record = {**game.record, "stderr": {"white": "secret"}, "log": ["secret"]}
-        game.save()
+    tournament = create_tournament(player, name="Cup", game="tafl9", time_control="move:1000")
+    match = finished_match(a, b, tournament=tournament, round_number=1,
+                           also={"stderr": {"white": "secret"}, "log": ["secret"]})
     finished_match(a, hidden)  # a private bot's games are never exported
     other = finished_match(b, a)
     body = _lines(anon.get("/api/games/export.jsonl"))

@@ -13,7 +13,7 @@ from rest_framework.test import APIRequestFactory
 
 from api import public, serializers
 from ratings.models import Rating
-from tests.support import finished_match, make_bot, ready_version
+from tests.support import finished_match, make_bot, ready_version, rejected_version
 from tournaments.models import Game, Match
 from tournaments.services import update_bot
 
@@ -101,13 +101,11 @@ def test_leaderboard_page_equals_the_serializer(anon, player, other_player):
 
 def test_bot_page_equals_the_serializer_for_owner_and_stranger(player, other_player, played):
     from api import selectors
-    from tournaments.models import BotVersion
     from tournaments.services.ratings import recompute_ratings
 
     recompute_ratings(history=True)
     a, _ = played
-    BotVersion.objects.create(bot=a.bot, number=9, filename="bot.py", kind="py", sha256="0" * 64, size=1,
-                              status="rejected", reject_reason="crashed in the handshake")
+    reason = rejected_version(a.bot).reject_reason  # "init-failed: crash: exit code 3"
     for user in (player, other_player, None):
         request = APIRequestFactory().get("/")
         request.user = user if user is not None else AnonymousUser()
@@ -118,7 +116,7 @@ def test_bot_page_equals_the_serializer_for_owner_and_stranger(player, other_pla
         assert same_bytes(body, expected)
         assert body["rating"] is not None
         reasons = [v["reject_reason"] for v in body["versions"]]
-        assert ("crashed in the handshake" in reasons) == (user == a.bot.owner)
+        assert (reason in reasons) == (user == a.bot.owner)
 
 
 def test_leaderboard_rank_continues_across_pages(anon, player):
@@ -243,16 +241,14 @@ def test_anonymous_lists_lag_at_most_the_ttl_and_players_see_them_fresh(anon, pl
 
 
 def test_the_owner_and_staff_never_get_the_outsiders_bot_page(player, other_player, admin_user, played):
-    from tournaments.models import BotVersion
 
     a, _ = played
-    BotVersion.objects.create(bot=a.bot, number=9, filename="bot.py", kind="py", sha256="0" * 64, size=1,
-                              status="rejected", reject_reason="crashed in the handshake")
+    reason = rejected_version(a.bot).reject_reason  # "init-failed: crash: exit code 3"
     url = f"/api/bots/{a.bot_id}/"
     for outsider in (None, other_player):  # the first keeps the page, the second is served it
-        assert "crashed in the handshake" not in client_for(outsider).get(url).content.decode()
+        assert reason not in client_for(outsider).get(url).content.decode()
     for insider in (player, admin_user):
-        assert "crashed in the handshake" in client_for(insider).get(url).content.decode()
+        assert reason in client_for(insider).get(url).content.decode()
 
 
 @pytest.mark.parametrize("via", ["api", "model"])
@@ -271,7 +267,7 @@ def test_a_bot_made_private_leaves_every_public_page_at_once(via, anon, player, 
                                             format="json").status_code == 200
         else:
             bot.is_public = False
-            bot.save()  # the admin's path
+            bot.save()  # state: admin (the admin's path)
     assert anon.get(f"/api/bots/{bot.pk}/").status_code == 404
     assert anon.get(f"/api/bots/{bot.pk}/rating-history/").status_code == 404
     assert anon.get(urls[5]).status_code == 404  # a game record with it
@@ -302,7 +298,7 @@ def test_errors_are_not_kept(anon, played, player):
     hidden = make_bot(player, "hidden", is_public=False)
     url = f"/api/bots/{hidden.pk}/"
     assert anon.get(url).status_code == 404
-    Bot.objects.filter(pk=hidden.pk).update(is_public=True)  # no signal: no new generation either
+    Bot.objects.filter(pk=hidden.pk).update(is_public=True)  # state: unsignalled (no new generation either)
     assert anon.get(url).status_code == 200  # so the 404 was not kept
 
 

@@ -295,7 +295,7 @@ def test_nobody_else_downloads_a_bot(grace, anon, player, versions):
 def test_a_version_stored_before_originals_were_kept_says_there_is_nothing_to_download(ada, versions):
     mine, _ = versions
     default_storage.delete(mine.original.name)
-    BotVersion.objects.filter(pk=mine.pk).update(original="")  # as every version uploaded before
+    BotVersion.objects.filter(pk=mine.pk).update(original="")  # state: damaged (as every version uploaded before)
     response = ada.get(f"/api/versions/{mine.pk}/download/")
     assert response.status_code == 404
     assert "uploaded before" in str(response.json()["detail"])

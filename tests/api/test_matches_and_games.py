@@ -5,7 +5,8 @@ from __future__ import annotations
 from engines import get_game
 from engines.core import other
 from tests.support import finished_match, make_bot, ready_version
-from tournaments.models import BotVersion, Match
+from tournaments.models import Match
+from tournaments.services import create_match, set_version_disabled
 
 from .conftest import bot_upload
 
@@ -55,7 +56,7 @@ def test_match_request_refusals_change_nothing(ada, player, other_player, versio
 
 def test_disabled_version_cannot_be_matched(ada, versions):
     mine, theirs = versions
-    BotVersion.objects.filter(pk=theirs.pk).update(is_disabled=True)
+    set_version_disabled(theirs, True)
     response = ada.post("/api/matches/", {"version_a": mine.pk, "version_b": theirs.pk}, format="json")
     assert response.status_code == 400 and "version_b" in response.json()
 
@@ -76,7 +77,7 @@ def test_match_filters(anon, player, versions):
     other = ready_version(make_bot(player, "gamma"))
     played = finished_match(mine, theirs)
     finished_match(theirs, other)
-    Match.objects.create(game="tafl9", version_a=mine, version_b=other, time_control="move:1000")
+    create_match(mine, other, time_control="move:1000")
     by_bot = anon.get(f"/api/matches/?bot={mine.bot_id}&status=finished").json()["results"]
     assert [m["id"] for m in by_bot] == [played.pk]
     assert len(anon.get("/api/matches/?status=queued").json()["results"]) == 1

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from ratings.models import FittedRating, Rating, RatingChange, RatingFit
 from tests.support import finished_match, make_bot, ready_version
-from tournaments.models import Bot
+from tournaments.services import update_bot
 
 from .conftest import client_for
 
@@ -111,7 +111,7 @@ def test_a_bot_gives_the_same_fitted_fields_as_the_leaderboard(anon, fitted):
 
 def test_a_private_or_retired_bot_keeps_its_fitted_rating_on_its_own_page(player, fitted):
     bot = fitted["alpha"]
-    Bot.objects.filter(pk=bot.pk).update(is_public=False, is_retired=True)
+    update_bot(bot, is_public=False, is_retired=True)
     cache.clear()
     rating = client_for(player).get(f"/api/bots/{bot.pk}/").json()["rating"]
     assert (rating["fitted_elo"], rating["fitted_margin"], rating["provisional"]) == (1540.25, 80.0, False)

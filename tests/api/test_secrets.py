@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from api import public
-from tests.support import finished_match, make_bot, ready_version, record, report
+from tests.support import make_bot, random_record, ready_version, record, report
+from tournaments.services import create_match
 
 from .conftest import client_for
 
@@ -16,18 +17,16 @@ WHITE_SECRET, BLACK_SECRET, DETAIL_SECRET = "W-SECRET-eval", "B-SECRET-eval", "D
 @pytest.fixture
 def secret_game(versions):
     """A game whose record carries what the runner keeps: stderr tails, the protocol log and the detail."""
-    played = finished_match(*versions, games=1).games.get()
-    played.record = {**played.record, "winner": "white", "reason": "illegal",
-                     "detail": f"Z9-Z10 (stderr: {DETAIL_SECRET})",
-                     "stderr": {"white": f"thinking... {WHITE_SECRET}", "black": f"Traceback {BLACK_SECRET}"},
-                     "log": ["0.1 w> bgtp 1", f"3.0 w< info {WHITE_SECRET}", "3.2 b> go movetime=1000",
-                             f"4.0 b< info {BLACK_SECRET}",
-                             f"4.1 runner b: ignored line sent before go: {BLACK_SECRET}",
-                             f"4.2 runner white failed before move 1: crash {WHITE_SECRET}",
-                             "4.3 runner the game ends", f"... 3 more lines not kept {BLACK_SECRET}"],
-                     "shiny_new_runner_field": BLACK_SECRET}
-    played.save(update_fields=["record"])
-    return played
+    reported = {**random_record("tafl9", 100), "winner": "white", "reason": "illegal-move",
+                "detail": f"Z9-Z10 (stderr: {DETAIL_SECRET})",
+                "stderr": {"white": f"thinking... {WHITE_SECRET}", "black": f"Traceback {BLACK_SECRET}"},
+                "log": ["0.1 w> bgtp 1", f"3.0 w< info {WHITE_SECRET}", "3.2 b> go movetime=1000",
+                        f"4.0 b< info {BLACK_SECRET}",
+                        f"4.1 runner b: ignored line sent before go: {BLACK_SECRET}",
+                        f"4.2 runner white failed before move 1: crash {WHITE_SECRET}",
+                        "4.3 runner the game ends", f"... 3 more lines not kept {BLACK_SECRET}"],
+                "shiny_new_runner_field": BLACK_SECRET}
+    return report(create_match(*versions, games=1), [reported]).games.get()
 
 
 def record_of(client, played) -> tuple[dict, bytes, object]:
@@ -41,7 +40,7 @@ def assert_public(record: dict, body: bytes, played) -> None:
     assert not {"stderr", "log", "detail"} & set(record)
     assert (record["actions"], record["times"] if "times" in record else None) == (
         played.record["actions"], played.record.get("times"))
-    assert (record["winner"], record["reason"]) == ("white", "illegal")
+    assert (record["winner"], record["reason"]) == ("white", "illegal-move")
 
 
 def test_the_public_record_carries_no_stderr_or_log(anon, grace, secret_game):

@@ -21,10 +21,8 @@ def cup(player, other_player):
     secret = ready_version(make_bot(other_player, "secret", is_public=False))
     tournament = create_tournament(player, name="Cup", game="tafl9")
     public = finished_match(alpha, beta, seed=7, rated=False, tournament=tournament)
-    private = finished_match(secret, alpha, seed=8, rated=False, tournament=tournament)
-    for game in private.games.all():
-        game.record = {**game.record, "stderr": {"white": "SECRET-STDERR", "black": ""}, "log": ["> SECRET-LOG"]}
-        game.save(update_fields=["record"])
+    private = finished_match(secret, alpha, seed=8, rated=False, tournament=tournament,
+                             also={"stderr": {"white": "SECRET-STDERR", "black": ""}, "log": ["> SECRET-LOG"]})
     return {"tournament": tournament, "public": public, "private": private}
 
 

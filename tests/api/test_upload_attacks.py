@@ -217,7 +217,7 @@ def plant(bot, content: bytes, kind: str = "tar.gz") -> BotVersion:
     """A version whose stored file is ``content``, as if someone had written it into storage."""
     version = BotVersion(bot=bot, number=1, filename="bot.tar.gz", kind=kind, sha256="0" * 64, size=len(content))
     version.file.save("files.bundle", ContentFile(content), save=False)
-    version.save()
+    version.save()  # state: damaged (planted in storage)
     return version
 
 

@@ -14,6 +14,7 @@ from django.db import connection
 from ratings.models import Rating, RatingChange
 from tests.playing import play
 from tests.postgresql import ROOT, rerun_on_postgresql
+from tests.support import pass_smoke_test
 from tournaments.models import BotVersion, Game
 from tournaments.services import create_match, smoke_test_version, upload_version
 from tournaments.services.matches import claim_match, finish_match
@@ -46,7 +47,7 @@ def upload(make_bot, name: str, source: str, ready: bool = True) -> BotVersion:
     owner = create_player(f"{name}-owner", None)
     version = upload_version(make_bot(name, owner=owner), SimpleUploadedFile(f"{name}.py", source.encode()))
     if ready:
-        BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.READY)
+        pass_smoke_test(version)
     return BotVersion.objects.select_related("bot").get(pk=version.pk)
 
 

@@ -33,7 +33,7 @@ def test_a_bot_from_an_old_row_named_with_a_slash_gets_a_safe_name(make_bot):
     from tournaments.referee import load_version
 
     version = ready_version(make_bot("legacy"))
-    Bot.objects.filter(pk=version.bot_id).update(name="a/../../b")
+    Bot.objects.filter(pk=version.bot_id).update(name="a/../../b")  # state: damaged (a row from before the name rule)
     version.refresh_from_db()
     loaded = load_version(version)
     assert loaded.name == "a_.._.._b-v1"
@@ -101,16 +101,17 @@ def test_look_alike_names_are_refused_by_the_database_itself(player):
     create_player(username="admin", password="operator-pass-2")
     with pytest.raises(IntegrityError), transaction.atomic():
         get_user_model().objects.create_user("\u0430dmin")  # a Cyrillic а
+    # state: constraint (the database refuses look-alikes)
     Bot.objects.create(owner=player, game="tafl9", name="ragnar")
     with pytest.raises(IntegrityError), transaction.atomic():
-        Bot.objects.create(owner=player, game="tafl9", name="Rag-nar")
-    Bot.objects.create(owner=player, game="shatra", name="Rag-nar")  # another game's bots are apart
+        Bot.objects.create(owner=player, game="tafl9", name="Rag-nar")  # state: constraint
+    Bot.objects.create(owner=player, game="shatra", name="Rag-nar")  # state: constraint; another game's bots are apart
 
 
 def test_a_renamed_player_frees_the_old_name_and_holds_the_new(db):
     user = create_player(username="olaf", password="a-long-pass-42")
     user.username = "erik"
-    user.save()
+    user.save()  # state: admin (a rename in the admin)
     create_player(username="OLAF", password="a-long-pass-42")
     with pytest.raises(ValidationError, match="too like 'erik'"):
         create_player(username="Erik.", password="a-long-pass-42")
@@ -119,8 +120,8 @@ def test_a_renamed_player_frees_the_old_name_and_holds_the_new(db):
 def test_a_login_does_not_rewrite_the_name_key(django_assert_num_queries):
     user = create_player(username="logs-in-often", password="a-long-pass-42")
     with django_assert_num_queries(1):  # the last_login update alone
-        user.save(update_fields=["last_login"])
+        user.save(update_fields=["last_login"])  # state: admin (a login saves the user)
     user.username = "renamed"  # a rename through update_fields keeps the key
-    user.save(update_fields=["username"])
+    user.save(update_fields=["username"])  # state: admin
     from tournaments.models import PlayerName
     assert PlayerName.objects.get(user=user).key == "renarned"  # m reads as rn

@@ -14,7 +14,7 @@ from ratings.models import FittedRating, RatingFit
 from ratings.selectors import STANDINGS, fitted_leaderboard, rating_fit, standing
 from tests.support import finished_match, ready_version
 from tournaments.models import Bot, Game, Match
-from tournaments.services import pin_version
+from tournaments.services import pin_version, update_bot
 from tournaments.services.ratings import fit_ratings
 from workers.tasks import fit_ratings as fit_task
 
@@ -158,8 +158,8 @@ def test_pinning_another_version_moves_the_board_row_at_the_next_beat(make_bot, 
     assert fit_task() == 4
     assert FittedRating.objects.get(bot=old.bot, current=True).version_id == new.pk  # no games yet, still its row
     period = timedelta(seconds=settings.ARENA["RATING_FIT_SECONDS"])
-    RatingFit.objects.update(fitted_at=F("fitted_at") - 2 * period)
-    Match.objects.update(finished_at=F("finished_at") - 4 * period)  # the last fit read them all, long ago
+    RatingFit.objects.update(fitted_at=F("fitted_at") - 2 * period)  # state: time passes (two periods since the fit)
+    Match.objects.update(finished_at=F("finished_at") - 4 * period)  # state: time passes (the fit read them all)
     assert fit_task() == 0  # nothing changed: no refit
     pin_version(old.bot, old.pk)
     assert fit_task() == 4  # no new result, but the bot's ladder version changed
@@ -233,7 +233,7 @@ def test_only_wins_by_one_side_give_equal_ratings_and_a_finite_advantage(pair):
 
 def test_the_leaderboard_read_lists_public_bots_rated_first(league):
     ann, bob, cid, dan, eve = league
-    Bot.objects.filter(pk=bob.bot_id).update(is_public=False)
+    update_bot(bob.bot, is_public=False)
     fit_ratings(["tafl9"])
     board = list(fitted_leaderboard("tafl9"))
     assert [r.bot_id for r in board] == sorted([ann.bot_id, cid.bot_id, dan.bot_id, eve.bot_id],
@@ -258,12 +258,12 @@ def test_the_periodic_task_refits_only_the_games_whose_results_changed(league, s
     period = timedelta(seconds=settings.ARENA["RATING_FIT_SECONDS"])
     ann, bob, *_ = league
     assert fit_task() == 18  # never fitted, rated games: fitted
-    RatingFit.objects.update(fitted_at=F("fitted_at") - 2 * period)
-    Match.objects.update(finished_at=F("finished_at") - 4 * period)  # the last fit read them all, long ago
+    RatingFit.objects.update(fitted_at=F("fitted_at") - 2 * period)  # state: time passes (two periods since the fit)
+    Match.objects.update(finished_at=F("finished_at") - 4 * period)  # state: time passes (the fit read them all)
     before = RatingFit.objects.get().fitted_at
     assert fit_task() == 0 and RatingFit.objects.get().fitted_at == before  # nothing new: no refit
     finished_match(ann, bob, ["white", "black"])
     assert fit_task() == 20 and RatingFit.objects.get().fitted_at > before
     assert fit_task() == 20  # once more: a match may have finished while that fit was reading
-    RatingFit.objects.update(fitted_at=F("fitted_at") + 2 * period)
+    RatingFit.objects.update(fitted_at=F("fitted_at") + 2 * period)  # state: time passes (as if fitted later)
     assert fit_task() == 0

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
 
 import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from ratings.models import Rating, RatingChange
-from tests.support import ready_version, record
+from tests.support import lease_runs_out, ready_version, record
 from tournaments.models import Game, Match
 from tournaments.services import (
     Report,
@@ -117,7 +116,7 @@ def test_expired_leases_are_requeued(pair):
     dead = create_match(*pair)
     claim_match(live.pk, "alive")
     claim_match(dead.pk, "dead")
-    Match.objects.filter(pk=dead.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    lease_runs_out(dead.pk)
     assert requeue_expired_matches() == [dead.pk]
     assert Match.objects.get(pk=dead.pk).status == "queued"
     assert Match.objects.get(pk=live.pk).status == "running"

@@ -24,6 +24,7 @@ def latest_schema_after():
     executor.migrate(executor.loader.graph.leaf_nodes())
 
 
+# state: migration (the historical models of the migration under test, which no service writes)
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.slow
 def test_old_durations_are_forgotten_and_old_versions_have_nothing_to_download():
@@ -53,6 +54,7 @@ def test_old_durations_are_forgotten_and_old_versions_have_nothing_to_download()
     assert (bot.is_retired, bot.pinned_version_id) == (False, None)
 
 
+# state: constraint (the database's own column defaults, for rows written past the ORM as the benchmarks do)
 @pytest.mark.django_db
 def test_rows_written_outside_the_orm_get_the_new_columns_defaults(player):
     """The benchmarks COPY bots and versions with the columns they know: the new ones default in the database."""
@@ -81,6 +83,7 @@ def _zip(files: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
+# state: migration (the historical models of the migration under test, which no service writes)
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.slow
 def test_versions_stored_as_raw_archives_are_read_once_into_bundles_or_rejected(tmp_path, settings):
@@ -132,6 +135,7 @@ def test_versions_stored_as_raw_archives_are_read_once_into_bundles_or_rejected(
     assert [(entry.name, entry.data) for entry in unpack(solo.file.read())] == [("solo.py", b"print('bgtp 1')\n")]
 
 
+# state: migration (the historical models of the migration under test, which no service writes)
 @pytest.mark.django_db(transaction=True)
 def test_a_rated_tournament_stays_rated_only_if_staff_organised_it():
     """Migration 0007 (issue 17, item 8): ``rated`` becomes ``official``, which only staff set."""
@@ -156,6 +160,7 @@ def test_a_rated_tournament_stays_rated_only_if_staff_organised_it():
     assert {row.tiebreaks for row in new.objects.all()} == {"direct_encounter,wins,sonneborn_berger,koya"}
 
 
+# state: migration (the historical models of the migration under test, which no service writes)
 @pytest.mark.django_db(transaction=True)
 def test_old_names_get_their_compared_forms_and_old_look_alikes_keep_none():
     """Users and bots made before the name keys get them; a look-alike made before the rule existed keeps an

@@ -27,7 +27,7 @@ def test_player_gets_a_token(player):
         create_player("ada", "x")
 
 
-def test_bot_constraints(player):
+def test_bot_constraints(player):  # state: constraint
     create_bot(player, "tafl9", "alpha")
     refused(lambda: Bot.objects.create(owner=player, game="tafl9", name="alpha"))
     refused(lambda: Bot.objects.create(owner=player, game="chess", name="beta"))
@@ -35,7 +35,7 @@ def test_bot_constraints(player):
     Bot.objects.create(owner=player, game="shatra", name="alpha")  # same name, other game: fine
 
 
-def test_version_constraints(make_bot):
+def test_version_constraints(make_bot):  # state: constraint
     version = ready_version(make_bot("alpha"))
     fields = dict(bot=version.bot, file="x", filename="x.py", kind="py", sha256="0" * 64, size=1)
     refused(lambda: BotVersion.objects.create(number=version.number, **fields))
@@ -45,7 +45,7 @@ def test_version_constraints(make_bot):
     refused(lambda: BotVersion.objects.create(number=7, status="maybe", **fields))
 
 
-def test_match_and_game_constraints(pair):
+def test_match_and_game_constraints(pair):  # state: constraint
     a, b = pair
     base = dict(game="tafl9", time_control="move:100")
     refused(lambda: Match.objects.create(version_a=a, version_b=a, **base))
@@ -60,7 +60,7 @@ def test_match_and_game_constraints(pair):
     assert claim_match(match.pk, "w") is not None
 
 
-def test_rating_constraints(pair):
+def test_rating_constraints(pair):  # state: constraint
     a, b = pair
     Rating.objects.create(bot=a.bot, game="tafl9", elo=1500)
     refused(lambda: Rating.objects.create(bot=a.bot, game="tafl9", elo=1400))
@@ -73,7 +73,7 @@ def test_rating_constraints(pair):
     refused(lambda: RatingChange.objects.create(**{**change, "bot": b.bot, "score": 0.7}))
 
 
-def test_tournament_constraints(player, pair):
+def test_tournament_constraints(player, pair):  # state: constraint
     tournament = create_tournament(player, name="T", game="tafl9")
     TournamentEntrant.objects.create(tournament=tournament, version=pair[0], seed=1)
     refused(lambda: TournamentEntrant.objects.create(tournament=tournament, version=pair[0], seed=2))

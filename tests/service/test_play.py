@@ -14,7 +14,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from ratings.models import RatingChange
 from tests.playing import play
-from tests.support import ready_version
+from tests.support import pass_smoke_test, ready_version
 from tournaments.models import BotVersion, Game, Match
 from tournaments.services import create_match, upload_version
 from workers import playing
@@ -60,8 +60,7 @@ def test_a_bot_writing_after_quit_is_scored_and_never_held_in_memory(make_bot, p
     assert "SIG_IGN" in QUIT_FLOOD_BOT
     flood = upload_version(make_bot("flood", owner=other_player),  # rated against ada's bot: another owner
                            SimpleUploadedFile("flood.py", QUIT_FLOOD_BOT.encode()))
-    BotVersion.objects.filter(pk=flood.pk).update(status=BotVersion.Status.READY)
-    flood.refresh_from_db()
+    flood = pass_smoke_test(flood)
     flooded = create_match(flood, pair[0], games=2, time_control="move:2000")
     other = create_match(*pair)  # queued after it: a worker plays one match, this one stays as it is
     tracemalloc.start()

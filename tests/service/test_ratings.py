@@ -82,8 +82,8 @@ def test_recompute_repairs_a_damaged_table(pair):
     a, b = pair
     finished_match(a, b, ["white", "black"])
     good = Rating.objects.get(bot=a.bot).elo
-    Rating.objects.filter(bot=a.bot).update(elo=999.0)
-    RatingChange.objects.filter(bot=b.bot).delete()
+    Rating.objects.filter(bot=a.bot).update(elo=999.0)  # state: damaged (the tables spoilt)
+    RatingChange.objects.filter(bot=b.bot).delete()  # state: damaged
     report = recompute_ratings(history=True)
     assert not report.reproduced
     assert report.ratings_changed == 1 and report.changes_created == 2
@@ -97,7 +97,7 @@ def test_recompute_command(pair, capsys):
     finished_match(*pair, ["white"])
     call_command("recompute_ratings")
     assert "reproduced exactly" in capsys.readouterr().out
-    Rating.objects.filter(bot=pair[0].bot).update(elo=1.0)
+    Rating.objects.filter(bot=pair[0].bot).update(elo=1.0)  # state: damaged (a spoilt rating)
     call_command("recompute_ratings", "--history")
     assert "1 ratings changed" in capsys.readouterr().out
 

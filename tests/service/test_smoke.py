@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support import upload
-from tournaments.models import BotVersion
+from tests.support import pass_smoke_test, upload
 from tournaments.services import smoke_test_version, upload_version
 
 from .conftest import zip_bytes
@@ -44,7 +43,7 @@ def test_a_broken_bot_is_rejected_with_the_reason(name, reason, make_bot):
 
 def test_a_judged_version_is_left_alone(make_bot):
     version = upload(make_bot("alpha"), "crash_bot.py")
-    BotVersion.objects.filter(pk=version.pk).update(status="ready")
+    pass_smoke_test(version)  # judged already: a run now would reject the crash bot
     assert smoke_test_version(version.pk).status == "ready"
 
 

@@ -15,8 +15,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from runner import stopping
-from tests.support import BOTS, upload
-from tournaments.models import BotVersion, Game
+from tests.support import BOTS, pass_smoke_test, upload
+from tournaments.models import Game
 from tournaments.services import create_match, upload_version
 from workers import playing
 
@@ -49,9 +49,7 @@ def our_bot_folders() -> list[Path]:
 def slow_version(bot):
     assert "sleep(0.3)" in SLOW_BOT
     version = upload_version(bot, SimpleUploadedFile(f"{bot.name}.py", SLOW_BOT.encode()))
-    BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.READY)
-    version.refresh_from_db()
-    return version
+    return pass_smoke_test(version)
 
 
 def test_a_stop_mid_game_requeues_the_match_uncounted_and_removes_the_bot_folders(

@@ -121,7 +121,7 @@ def test_three_entrants_take_the_bye_in_turn(player, field):
 def test_everyone_met_ends_the_swiss_early_with_a_note(player, field):
     tournament = make_swiss(player, field[:4], rounds=3)
     first = start_tournament(tournament)
-    Tournament.objects.filter(pk=tournament.pk).update(rounds=5)  # more rounds than four can play: an admin's edit
+    Tournament.objects.filter(pk=tournament.pk).update(rounds=5)  # state: admin (more rounds than four can play)
     for match in first:
         settle(match, ["white", "black"])
     for _ in range(4):

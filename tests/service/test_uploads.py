@@ -235,7 +235,7 @@ def test_a_worker_drops_the_trees_of_versions_deleted_elsewhere(make_bot, settin
                      for n, name in enumerate(["alpha", "beta"]))
     with version_files(first):
         pass
-    BotVersion.objects.filter(pk=first.pk).delete()  # behind this worker's back
+    BotVersion.objects.filter(pk=first.pk).delete()  # state: damaged (deleted behind this worker's back)
     with version_files(second):
         pass
     assert cache_trees(settings) == [cache_key(second)]
@@ -265,7 +265,7 @@ def test_an_upload_over_the_players_quota_is_refused_naming_it_and_keeps_nothing
     assert BotVersion.objects.count() == 1 and len(stored_files(settings)) == 1
 
     player.is_staff = True  # operators have no quota
-    player.save()
+    player.save()  # state: admin (operators have no quota)
     upload_version(make_bot("gamma"), SimpleUploadedFile("bot.zip", second))
     assert BotVersion.objects.count() == 2
 

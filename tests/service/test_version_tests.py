@@ -8,8 +8,8 @@ from django.core.exceptions import ValidationError
 
 from ratings.models import VersionTest
 from ratings.sprt import NORMALIZED, Hypotheses, expected_pairs, llr
-from tests.support import ready_version, record, report
-from tournaments.models import BotVersion, Match
+from tests.support import ready_version, record, report, upload
+from tournaments.models import Match
 from tournaments.services import (
     claim_match,
     fail_match,
@@ -17,6 +17,7 @@ from tournaments.services import (
     forecast_version_test,
     request_version_test,
     set_version_disabled,
+    stop_version_test,
 )
 
 WIDE = {"elo0": 0.0, "elo1": 200.0}  # a clean sweep passes after 8 pairs, a whitewash fails after 5
@@ -204,9 +205,9 @@ def test_one_running_test_per_version(versions):
 
 def test_a_version_not_ready_cannot_be_tested(versions):
     old, new = versions
-    BotVersion.objects.filter(pk=new.pk).update(status=BotVersion.Status.PENDING)
+    pending = upload(new.bot)  # uploaded, its smoke test not yet run
     with pytest.raises(ValidationError) as error:
-        request_version_test(new.bot, version_id=new.pk)
+        request_version_test(new.bot, version_id=pending.pk)
     assert "not ready" in error.value.message_dict["version"][0]
 
 
@@ -214,7 +215,8 @@ def test_a_test_may_ask_for_a_smaller_cap_and_ends_inconclusive_there(versions, 
     old, new = versions
     test = request_version_test(new.bot, max_pairs=100)
     assert test.max_pairs == 100 and settings.ARENA["SPRT_MAX_PAIRS"] > 100
-    VersionTest.objects.filter(pk=test.pk).update(pentanomial=[0, 0, 96, 0, 0])  # its 4 open matches make 100
+    # state: bulk (96 drawn pairs, as 96 reports would leave them; its 4 open matches make 100)
+    VersionTest.objects.filter(pk=test.pk).update(pentanomial=[0, 0, 96, 0, 0])
     test.refresh_from_db()
     for _ in range(4):
         play_next(test, (1.0, 0.0))
@@ -256,7 +258,7 @@ def test_the_forecast_learns_the_draw_rate_and_game_length_from_the_baselines_ga
         match = test.matches.filter(status=Match.Status.QUEUED).order_by("pk").first()
         token = claim_match(match.pk, "w")
         assert finish_match(match.pk, token, [{**record(winner), "duration": 30.0} for winner in winners])
-    VersionTest.objects.filter(pk=test.pk).update(state=VersionTest.State.STOPPED)
+    stop_version_test(test)
     preview = forecast_version_test(new.bot)
     assert preview["draw_rate"] == 0.75 and preview["seconds_per_game"] == 30.0
     assert "last 4 games" in preview["basis"]

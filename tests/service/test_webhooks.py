@@ -20,10 +20,10 @@ from rest_framework.test import APIClient
 from api import feed
 from hooks import services, signing, tasks
 from hooks.models import Delivery, Endpoint, Notice
-from tournaments.models import BotVersion
+from tests.support import rejected_version
 from tournaments.services import api_token, create_player
 
-from .conftest import play, upload
+from .conftest import play
 
 
 class Receiver:
@@ -117,16 +117,13 @@ def test_a_rejected_version_tells_its_owner_why(make_bot, player, receiver, eage
     from tournaments import events
 
     services.create_endpoint(player, receiver.url)
-    version = upload(make_bot("crashy"))
-    BotVersion.objects.filter(pk=version.pk).update(
-        status="rejected", reject_reason="init-failed: crash: exit code 1",
-        reject_stderr="Traceback\nModuleNotFoundError: No module named 'numpy'")
+    version = rejected_version(make_bot("crashy"), "missing_module_bot.py")  # a library the sandbox lacks
     sent(lambda: events.deliver(events.VersionJudged(version.pk, version.bot_id, "tafl9", "rejected")),
          django_capture_on_commit_callbacks)
     (headers, body), = receiver.received
     data = json.loads(body)["data"]
     assert headers["X-Arena-Event"] == "version.rejected"
-    assert data["reason"] == "init-failed: crash: exit code 1" and "numpy" in data["stderr"]
+    assert data["reason"] == "init-failed: crash: exit code 1" and "arena_no_such_module" in data["stderr"]
 
 
 def test_errors_are_retried_with_backoff_then_recorded(player, receiver, eager,

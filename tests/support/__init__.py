@@ -4,6 +4,8 @@ only through the services, so that no test stands on a state the arena itself co
 from __future__ import annotations
 
 import random
+import shutil
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -13,7 +15,15 @@ from engines import get_game
 from engines.record import record_of_play
 from tournaments import events
 from tournaments.models import BotVersion, Match
-from tournaments.services import claim_match, create_bot, create_match, create_player, finish_match, upload_version
+from tournaments.services import (
+    claim_match,
+    create_bot,
+    create_match,
+    create_player,
+    finish_match,
+    smoke_test_version,
+    upload_version,
+)
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"  # the test bots every suite shares
 RANDOM_BOT = (BOTS / "random_bot.py").read_bytes()
@@ -57,7 +67,7 @@ def pass_smoke_test(version: BotVersion) -> BotVersion:
     pages told), without starting the bot: for tests about matches, not smoke tests. tests/test_support.py checks
     that this and a real smoke test leave the same state."""
     judged = BotVersion.objects.filter(pk=version.pk, status=BotVersion.Status.PENDING).update(
-        status=BotVersion.Status.READY, reject_reason="", reject_stderr="", checked_at=timezone.now())
+        status=BotVersion.Status.READY, reject_reason="", reject_stderr="", checked_at=timezone.now())  # state: checked
     if judged:
         events.emit(events.VersionJudged(version.pk, version.bot_id, version.bot.game, BotVersion.Status.READY))
     version.refresh_from_db()
@@ -67,6 +77,16 @@ def pass_smoke_test(version: BotVersion) -> BotVersion:
 def ready_version(bot, name: str = "random_bot.py", content: bytes | None = None) -> BotVersion:
     """A new version of ``bot`` that has passed its smoke test (test bot ``name``, or ``content``)."""
     return pass_smoke_test(upload(bot, name, content))
+
+
+def smoke_tested(version_id: int) -> BotVersion:
+    """The pending version after a real smoke test, in the sandbox where bwrap is (else its bot runs bare)."""
+    return smoke_test_version(version_id, trusted=shutil.which("bwrap") is None)
+
+
+def rejected_version(bot, name: str = "crash_bot.py") -> BotVersion:
+    """A new version of ``bot`` that a real smoke test rejected (the crash bot exits at its first line: quick)."""
+    return smoke_tested(upload(bot, name).pk)
 
 
 # --- game records and finished matches ---------------------------------------------------------------------
@@ -103,11 +123,11 @@ def report(match: Match, records, worker: str = "worker-1") -> Match:
 
 
 def finished_match(version_a, version_b, winners=None, *, games: int = 2, seed: int = 1, rated: bool = True,
-                   worker: str = "worker-1", **options) -> Match:
+                   worker: str = "worker-1", also: dict | None = None, **options) -> Match:
     """A match queued, claimed and finished through the services. ``winners`` (one per game: white, black or
     none; version A is white in odd games) gives short records; without it, the referee plays random games
-    (seeded by ``seed``), so pages and the API have real, replayable records. ``options`` go to create_match
-    (time_control, tournament, ...)."""
+    (seeded by ``seed``), so pages and the API have real, replayable records. ``also``: what else every record
+    carries, as a worker reports it (the bots' stderr, the protocol log). ``options`` go to create_match."""
     if winners is not None:
         games = len(winners)
     match = create_match(version_a, version_b, rated=rated, games=games, **options)
@@ -115,4 +135,23 @@ def finished_match(version_a, version_b, winners=None, *, games: int = 2, seed: 
         records = [record(winner, game=match.game) for winner in winners]
     else:
         records = [random_record(match.game, seed * 100 + n) for n in range(games)]
-    return report(match, records, worker)
+    return report(match, [{**played, **(also or {})} for played in records], worker)
+
+
+# --- time passing ------------------------------------------------------------------------------------------------
+# The one write a test may make past the services: moving a timestamp, which is what waiting would do.
+
+def played_lately(match_ids, seconds: float, ago: float = 60) -> None:
+    """Queued matches played through the services (claimed, each game won by white), then time passes: each
+    took ``seconds`` of a worker and ended ``ago`` seconds ago (what the fair share counts)."""
+    for match in Match.objects.filter(pk__in=list(match_ids)):
+        report(match, [record("white", game=match.game) for _ in range(match.games_per_match)])
+    end = timezone.now() - timedelta(seconds=ago)
+    Match.objects.filter(pk__in=list(match_ids)).update(  # state: time passes
+        finished_at=end, started_at=end - timedelta(seconds=seconds))
+
+
+def lease_runs_out(match_id: int, seconds: float = 1) -> None:
+    """The running match's worker went silent: its lease ran out ``seconds`` ago (what waiting would do)."""
+    Match.objects.filter(pk=match_id).update(  # state: time passes
+        lease_expires_at=timezone.now() - timedelta(seconds=seconds))

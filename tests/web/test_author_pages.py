@@ -12,8 +12,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from tests.support import finished_match, throttle_rates
-from tournaments.models import BotVersion, Game, Match
-from tournaments.services import api_token, create_tournament
+from tournaments.models import Match
+from tournaments.services import api_token, create_tournament, set_version_disabled
 
 pytestmark = pytest.mark.django_db
 
@@ -158,7 +158,7 @@ def test_a_challenge_the_service_refuses_shows_beside_the_field(league, player, 
 
 
 def test_the_services_refusal_of_a_version_shows_beside_the_version_field(league, player):
-    BotVersion.objects.filter(pk=league["alpha"].pk).update(is_disabled=True)  # staff disabled it: still ready
+    set_version_disabled(league["alpha"], True)  # staff disabled it: still ready
     response = client_for(player).post(f"/bots/{league['beta'].bot_id}/",
                                        {"action": "challenge", "version": league["alpha"].pk})
     assert response.status_code == 400 and "disabled" in " ".join(response.context["challenge_form"].errors["version"])
@@ -195,12 +195,10 @@ def test_a_challenge_keeps_the_apis_rules(league, player, other_player, settings
 def cup(league, player, other_player):
     """A tournament with a game of public bots and one of Grace's private bot; every record has stderr and a log."""
     tournament = create_tournament(player, name="Cup", game="tafl9")
-    public = finished_match(league["alpha"], league["beta"], seed=7, rated=False, tournament=tournament)
-    private = finished_match(league["secret"], league["gamma"], seed=8, rated=False, tournament=tournament)
-    for game in Game.objects.filter(match__tournament=tournament):
-        game.record = {**game.record, "stderr": {"white": "SECRET-STDERR", "black": "SECRET-STDERR"},
-                       "log": ["> SECRET-LOG"]}
-        game.save(update_fields=["record"])
+    secrets = {"stderr": {"white": "SECRET-STDERR", "black": "SECRET-STDERR"}, "log": ["> SECRET-LOG"]}
+    public = finished_match(league["alpha"], league["beta"], seed=7, rated=False, tournament=tournament, also=secrets)
+    private = finished_match(league["secret"], league["gamma"], seed=8, rated=False, tournament=tournament,
+                             also=secrets)
     return {"tournament": tournament, "public": public, "private": private}
 
 

@@ -13,7 +13,8 @@ from engines import GAME_IDS, get_game
 from play.referee import play_game
 from ratings.models import Rating
 from tests.support import BOTS, ready_version
-from tournaments.models import Game, Tournament
+from tournaments.models import Game
+from tournaments.services import create_tournament
 from tournaments.services.matches import MatchPlan
 from tournaments.services.ratings import fit_ratings
 from web.boards import cells
@@ -173,7 +174,7 @@ def test_a_live_game_page_advances_while_the_game_is_played(site, player, other_
 
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    from tests.support import make_bot
+    from tests.support import make_bot, pass_smoke_test
     from tournaments import referee
     from tournaments.models import BotVersion
     from tournaments.services import claim_match, create_match, finish_match, upload_version
@@ -185,7 +186,7 @@ def test_a_live_game_page_advances_while_the_game_is_played(site, player, other_
             archive.writestr("flexbot.py", (BOTS / "flexbot.py").read_bytes())
             archive.writestr("bot.toml", 'run = "python3 flexbot.py slow:120"\n')
         version = upload_version(make_bot(owner, name), SimpleUploadedFile("bot.zip", buffer.getvalue()))
-        BotVersion.objects.filter(pk=version.pk).update(status="ready")
+        pass_smoke_test(version)
         versions.append(BotVersion.objects.select_related("bot").get(pk=version.pk))
     match = create_match(*versions, games=1, time_control="move:2000", rated=False)
     token = claim_match(match.pk, "browser-test")
@@ -247,13 +248,13 @@ def test_every_other_page_passes_the_accessibility_check(site, league, player):
     from tests.support import random_record
     from tournaments.services import add_entrant, claim_match, finish_match, start_tournament
 
-    cup = Tournament.objects.create(name="Winter cup", game="tafl9", organiser=player, time_control="move:100")
+    cup = create_tournament(player, name="Winter cup", game="tafl9", time_control="move:100")
     for key in ("alpha", "beta", "gamma"):
         add_entrant(cup, league[key])
     start_tournament(cup)
     first = cup.matches.order_by("id").first()
     finish_match(first.pk, claim_match(first.pk, "w"), [random_record("tafl9", n) for n in range(2)])
-    draft = Tournament.objects.create(name="Spring cup", game="tafl9", organiser=player, time_control="move:100")
+    draft = create_tournament(player, name="Spring cup", game="tafl9", time_control="move:100")
     pages = [("tournament", f"/tournaments/{cup.pk}/"), ("tournaments", "/tournaments/"),
              ("match", f"/matches/{first.pk}/"), ("player", "/players/ada/"), ("take-part", "/take-part/"),
              ("protocol", "/take-part/protocol/"), ("login", "/account/login/"),

@@ -126,6 +126,7 @@ def test_a_finished_game_is_replayed_once_from_its_stored_record(player, other_p
     assert (body["first"], len(body["plies"]), body["over"]) == (0, 3, True)
     assert body["outcome"] == {"winner": "white", "reason": "resign"}
     # Kept: later polls read the kept replay, not the record (spoilt here, so that a replay would fail).
+    # state: damaged (the record spoilt, so that a replay would fail)
     Game.objects.filter(pk=game.pk).update(record={"game": "tafl9", "actions": ["nonsense"]})
     assert client.get(f"/matches/{match.pk}/live/1.json").json() == body
     after = client.get(f"/matches/{match.pk}/live/1.json?since=1").json()

@@ -9,8 +9,9 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from tests.support import finished_match, make_bot, ready_version
+from tests.support import finished_match, make_bot, ready_version, rejected_version
 from tournaments.models import Bot, BotVersion, Game, Tournament
+from tournaments.services import create_tournament, update_bot
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +30,7 @@ def text(response) -> str:
 # --- what the pages show ------------------------------------------------------------------------
 
 def test_home_shows_top_bots_recent_results_and_open_tournaments(league, player):
-    Tournament.objects.create(name="Autumn cup", game="tafl9", organiser=player, time_control="move:100")
+    create_tournament(player, name="Autumn cup", game="tafl9", time_control="move:100")
     page = text(client_for().get("/"))
     for shown in ("Tafl 9×9", "Altai Shatra", "alpha", "beta", "gamma", "Autumn cup", "Recent results",
                   "/take-part/protocol/", "/take-part/"):
@@ -81,7 +82,7 @@ def test_bot_page_shows_rating_chart_versions_opponents_and_games(league):
 
 def test_owner_sees_rejection_reasons_others_do_not(league, player):
     alpha = league["alpha"].bot
-    BotVersion.objects.filter(pk=league["alpha"].pk).update(status="rejected", reject_reason="init-failed: crash")
+    rejected_version(alpha)  # its newest version: the crash bot, "init-failed: crash: exit code 3"
     assert "init-failed: crash" not in text(client_for().get(f"/bots/{alpha.pk}/"))
     mine = text(client_for(player).get(f"/bots/{alpha.pk}/"))
     assert "init-failed: crash" in mine and 'enctype="multipart/form-data"' in mine
@@ -100,9 +101,8 @@ def test_game_page_shows_moves_result_players_and_record_links(league):
 
 
 def test_game_page_never_shows_the_bots_stderr_or_log(league, player, other_player):
-    game = Game.objects.filter(match=league["matches"][0]).first()
-    Game.objects.filter(pk=game.pk).update(record={**game.record, "stderr": {"white": "SECRET-STDERR", "black": ""},
-                                                   "log": ["SECRET-LOG-LINE"]})
+    secrets = {"stderr": {"white": "SECRET-STDERR", "black": ""}, "log": ["SECRET-LOG-LINE"]}
+    game = finished_match(league["alpha"], league["beta"], also=secrets).games.first()
     for user in (None, player, other_player):
         page = text(client_for(user).get(f"/games/{game.pk}/"))
         assert "SECRET-STDERR" not in page and "SECRET-LOG-LINE" not in page
@@ -111,7 +111,7 @@ def test_game_page_never_shows_the_bots_stderr_or_log(league, player, other_play
 def test_match_tournament_and_player_pages(league, player):
     match = league["matches"][0]
     assert "alpha" in text(client_for().get(f"/matches/{match.pk}/"))
-    tournament = Tournament.objects.create(name="Winter cup", game="tafl9", organiser=player, time_control="move:100")
+    tournament = create_tournament(player, name="Winter cup", game="tafl9", time_control="move:100")
     from tournaments.services import add_entrant, start_tournament
 
     for key in ("alpha", "beta", "gamma"):
@@ -370,7 +370,7 @@ def test_page_query_counts_do_not_grow_with_the_data(league, player, other_playe
 
     alpha = league["alpha"]
     game = Game.objects.filter(white=alpha).first()
-    tournament = Tournament.objects.create(name="Cup", game="tafl9", organiser=player, time_control="move:100")
+    tournament = create_tournament(player, name="Cup", game="tafl9", time_control="move:100")
     urls = ["/", "/leaderboard/tafl9/", f"/bots/{alpha.bot_id}/", f"/games/{game.pk}/",
             f"/matches/{game.match_id}/", f"/tournaments/{tournament.pk}/", "/players/ada/", "/tournaments/"]
     client = client_for(player)
@@ -406,7 +406,7 @@ def test_visitors_pages_are_kept_until_a_bot_changes(league, player, django_capt
 def test_a_private_entrant_is_a_private_bot_on_the_tournament_page(league, player, other_player):
     from tournaments.services import add_entrant
 
-    cup = Tournament.objects.create(name="Cup", game="tafl9", organiser=other_player, time_control="move:100")
+    cup = create_tournament(other_player, name="Cup", game="tafl9", time_control="move:100")
     add_entrant(cup, league["secret"])
     add_entrant(cup, league["beta"])
     for user in (None, player):
@@ -421,7 +421,7 @@ def test_the_organiser_is_offered_only_bots_whose_owners_consented(league, playe
     from tournaments.services import update_bot
 
     update_bot(league["beta"].bot, open_to_tournaments=False)
-    cup = Tournament.objects.create(name="Cup", game="tafl9", organiser=player, time_control="move:100")
+    cup = create_tournament(player, name="Cup", game="tafl9", time_control="move:100")
     form = client_for(player).get(f"/tournaments/{cup.pk}/").context["form"]
     offered = {pk for pk, _ in form.fields["version"].choices}
     assert offered == {league["alpha"].pk, league["gamma"].pk}
@@ -486,7 +486,7 @@ def test_the_provisional_mark_follows_the_ranking_on_both_pages(league):
     assert client_for().get(f"/bots/{alpha.bot_id}/").context["provisional"] is False
     assert 'data-rank="1"' in text(client_for().get(f"/bots/{alpha.bot_id}/"))
     assert client_for().get(f"/bots/{beta.bot_id}/").context["provisional"] is True
-    Bot.objects.filter(pk=alpha.bot_id).update(is_public=False)
+    update_bot(alpha.bot, is_public=False)
     page = client_for(alpha.bot.owner).get(f"/bots/{alpha.bot_id}/")
     assert page.context["fitted"].elo == 1550.0 and 'data-fitted="1550.0"' in text(page)
 
@@ -537,8 +537,7 @@ def test_standings_before_the_first_game_show_a_dash_for_the_rank(league, player
 
 def test_the_opponents_table_spells_out_what_is_not_a_number(player, other_player):
     mine, theirs = ready_version(make_bot(player, "sweeper")), ready_version(make_bot(other_player, "swept"))
-    match = finished_match(mine, theirs, games=2)
-    Game.objects.filter(match=match).update(winner="white")  # one win each side: 1-1, one pair split
+    finished_match(mine, theirs, ["white", "white"])  # one win each side: 1-1, one pair split
     page = text(client_for(player).get(f"/bots/{mine.bot_id}/"))
     assert "inf" not in page.split('id="opponents"')[1].split("</section>")[0]
     table = page.split('id="opponents"')[1].split("</section>")[0]

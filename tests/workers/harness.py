@@ -44,9 +44,9 @@ from django.db.models import Count, F  # noqa: E402
 from ratings.models import Rating, RatingChange  # noqa: E402
 from ratings.services import replay, rules_from_settings  # noqa: E402
 from tests import support  # noqa: E402
-from tournaments.models import Bot, BotVersion, Game, Match  # noqa: E402
+from tournaments.models import BotVersion, Game, Match  # noqa: E402
 from tournaments.selectors import rated_game_rows  # noqa: E402
-from tournaments.services import create_bot, create_match, create_player, upload_version  # noqa: E402
+from tournaments.services import create_bot, create_match, create_player, update_bot, upload_version  # noqa: E402
 
 BOT_SOURCE = (Path(__file__).with_name("instant_bot.py")).read_text()
 
@@ -191,10 +191,8 @@ def scavenge_locked(args) -> dict:
     late: the worker keeps it ``--hold`` seconds, then renews its lease (it is alive after all)."""
     import threading
     import time
-    from datetime import timedelta
 
     from django.db import connection
-    from django.utils import timezone
 
     from tournaments.services import claim_match, heartbeat, requeue_expired_matches
 
@@ -202,7 +200,7 @@ def scavenge_locked(args) -> dict:
     with transaction.atomic():  # claimed before anyone sees it queued
         match = create_match(*versions, time_control="move:2000", games=2, rated=True)
         token = claim_match(match.pk, "late-worker")
-    Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    support.lease_runs_out(match.pk)
     locked = threading.Event()
 
     def late_worker():
@@ -240,6 +238,7 @@ def late_report(args) -> dict:
     with transaction.atomic():  # claimed before anyone sees it queued
         match = create_match(*versions, time_control="move:2000", games=2, rated=True)
         token = claim_match(match.pk, "late-reporter")
+        # state: time passes (a minute of the heartbeats a live worker sends while it waits to report)
         Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() + timedelta(seconds=60))
     print(json.dumps({"match": match.pk}), flush=True)
     sys.stdin.readline()
@@ -345,6 +344,8 @@ def burst(args) -> dict:
     versions = list(BotVersion.objects.filter(status="ready").select_related("bot").order_by("pk"))
     organiser = versions[0].bot.owner
     cup = create_tournament(organiser, name=f"Burst {uuid.uuid4().hex[:6]}", game="tafl9", time_control=args.tc)
+    # state: bulk (a running cup whose matches arrive at random moments, as a big cup's rounds would: its start
+    # would queue them all at once, which is not the load measured here)
     Tournament.objects.filter(pk=cup.pk).update(status=Tournament.Status.RUNNING)
     rng = random.Random(args.seed)
     events = sorted([(rng.uniform(0, args.seconds), "match") for _ in range(args.matches)]
@@ -510,12 +511,11 @@ def wakeups(args) -> dict:
     from workers.ladder import fill_ladder
 
     tag = uuid.uuid4().hex[:6]
-    staff = create_player(f"staff{tag}", None)
-    type(staff).objects.filter(pk=staff.pk).update(is_staff=True)
-    staff.refresh_from_db()
+    staff = create_player(f"staff{tag}", None, is_staff=True)
     owners = [create_player(f"wake{tag}{i}", None) for i in range(2)]
     mine, theirs = (ready_version(owner, f"wake{tag}{i}", args.delay) for i, owner in enumerate(owners))
-    Bot.objects.filter(pk__in=[mine.bot_id, theirs.bot_id]).update(open_to_tournaments=True)  # staff enters them
+    for version in (mine, theirs):
+        update_bot(version.bot, open_to_tournaments=True)  # staff enters them
     mine, theirs = (BotVersion.objects.select_related("bot").get(pk=version.pk) for version in (mine, theirs))
     client = APIClient()
     client.force_authenticate(owners[0])
@@ -541,9 +541,7 @@ def wakeups(args) -> dict:
         return _wait_started(Match.objects.filter(tournament=event))
 
     def sprt() -> float:  # a new version of the bot against the one before; stopped once its first match starts
-        upload_version(sprt_bot, SimpleUploadedFile(f"sprt{tag}.py", BOT_SOURCE.encode() + f"# {time.time_ns()}\n"
-                                                    .encode(), "text/x-python"))
-        BotVersion.objects.filter(bot=sprt_bot, status="pending").update(status=BotVersion.Status.READY)
+        support.ready_version(sprt_bot, f"sprt{tag}.py", BOT_SOURCE.encode() + f"# {time.time_ns()}\n".encode())
         test = request_version_test(sprt_bot)
         return _wait_started(test.matches.all(), then=lambda: stop_version_test(test))
 

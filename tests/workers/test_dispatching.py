@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from play.limits import match_time_limits_cap
-from tournaments.models import Bot, BotVersion, Match
+from tests.support import lease_runs_out, make_bot, ready_version
 from tournaments.services import matches as match_services
 from workers import dispatching
 from workers.models import Dispatch
@@ -18,12 +18,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def versions(player, other_player):
-    made = []
-    for number, owner in enumerate((player, other_player)):
-        bot = Bot.objects.create(owner=owner, game="tafl9", name=f"sent{number}")
-        made.append(BotVersion.objects.create(bot=bot, number=1, file=f"bots/{number}.py", filename="b.py",
-                                              kind="py", sha256=f"{number:064d}", size=1, status="ready"))
-    return made
+    return [ready_version(make_bot(owner, f"sent{number}")) for number, owner in enumerate((player, other_player))]
 
 
 @pytest.fixture
@@ -61,7 +56,7 @@ def test_the_scavenger_requeues_and_resends_expired_leases(versions, sent, setti
     match = match_services.create_match(*versions, time_control="move:100", games=2)
     for attempt in (1, 2):
         assert match_services.claim_match(match.pk, f"w:{attempt}") is not None
-        Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+        lease_runs_out(match.pk)
         with django_capture_on_commit_callbacks(execute=True):  # the re-send follows the requeue's commit
             assert dispatching.scavenge() == [match.pk]
     match.refresh_from_db()

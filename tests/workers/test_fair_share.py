@@ -1,19 +1,18 @@
 """Fair shares of the workers: the claim divides worker time, not queue positions. The ranked ladder keeps
 its guaranteed share; among owners, the one who used the workers least lately goes next, however long
 another owner's queue is; priority and age decide only inside one account. Real claims on the database
-(SQLite here, PostgreSQL by the first test), with the time used lately written as played matches."""
+(SQLite here, PostgreSQL by the first test), with the time used lately played through the services."""
 
 from __future__ import annotations
 
 import threading
-from datetime import timedelta
 
 import pytest
 from django.db import connection
-from django.utils import timezone
 
 from tests.postgresql import rerun_on_postgresql
-from tournaments.models import Bot, BotVersion, Match
+from tests.support import make_bot, played_lately, ready_version
+from tournaments.models import Match
 from tournaments.services import claim_next_match, create_match, create_player, create_tournament
 from tournaments.services.worker_time import claim_accounts, expected_match_seconds, recent_use
 
@@ -26,18 +25,12 @@ def test_this_module_on_postgresql():
     rerun_on_postgresql(__file__, "the fair-share claim tests", "arena_fairshare")
 
 
-def version_of(owner, name: str) -> BotVersion:
-    bot = Bot.objects.create(owner=owner, game="tafl9", name=name)
-    return BotVersion.objects.create(bot=bot, number=1, file=f"bots/{name}.py", filename="b.py", kind="py",
-                                     sha256=f"{bot.pk:064d}", size=1, status="ready")
-
-
 @pytest.fixture
 def arena(db):
     """A hog, a light owner and a third, with a bot each (their challenges are charged to them), and two
     public bots of others for the ladder."""
     owners = {name: create_player(name, None) for name in ("hog", "light", "third", "ladder1", "ladder2")}
-    return {name: version_of(owner, f"{name}-bot") for name, owner in owners.items()}
+    return {name: ready_version(make_bot(owner, f"{name}-bot")) for name, owner in owners.items()}
 
 
 def challenges(arena, owner: str, count: int = 1) -> list[int]:
@@ -50,13 +43,6 @@ def ladder(arena, count: int = 1) -> list[int]:
                          priority=LADDER).pk for _ in range(count)]
 
 
-def played(match_ids: list[int], seconds: float, ago: float = 60) -> None:
-    """These matches were played lately, for ``seconds`` each, finishing ``ago`` seconds ago."""
-    end = timezone.now() - timedelta(seconds=ago)
-    Match.objects.filter(pk__in=match_ids).update(status=Match.Status.FINISHED, finished_at=end,
-                                                  started_at=end - timedelta(seconds=seconds))
-
-
 def claims(count: int | None = None, worker: str = "w:1") -> list[int]:
     taken = []
     while (count is None or len(taken) < count) and (claimed := claim_next_match(worker)) is not None:
@@ -65,7 +51,7 @@ def claims(count: int | None = None, worker: str = "w:1") -> list[int]:
 
 
 def test_a_light_owners_later_challenge_goes_before_a_hogs_long_queue(arena):
-    played(challenges(arena, "hog", 3), seconds=600)  # the hog has had the workers lately
+    played_lately(challenges(arena, "hog", 3), seconds=600)  # the hog has had the workers lately
     hog = challenges(arena, "hog", 40)
     light = challenges(arena, "light")  # queued last
     assert claims(1) == light
@@ -73,8 +59,8 @@ def test_a_light_owners_later_challenge_goes_before_a_hogs_long_queue(arena):
 
 
 def test_owners_take_turns_by_the_time_they_used(arena):
-    played(challenges(arena, "hog", 1), seconds=900)
-    played(challenges(arena, "third", 1), seconds=300)
+    played_lately(challenges(arena, "hog", 1), seconds=900)
+    played_lately(challenges(arena, "third", 1), seconds=300)
     hog, third, light = challenges(arena, "hog", 3), challenges(arena, "third", 3), challenges(arena, "light", 3)
     # The light owner used nothing, the third 300 s, the hog 900 s: least used first. Running matches count
     # from their start, a moment each, so each owner keeps its place until its matches run out.
@@ -85,20 +71,20 @@ def test_owners_take_turns_by_the_time_they_used(arena):
 
 def test_the_ladder_gets_its_share_before_owners_who_have_more(arena, settings):
     settings.ARENA = {**settings.ARENA, "LADDER_SHARE": 0.5}
-    played(challenges(arena, "hog", 1), seconds=900)
-    played(ladder(arena), seconds=300)  # a quarter of the time used: below its half
+    played_lately(challenges(arena, "hog", 1), seconds=900)
+    played_lately(ladder(arena), seconds=300)  # a quarter of the time used: below its half
     hog = challenges(arena, "hog", 5)
     ladder_queued = ladder(arena, 2)  # newer than the hog's
     assert claims(1) == ladder_queued[:1]
     assert claim_accounts()[0] is None  # 300 s of 1200 s, still below its half: the ladder again
-    played(ladder(arena), seconds=700)  # now 1000 s of 1900 s: past its half
+    played_lately(ladder(arena), seconds=700)  # now 1000 s of 1900 s: past its half
     assert claims(1) == hog[:1]
 
 
 def test_the_ladder_waits_when_over_its_share_but_never_when_nobody_else_has_work(arena, settings):
     settings.ARENA = {**settings.ARENA, "LADDER_SHARE": 0.25}
-    played(ladder(arena), seconds=600)
-    played(challenges(arena, "hog", 1), seconds=600)  # the ladder has had half, more than its quarter
+    played_lately(ladder(arena), seconds=600)
+    played_lately(challenges(arena, "hog", 1), seconds=600)  # the ladder has had half, more than its quarter
     ladder_queued = ladder(arena, 2)
     hog = challenges(arena, "hog", 2)
     assert claims() == hog + ladder_queued
@@ -118,8 +104,8 @@ def test_a_tournament_is_charged_to_its_organiser_the_ladder_to_nobody(arena):
 
 def test_time_used_is_measured_from_starts_and_finishes_in_the_window(arena, settings):
     settings.ARENA = {**settings.ARENA, "FAIR_SHARE_WINDOW_SECONDS": 3600}
-    played(challenges(arena, "hog", 2), seconds=100)
-    played(challenges(arena, "hog", 1), seconds=5000, ago=4000)  # finished before the window: not counted
+    played_lately(challenges(arena, "hog", 2), seconds=100)
+    played_lately(challenges(arena, "hog", 1), seconds=5000, ago=4000)  # finished before the window: not counted
     used = recent_use()
     assert used[arena["hog"].bot.owner_id] == pytest.approx(200, abs=1)
 
@@ -146,8 +132,8 @@ def test_concurrent_claims_take_each_match_once_across_accounts(arena):
 
 def test_a_light_owner_goes_before_the_ladder_at_its_share(arena, settings):
     settings.ARENA = {**settings.ARENA, "LADDER_SHARE": 0.5}
-    played(ladder(arena), seconds=600)
-    played(challenges(arena, "hog", 1), seconds=600)  # the ladder has exactly its half
-    played(challenges(arena, "light", 1), seconds=30)  # the light owner has used little
+    played_lately(ladder(arena), seconds=600)
+    played_lately(challenges(arena, "hog", 1), seconds=600)  # the ladder has exactly its half
+    played_lately(challenges(arena, "light", 1), seconds=30)  # the light owner has used little
     ladder_queued, hog, light = ladder(arena, 1), challenges(arena, "hog", 1), challenges(arena, "light", 1)
     assert claims() == light + ladder_queued + hog

@@ -6,6 +6,7 @@ from collections import Counter
 
 import pytest
 
+from tests.support import finished_match, make_bot, ready_version, record, report
 from workers.ladder import Entrant, choose_pairings
 
 
@@ -53,7 +54,7 @@ def test_busy_versions_and_full_owners_are_left_out():
 
 @pytest.mark.django_db
 def test_fill_ladder_queues_colour_swapped_pairs_between_owners(settings, player, other_player):
-    from tournaments.models import Bot, BotVersion, Match
+    from tournaments.models import Match
     from tournaments.services import create_player
     from workers.ladder import fill_ladder
 
@@ -62,9 +63,7 @@ def test_fill_ladder_queues_colour_swapped_pairs_between_owners(settings, player
     # Enough opponents for four matches of the player's bots: only the owner share keeps it to two.
     owners = [player, player, player, player, other_player, other_player, third, third]
     for number, owner in enumerate(owners):
-        bot = Bot.objects.create(owner=owner, game="tafl9", name=f"ladder{number}")
-        BotVersion.objects.create(bot=bot, number=1, file=f"bots/{number}.py", filename=f"b{number}.py", kind="py",
-                                  sha256=f"{number:064d}", size=10, status="ready")
+        ready_version(make_bot(owner, f"ladder{number}"))
     created = fill_ladder("tafl9")
     matches = list(Match.objects.filter(pk__in=created).select_related("version_a__bot", "version_b__bot"))
     assert 1 <= len(matches) <= 4
@@ -83,22 +82,15 @@ def test_fill_ladder_queues_colour_swapped_pairs_between_owners(settings, player
 
 @pytest.mark.django_db
 def test_the_ladder_queues_only_what_the_workers_can_start_soon(settings, player, other_player):
-    import uuid
-
-    from django.utils import timezone
-
-    from tournaments.models import Bot, BotVersion, Match
+    from tournaments.models import Match
     from tournaments.services import create_match, create_player
+    from tournaments.services.matches import note_worker
     from workers.ladder import fill_ladders
 
     settings.ARENA = {**settings.ARENA, "LADDER_QUEUED_PER_WORKER": 2}
     owners = [player, other_player, create_player(username="edsger", password="dijkstra-1930"),
               create_player(username="hopper", password="hopper-1906")]
-    versions = []
-    for number in range(16):
-        bot = Bot.objects.create(owner=owners[number % 4], game="tafl9", name=f"room{number}")
-        versions.append(BotVersion.objects.create(bot=bot, number=1, file=f"bots/{number}.py", filename="b.py",
-                                                  kind="py", sha256=f"{number:064d}", size=10, status="ready"))
+    versions = [ready_version(make_bot(owners[number % 4], f"room{number}")) for number in range(16)]
     # No worker seen yet: room for two queued matches (one per game, rounded up; only tafl9 has bots).
     created = fill_ladders()
     assert len(created) == 1
@@ -109,57 +101,43 @@ def test_the_ladder_queues_only_what_the_workers_can_start_soon(settings, player
     assert len(fill_ladders()) == 1
     assert fill_ladders() == []
     # Four workers seen lately: room for 4 * 2 - 2 queued = 6, two per game at most (rounded up).
-    now = timezone.now()
     for number in range(4):
-        Match.objects.create(game="tafl9", version_a=versions[2], version_b=versions[3], time_control="move:100",
-                             status="finished", worker_id=f"box:{number}", heartbeat_at=now, lease_token=uuid.uuid4())
+        note_worker(f"box:{number}", isolation_problem="", plays_rated=True)  # each asked for work just now
     assert len(fill_ladders()) == 2
     assert Match.objects.filter(status="queued", priority=Match.Priority.LADDER).count() == 4
 
 
 @pytest.mark.django_db
 def test_fill_ladder_pairs_to_narrow_the_widest_interval(settings, player, other_player):
-    from django.utils import timezone
-
-    from ratings.models import FittedRating, Rating, RatingFit
-    from tournaments.models import Bot, BotVersion, Match
+    from ratings.models import Rating
+    from tournaments.models import Match
     from tournaments.services import create_player
     from workers.ladder import fill_ladder
 
     settings.ARENA = {**settings.ARENA, "LADDER_QUEUED_PER_GAME": 1, "LADDER_PLACEMENT_MATCHES": 0}
     owners = [player, other_player, create_player(username="edsger", password="dijkstra-1930"),
               create_player(username="hopper", password="hopper-1906"), player]
-    fit = RatingFit.objects.create(game="tafl9", fitted_at=timezone.now(), games=400, fitted_games=400, average=1500)
-    bots, versions = [], []
-    for number, owner in enumerate(owners):
-        bot = Bot.objects.create(owner=owner, game="tafl9", name=f"info{number}")
-        versions.append(BotVersion.objects.create(bot=bot, number=1, file=f"bots/{number}.py",
-                                                  filename=f"b{number}.py", kind="py", sha256=f"{number:064d}",
-                                                  size=10, status="ready"))
-        Rating.objects.create(bot=bot, game="tafl9", elo=1500, games=100, wins=100)
-        FittedRating.objects.create(fit=fit, version=versions[-1], bot=bot, status="rated", elo=1500.0, margin=60,
-                                    games=100, current=True)
-        bots.append(bot)
+    bots = [make_bot(owner, f"info{number}") for number, owner in enumerate(owners)]
+    versions = [ready_version(bot) for bot in bots]
 
-    def played(a, b, games):
-        Match.objects.create(game="tafl9", version_a=versions[a], version_b=versions[b], time_control="move:100",
-                             status="finished", games_per_match=games, rated=True)
+    def played(a, b, games):  # all drawn: every rating stays at 1500, only who met whom differs
+        finished_match(versions[a], versions[b], ["none"] * games)
 
     # 0, 1 and 2 have played one another a lot, 3 a little; 4, the player's like 0, nobody yet: the widest.
     played(0, 1, 100)
     played(1, 2, 100)
     played(0, 2, 100)
     played(3, 1, 10)
+    assert set(Rating.objects.values_list("elo", flat=True)) == {1500.0}
     (match_id,) = fill_ladder("tafl9")
     match = Match.objects.select_related("version_a__bot", "version_b__bot").get(pk=match_id)
     assert bots[4] in {match.version_a.bot, match.version_b.bot}
     assert bots[0] not in {match.version_a.bot, match.version_b.bot}  # never the player's other bot
     assert match.rated and match.tournament_id is None
     # A new version of bot 1 has played nobody, whatever its bot did: once 4 is placed, it is the widest.
-    Match.objects.filter(pk=match_id).update(status=Match.Status.FINISHED, games_per_match=100)
+    report(match, [record("none")] * match.games_per_match)
     played(4, 2, 100)
-    newer = BotVersion.objects.create(bot=bots[1], number=2, file="bots/1b.py", filename="b1b.py", kind="py",
-                                      sha256=f"{99:064d}", size=10, status="ready")
+    newer = ready_version(bots[1])
     (match_id,) = fill_ladder("tafl9")
     match = Match.objects.get(pk=match_id)
     assert newer.pk in {match.version_a_id, match.version_b_id}

@@ -9,7 +9,8 @@ from billiard.exceptions import SoftTimeLimitExceeded
 
 from play import claimed
 from play.lease import LeaseLost
-from tournaments.models import Bot, BotVersion, Game, Match
+from tests.support import lease_runs_out, make_bot, ready_version
+from tournaments.models import Game, Match
 from tournaments.referee import InfrastructureError
 from tournaments.services import matches as match_services
 from workers import playing
@@ -21,11 +22,7 @@ RECORD = {"winner": "white", "reason": "resign", "plies": 3}
 
 @pytest.fixture
 def match(player, other_player):
-    versions = []
-    for number, owner in enumerate((player, other_player)):
-        bot = Bot.objects.create(owner=owner, game="tafl9", name=f"payer{number}")
-        versions.append(BotVersion.objects.create(bot=bot, number=1, file=f"bots/{number}.py", filename="b.py",
-                                                  kind="py", sha256=f"{number:064d}", size=1, status="ready"))
+    versions = [ready_version(make_bot(owner, f"payer{number}")) for number, owner in enumerate((player, other_player))]
     return match_services.create_match(*versions, time_control="move:100", games=2)
 
 
@@ -65,7 +62,8 @@ def test_bot_failures_in_the_records_are_scored(match, sent, monkeypatch):
 
 def test_a_lost_lease_reports_nothing(match, sent, monkeypatch):
     def lose(plan, beat):  # the scavenger requeued it while this worker was playing
-        Match.objects.filter(pk=plan.match_id).update(status="queued", lease_token=None)
+        lease_runs_out(plan.match_id)
+        assert match_services.requeue_expired_matches() == [plan.match_id]
         raise LeaseLost("gone")
 
     monkeypatch.setattr(claimed, "play_games", lose)

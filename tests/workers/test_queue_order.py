@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 from datetime import timedelta
 
 import pytest
@@ -20,8 +19,9 @@ from play import claimed
 from play.lease import deadline
 from play.limits import TimeLimits
 from tests.postgresql import rerun_on_postgresql
-from tournaments.models import Bot, BotVersion, Match, Worker
-from tournaments.services import claim_next_match, claim_smoke_test, create_match, requeue_match
+from tests.support import make_bot, played_lately, ready_version, upload
+from tournaments.models import BotVersion, Match, Worker
+from tournaments.services import cancel_match, claim_next_match, claim_smoke_test, create_match, requeue_match
 from tournaments.services.uploads import SMOKE_LEASE_SECONDS
 from workers import playing, tasks
 
@@ -36,12 +36,7 @@ def test_this_module_on_postgresql():
 
 @pytest.fixture
 def versions(db, player, other_player):
-    made = []
-    for number, owner in enumerate((player, other_player)):
-        bot = Bot.objects.create(owner=owner, game="tafl9", name=f"queued{number}")
-        made.append(BotVersion.objects.create(bot=bot, number=1, file=f"bots/{number}.py", filename="b.py",
-                                              kind="py", sha256=f"{number:064d}", size=1, status="ready"))
-    return made
+    return [ready_version(make_bot(owner, f"queued{number}")) for number, owner in enumerate((player, other_player))]
 
 
 def queue(versions, priority, count=1) -> list[int]:
@@ -57,10 +52,7 @@ def claims(worker="w:1") -> list[int]:
 
 def ladder_had_the_workers(versions, seconds=600) -> None:
     """A ladder match played lately: the ladder is over its share until others have used as much."""
-    (match_id,) = queue(versions, LADDER)
-    end = timezone.now() - timedelta(seconds=1)
-    Match.objects.filter(pk=match_id).update(status="finished", started_at=end - timedelta(seconds=seconds),
-                                             finished_at=end)
+    played_lately(queue(versions, LADDER), seconds, ago=1)
 
 
 def test_each_account_goes_oldest_first_and_the_ladder_over_its_share_waits(versions):
@@ -149,9 +141,7 @@ def test_an_unknown_priority_is_refused_by_name(versions):
 
 
 def pending(bot_name, player) -> BotVersion:
-    bot = Bot.objects.create(owner=player, game="tafl9", name=bot_name)
-    return BotVersion.objects.create(bot=bot, number=1, file=f"bots/{bot_name}.py", filename="b.py", kind="py",
-                                     sha256=uuid.uuid4().hex * 2, size=1)
+    return upload(make_bot(player, bot_name))
 
 
 def test_smoke_tests_are_taken_oldest_first_and_once_until_their_lease_runs_out(db, player):
@@ -188,7 +178,7 @@ def test_a_wake_up_with_arguments_is_refused_and_changes_nothing(versions, args,
 def test_a_message_for_a_match_not_queued_changes_nothing(versions, caplog):
     caplog.set_level("INFO", logger="workers.playing")
     first, second = queue(versions, REQUESTED, 2)
-    Match.objects.filter(pk=first).update(status="cancelled")
+    cancel_match(first)
     assert tasks.run_match(first) == playing.NOT_QUEUED
     assert f"match {first} is cancelled, not queued: a duplicate or late delivery, nothing done" in caplog.text
     assert Match.objects.get(pk=second).status == "queued"
