@@ -134,3 +134,8 @@ def test_pairs_scoregroups_among_themselves_when_they_can():
     for score in scores.values():
         groups[score] = groups.get(score, 0) + 1
     assert len(floats) <= sum(count % 2 for count in groups.values())
+
+
+def test_only_a_round_scored_without_playing_is_a_downfloat():
+    marked = entries({1: [Played(None, None, 0.0)], 2: [Played(None, None, 1.0, bye=True)]})
+    assert [entry.rounds[0].floated for entry in marked] == [None, "down"]  # 1.4.3: more than a loss
