@@ -499,6 +499,24 @@ class SwissRound(models.Model):
         return f"{self.tournament} round {self.number}"
 
 
+class KnockoutWalkover(models.Model):
+    """A knockout pairing decided without play: ``loser``'s version could no longer play (retired, disabled,
+    deactivated, rejected) when its mini-match or tie-break was due, so the other entrant advanced."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="walkovers")
+    round = models.PositiveIntegerField()
+    loser = models.ForeignKey(TournamentEntrant, on_delete=models.CASCADE, related_name="walkovers")
+    reason = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["tournament", "round", "loser"],
+                                               name="one_walkover_per_entrant_and_round")]
+
+    def __str__(self) -> str:
+        return f"{self.loser} gave a walkover in round {self.round}"
+
+
 class SwissWithdrawal(models.Model):
     """An entrant who left a Swiss between rounds: paired up to ``after_round``, never after."""
 
