@@ -31,7 +31,8 @@ def create_tournament(organiser, *, name: str, game: str, time_control: str | No
                       games_per_pairing: int = 2, double_round: bool = True, official: bool = False,
                       tiebreaks: list[str] | None = None, format: str = Tournament.Format.ROUND_ROBIN,
                       champion: BotVersion | None = None, seeding: str = "rating", tiebreak_pairs: int = 2,
-                      rounds: int | None = None, bye_points: float = 1.0) -> Tournament:
+                      rounds: int | None = None, bye_points: float = 1.0,
+                      late_entry_points: float = 0.0) -> Tournament:
     """A draft tournament of any format. Only staff make an official (rated) one: a player's tournament never moves the
     leaderboard. In an official one, a pairing of two bots of one owner is still played unrated (and counts in
     the standings like any other): ``create_match`` applies that rule to every match."""
@@ -51,12 +52,13 @@ def create_tournament(organiser, *, name: str, game: str, time_control: str | No
     order = DEFAULT_TIEBREAKS if tiebreaks is None else check_tiebreaks(tiebreaks)
     _check_format(format, game, games_per_pairing, champion, seeding, tiebreak_pairs)
     if format == Tournament.Format.SWISS:
-        swiss.check_settings(rounds, games_per_pairing, bye_points)
+        swiss.check_settings(rounds, games_per_pairing, bye_points, late_entry_points)
     tournament = Tournament.objects.create(name=name.strip(), game=game, organiser=organiser,
                                            time_control=time_control, games_per_pairing=games_per_pairing,
                                            double_round=double_round, official=official, tiebreaks=order,
                                            format=format, champion=champion, seeding=seeding,
-                                           tiebreak_pairs=tiebreak_pairs, rounds=rounds, bye_points=bye_points)
+                                           tiebreak_pairs=tiebreak_pairs, rounds=rounds, bye_points=bye_points,
+                                           late_entry_points=late_entry_points)
     events.emit(events.TournamentCreated(tournament.pk))
     return tournament
 
