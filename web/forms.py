@@ -132,6 +132,12 @@ class EntrantForm(forms.Form):
                                           for v in choices]
 
 
+class WithdrawForm(forms.Form):
+    """A running Swiss's organiser withdraws an entrant (the API's DELETE of the entrant, its service)."""
+
+    version = forms.IntegerField(min_value=1, max_value=2**63 - 1, label="Bot version")
+
+
 class SprtForm(forms.Form):
     """An SPRT of a new version against the one before it, at the API's default error rates (0.05 each)."""
 

@@ -491,7 +491,9 @@ def _swiss(found: Tournament, user) -> dict:
                     "points": cell.round.points, "games": games.get(cell.match.pk, [])})
     rounds = [{"row": row, "boards": sorted(boards.get(row.number, []), key=lambda b: b["match"].pk),
                "bye_shown": row.bye is not None and shown[row.bye.seed]} for row in table.rounds if not row.note]
-    return {"lines": [(line, shown[line.entrant.seed]) for line in table.lines], "rounds": rounds,
+    withdrawn = {seed: getattr(entrant, "swiss_withdrawal", None) for seed, entrant in table.entrants.items()}
+    return {"lines": [(line, shown[line.entrant.seed], withdrawn[line.entrant.seed]) for line in table.lines],
+            "rounds": rounds,
             "note": table.note, "tiebreaks": [name for name, _ in table.lines[0].standing.tiebreaks]
             if table.lines else []}
 
@@ -523,8 +525,10 @@ def _format_parts(found: Tournament, shown: dict) -> dict:
 
 
 def _tournament_action(request, found: Tournament, choices):
-    """The organiser's add-entrant (as a gauntlet's champion too) or start; the form with its errors, or None when
-    it was done."""
+    """The organiser's add-entrant (as a gauntlet's champion too), start or a Swiss's withdrawal; the form with its
+    errors, or None when it was done."""
+    if request.POST.get("action") == "withdraw":
+        return _withdraw(request, found)
     form = forms.EntrantForm(request.POST, choices=choices)
     if forms.throttled(request, form, "writes"):
         return form
@@ -542,6 +546,22 @@ def _tournament_action(request, found: Tournament, choices):
             found, api_services.entrant_version(request.user, form.cleaned_data["version"]))):
         return None
     return form
+
+
+def _withdraw(request, found: Tournament):
+    """The API's DELETE of an entrant, from the Swiss's standings: the same service, the same ``writes``
+    throttle; the form with its errors, or None when it was done."""
+    form = forms.WithdrawForm(request.POST)
+    if forms.throttled(request, form, "writes") or not form.is_valid():
+        return form
+    entrant = found.entrants.filter(version_id=form.cleaned_data["version"]).select_related("version__bot").first()
+    if entrant is None:
+        form.add_error("version", f"version {form.cleaned_data['version']} is not entered in this tournament")
+        return form
+    if forms.run_service(form, lambda: app_services.remove_entrant(found, entrant.version) or True) is None:
+        return form
+    messages.success(request, f"Seed {entrant.seed} withdrawn: it plays out its current round, then no more.")
+    return None
 
 
 @transaction.atomic
