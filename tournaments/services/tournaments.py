@@ -50,9 +50,9 @@ def create_tournament(organiser, *, name: str, game: str, time_control: str | No
     if official:
         _check_staff(organiser)
     order = DEFAULT_TIEBREAKS if tiebreaks is None else check_tiebreaks(tiebreaks)
-    _check_format(format, game, games_per_pairing, champion, seeding, tiebreak_pairs)
-    if format == Tournament.Format.SWISS:
-        swiss.check_settings(rounds, games_per_pairing, bye_points, late_entry_points)
+    check_format_settings(format, game, games_per_pairing, champion=champion, seeding=seeding,
+                          tiebreak_pairs=tiebreak_pairs, rounds=rounds, bye_points=bye_points,
+                          late_entry_points=late_entry_points)
     tournament = Tournament.objects.create(name=name.strip(), game=game, organiser=organiser,
                                            time_control=time_control, games_per_pairing=games_per_pairing,
                                            double_round=double_round, official=official, tiebreaks=order,
@@ -64,6 +64,14 @@ def create_tournament(organiser, *, name: str, game: str, time_control: str | No
 
 
 PAIRED_FORMATS = (Tournament.Format.GAUNTLET, Tournament.Format.KNOCKOUT)
+
+
+def check_format_settings(format: str, game: str, games_per_pairing: int, *, champion=None, seeding: str = "rating",
+                          tiebreak_pairs=2, rounds=None, bye_points=1.0, late_entry_points=0.0) -> None:
+    """A draft's format and the settings of it, as the API, the site and the admin give them."""
+    _check_format(format, game, games_per_pairing, champion, seeding, tiebreak_pairs)
+    if format == Tournament.Format.SWISS:
+        swiss.check_settings(rounds, games_per_pairing, bye_points, late_entry_points)
 
 
 def _check_format(format: str, game: str, games_per_pairing: int, champion, seeding: str, tiebreak_pairs) -> None:
