@@ -289,38 +289,54 @@ def _first_in_rules_order(context: _Context, graph: networkx.Graph, matching) ->
     """Among the pairings of the best weight, the first in the rules' order (4.2's transpositions: each
     player, best ranked first, takes the best-ranked opponent it can; the bye comes last).
 
-    Each player's choice is tested by pairing the rest without it: the choice stands if the best weight
-    stays. A moved-down player takes the best resident the criteria allow before the remainder's exchanges
-    count (those are weighed only for two players of one scoregroup), as 2.3 pairs the MDPs first. The
-    matching found first usually has the right opponent already, and then nothing is run.
+    A player's opponent from its own scoregroup must keep the best weight; failing that, one from below (or
+    the bye) must keep the best weight without the exchange digits, as 2.3 pairs the moved-down players
+    before the remainder's exchanges count. Each choice is one matching in which the player's candidates
+    carry a bonus below every digit, in their order: among the best pairings it takes the first it can. When
+    the matching in hand already gives the player its first candidate, nothing is run.
     """
-    def weight(pairs, kind: str = "weight") -> int:
-        return sum(graph[u][v][kind] for u, v in pairs)
-
     graph = graph.copy()
     chosen = set()
     for entry in context.ranked:
         player = entry.number
         if player not in graph:
             continue
-        partner = {u: v for pair in matching for u, v in (pair, pair[::-1])}
+        partner = {u: v for pair in matching for u, v in (pair, pair[::-1])}.get(player)
         later = sorted((n for n in graph[player] if n != BYE_NODE), key=lambda n: context.rank[n])
-        for candidate in later + ([BYE_NODE] if BYE_NODE in graph[player] else []):
-            if candidate != partner.get(player):
-                kind = "weight" if candidate and context.group[candidate] == context.group[player] else "criteria"
-                rest = graph.subgraph(n for n in graph if n not in (player, candidate))
-                others = networkx.max_weight_matching(rest, maxcardinality=True, weight=kind)
-                if (len(others) + 1 != len(matching)
-                        or weight(others, kind) + graph[player][candidate][kind] != weight(matching, kind)):
-                    continue
-                if kind != "weight":  # the best of the rest, exchanges included
-                    others = networkx.max_weight_matching(rest, maxcardinality=True)
-                matching = others | {(player, candidate)}
-            chosen.add((player, candidate))
-            matching = {pair for pair in matching if player not in pair}
-            graph.remove_nodes_from((player, candidate))
-            break
+        own = [n for n in later if context.group[n] == context.group[player]]
+        below = [n for n in later if context.group[n] != context.group[player]]
+        below += [BYE_NODE] if BYE_NODE in graph[player] else []
+        choice = None
+        if own:
+            choice, found = (own[0], matching) if partner == own[0] else _first_kept(graph, player, own, "weight")
+            matching = found if choice is not None else matching
+        if choice is None:
+            choice = below[0] if partner == below[0] else _first_kept(graph, player, below, "criteria")[0]
+            if choice != partner:  # the rest paired at its best, exchanges included
+                rest = graph.subgraph(n for n in graph if n not in (player, choice))
+                matching = networkx.max_weight_matching(rest, maxcardinality=True) | {(player, choice)}
+        chosen.add((player, choice))
+        matching = {pair for pair in matching if player not in pair}
+        graph.remove_nodes_from((player, choice))
     return chosen
+
+
+def _best(graph: networkx.Graph, player: int, candidates: list[int], kind: str) -> set:
+    """A best matching by ``kind`` in which ``player`` has the first of ``candidates`` it can have."""
+    bonus = {candidate: len(candidates) - index for index, candidate in enumerate(candidates)}
+    scale = len(candidates) + 1
+    for u, v, data in graph.edges(data=True):
+        other = v if u == player else u if v == player else None
+        data["trial"] = data[kind] * scale + bonus.get(other, 0)
+    return networkx.max_weight_matching(graph, maxcardinality=True, weight="trial")
+
+
+def _first_kept(graph: networkx.Graph, player: int, candidates: list[int], kind: str) -> tuple[int | None, set]:
+    """The first of ``candidates`` that ``player`` can have in a best matching by ``kind`` (None if none can),
+    and that matching."""
+    found = _best(graph, player, candidates, kind)
+    partner = {u: v for pair in found for u, v in (pair, pair[::-1])}.get(player)
+    return (partner if partner in candidates else None), found
 
 
 def _weights(rows: list[tuple[int, int, list[int]]], players: int):
