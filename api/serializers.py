@@ -864,6 +864,8 @@ OFFICIAL_HELP = ("Whether the tournament's games are rated (move the leaderboard
                  "official; a player's tournament keeps its standings and crosstable but is unrated.")
 ROUNDS_HELP = "A Swiss's number of rounds (it needs more entrants than rounds); null for a round robin."
 BYE_POINTS_HELP = "A Swiss's pairing-allocated bye is worth this many match points: 0, 0.5 or 1."
+LATE_ENTRY_POINTS_HELP = ("Each round a Swiss's late entrant missed (before its first pairing) is worth this many "
+                          "match points: 0 (not paired, FIDE's zero-point bye), 0.5 or 1.")
 TIEBREAKS_HELP = ("The tie-breaks that order entrants level on score, in order: `direct_encounter` (points in the "
                   "games among the tied entrants, if all have met; re-applied to a smaller group still level), "
                   "`wins` (games won), `sonneborn_berger` (each point scored against an opponent times that "
@@ -877,8 +879,9 @@ FORMAT_HELP = ("`round_robin` (everyone meets everyone), `swiss` (a number of ro
                "games_per_pairing, scored 1, 0.5 or 0 match points), `gauntlet` (the champion against every other "
                "entrant) or `knockout` (a bracket of mini-matches; byes to the top seeds).")
 CHAMPION_HELP = "Gauntlet: id of the version that plays every other entrant; it must be entered before the start."
-SEEDING_HELP = ("Knockout: `rating` seeds by the game's latest fitted rating (unrated entrants after, as listed), "
-                "`listed` in the order the entrants were added.")
+SEEDING_HELP = ("Knockout and Swiss: `rating` seeds (a Swiss's pairing numbers, a late entrant's included) by the "
+                "game's latest fitted rating (unrated entrants after, as listed), `listed` in the order the "
+                "entrants were added.")
 TIEBREAK_PAIRS_HELP = ("Knockout: a mini-match left level plays tie-break pairs of two games (colours swapped) while "
                        "level, at most this many; level after them, the higher seed advances.")
 
@@ -902,7 +905,8 @@ class TournamentSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Tournament
-        fields = ["id", "name", "game", "format", "rounds", "bye_points", "organiser", "organiser_id", "time_control",
+        fields = ["id", "name", "game", "format", "rounds", "bye_points", "late_entry_points", "organiser",
+                  "organiser_id", "time_control",
                   "games_per_pairing", "double_round", "games_per_two_entrants", "games_total", "official", "tiebreaks",
                   "champion", "seeding", "tiebreak_pairs", "opening_suite", "status", "created_at", "started_at",
                   "finished_at"]
@@ -911,6 +915,7 @@ class TournamentSerializer(serializers.ModelSerializer):
             "id": {"help_text": ID_HELP}, "name": {"help_text": "The tournament's name."},
             "game": {"help_text": GAME_HELP},
             "rounds": {"help_text": ROUNDS_HELP}, "bye_points": {"help_text": BYE_POINTS_HELP},
+            "late_entry_points": {"help_text": LATE_ENTRY_POINTS_HELP},
             "time_control": {"help_text": TIME_CONTROL_HELP},
             "games_per_pairing": {"help_text": GAMES_PER_PAIRING_HELP},
             "double_round": {"help_text": DOUBLE_ROUND_HELP},
@@ -977,6 +982,8 @@ class TournamentCreateSerializer(StrictInput):
     opening_suite = serializers.IntegerField(
         min_value=1, max_value=MAX_ID, required=False, allow_null=True,
         help_text=OPENING_SUITE_HELP + " Needs an even games_per_pairing; left out: the initial position.")
+    late_entry_points = serializers.FloatField(required=False, default=0.0, min_value=0, max_value=1,
+                                               help_text=LATE_ENTRY_POINTS_HELP + " Default 0.")
 
     def to_internal_value(self, data):
         # The organiser's "rated" is gone: say why rather than just "unknown field".

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .models import Match, Tournament, TournamentEntrant
+from .models import KnockoutWalkover, Match, Tournament, TournamentEntrant
 
 OPEN = (Match.Status.QUEUED, Match.Status.RUNNING)
 
@@ -39,6 +39,7 @@ class Pairing:
     low_points: float = 0.0
     winner: TournamentEntrant | None = None
     note: str = ""  # how it was decided, or what it waits for
+    walkover: KnockoutWalkover | None = None  # decided without play
 
     @property
     def is_bye(self) -> bool:
@@ -59,7 +60,12 @@ class Bracket:
     champion: TournamentEntrant | None = None
 
 
-def _decide(pairing: Pairing, tiebreak_pairs: int) -> None:
+def _decide(pairing: Pairing, tiebreak_pairs: int, walkover: KnockoutWalkover | None = None) -> None:
+    if walkover is not None:  # recorded only while nothing of the pairing was open
+        pairing.walkover = walkover
+        pairing.winner = pairing.low if walkover.loser_id == pairing.high.pk else pairing.high
+        pairing.note = f"walkover: {walkover.reason}"
+        return
     if pairing.round == 1 and pairing.is_bye:  # only the first round has byes; later a gap is a pairing to come
         pairing.winner, pairing.note = pairing.high, "bye"
         return
@@ -85,13 +91,16 @@ def _decide(pairing: Pairing, tiebreak_pairs: int) -> None:
 
 
 def bracket(tournament: Tournament, entrants: list[TournamentEntrant] | None = None,
-            matches: list[Match] | None = None) -> Bracket:
+            matches: list[Match] | None = None, walkovers: list[KnockoutWalkover] | None = None) -> Bracket:
     """Every round so far, in bracket order; later rounds' pairings whose entrants are not known yet have None.
-    Two queries (entrants, matches) unless the caller passes them."""
+    Three queries (entrants, matches, walkovers) unless the caller passes them."""
     if entrants is None:
         entrants = list(tournament.entrants.select_related("version__bot").order_by("seed"))
     if matches is None:
         matches = list(tournament.matches.order_by("round", "id"))
+    if walkovers is None:
+        walkovers = list(tournament.walkovers.all()) if tournament.pk else []
+    gave = {(walkover.round, walkover.loser_id): walkover for walkover in walkovers}
     by_seed = {entrant.seed: entrant for entrant in entrants}
     played: dict[tuple[int, frozenset], list[Match]] = {}
     for match in matches:
@@ -106,9 +115,11 @@ def bracket(tournament: Tournament, entrants: list[TournamentEntrant] | None = N
             if low is not None and (high is None or low.seed < high.seed):
                 high, low = low, high
             pairing = Pairing(number, high, low)
+            walkover = None
             if high is not None and low is not None:
                 pairing.matches = played.get((number, frozenset((high.version_id, low.version_id))), [])
-            _decide(pairing, tournament.tiebreak_pairs)
+                walkover = gave.get((number, low.pk)) or gave.get((number, high.pk))
+            _decide(pairing, tournament.tiebreak_pairs, walkover)
             pairings.append(pairing)
         rounds.append(pairings)
         slots = [pairing.winner for pairing in pairings]

@@ -252,6 +252,10 @@ class Tournament(models.Model):
                   "level after them, the higher seed advances.")
     # What a Swiss's pairing-allocated bye scores (FIDE's default: a win's point; some events give a half).
     bye_points = models.FloatField(default=1.0, help_text="Swiss only: the match points of a pairing-allocated bye.")
+    late_entry_points = models.FloatField(
+        default=0.0, db_default=0.0,
+        help_text="Swiss only: the match points of each round a late entrant missed (0: not paired, "
+                  "FIDE's zero-point bye; 0.5: a half-point bye).")
     organiser = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tournaments")
     time_control = models.CharField(max_length=40)
     games_per_pairing = models.PositiveIntegerField(default=2)
@@ -497,6 +501,24 @@ class SwissRound(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tournament} round {self.number}"
+
+
+class KnockoutWalkover(models.Model):
+    """A knockout pairing decided without play: ``loser``'s version could no longer play (retired, disabled,
+    deactivated, rejected) when its mini-match or tie-break was due, so the other entrant advanced."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="walkovers")
+    round = models.PositiveIntegerField()
+    loser = models.ForeignKey(TournamentEntrant, on_delete=models.CASCADE, related_name="walkovers")
+    reason = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["tournament", "round", "loser"],
+                                               name="one_walkover_per_entrant_and_round")]
+
+    def __str__(self) -> str:
+        return f"{self.loser} gave a walkover in round {self.round}"
 
 
 class SwissWithdrawal(models.Model):

@@ -89,6 +89,10 @@ class TournamentForm(forms.Form):
                                 help_text="A Swiss needs more entrants than rounds")
     bye_points = forms.TypedChoiceField(choices=[("1.0", "1"), ("0.5", "½"), ("0.0", "0")], coerce=float,
                                         empty_value=1.0, required=False, initial="1.0", label="A bye's points (Swiss)")
+    late_entry_points = forms.TypedChoiceField(
+        choices=[("0.0", "0 (not paired)"), ("0.5", "½"), ("1.0", "1")], coerce=float, empty_value=0.0,
+        required=False, initial="0.0", label="A late entrant's missed rounds (Swiss)",
+        help_text="The points of each round played before it entered")
     games_per_pairing = forms.IntegerField(initial=2, label="Games per pairing",
                                            help_text="Swiss, gauntlet and knockout pairings are colour-swapped "
                                                      "mini-matches: even")
@@ -104,7 +108,7 @@ class TournamentForm(forms.Form):
                                         ("knockout", "Knockout: a bracket, byes to the top seeds")],
                                initial="round_robin", required=False)
     seeding = forms.ChoiceField(choices=[("rating", "by fitted rating"), ("listed", "in the order added")],
-                                initial="rating", label="Knockout seeding", required=False)
+                                initial="rating", label="Seeding (knockout, Swiss)", required=False)
     tiebreak_pairs = forms.IntegerField(initial=2, min_value=0, max_value=10, label="Knockout tie-break pairs",
                                         required=False,
                                         help_text="Played while a mini-match is level; still level, the higher "
@@ -145,6 +149,12 @@ class EntrantForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["version"].choices = [(v.pk, f"{v.bot.name} v{v.number} ({v.bot.owner.username})")
                                           for v in choices]
+
+
+class WithdrawForm(forms.Form):
+    """A running Swiss's organiser withdraws an entrant (the API's DELETE of the entrant, its service)."""
+
+    version = forms.IntegerField(min_value=1, max_value=2**63 - 1, label="Bot version")
 
 
 class SprtForm(forms.Form):

@@ -487,19 +487,36 @@ def _swiss(found: Tournament, user) -> dict:
                               .order_by("match_id", "number").values_list("id", "match_id")):
         games.setdefault(match_id, []).append(game_id)
     shown = {seed: _shown(entrant, user) for seed, entrant in table.entrants.items()}
+    seed_of = {entrant.version_id: seed for seed, entrant in table.entrants.items()}
     boards: dict[int, list[dict]] = {}
     for line in table.lines:
         for number, cell in enumerate(line.cells, start=1):
-            if cell.match is not None and cell.round.colour == "w":
+            match = cell.match
+            if match is None:
+                continue
+            white = match.version_a_id == line.entrant.version_id  # A has white in the first game
+            opponent = seed_of[match.version_b_id if white else match.version_a_id]
+            if cell.round.opponent is None:  # in play, or failed: the cell still names the pairing
+                cell.pending = (opponent, "w" if white else "b", match.status)
+            if white:
                 boards.setdefault(number, []).append({
-                    "match": cell.match, "white": line.entrant, "black": table.entrants[cell.round.opponent],
-                    "white_shown": shown[line.entrant.seed], "black_shown": shown[cell.round.opponent],
-                    "points": cell.round.points, "games": games.get(cell.match.pk, [])})
+                    "match": match, "white": line.entrant, "black": table.entrants[opponent],
+                    "white_shown": shown[line.entrant.seed], "black_shown": shown[opponent],
+                    "points": cell.round.points, "games": games.get(match.pk, [])})
     rounds = [{"row": row, "boards": sorted(boards.get(row.number, []), key=lambda b: b["match"].pk),
                "bye_shown": row.bye is not None and shown[row.bye.seed]} for row in table.rounds if not row.note]
-    return {"lines": [(line, shown[line.entrant.seed]) for line in table.lines], "rounds": rounds,
+    withdrawn = {seed: getattr(entrant, "swiss_withdrawal", None) for seed, entrant in table.entrants.items()}
+    return {"lines": [(line, shown[line.entrant.seed], withdrawn[line.entrant.seed]) for line in table.lines],
+            "rounds": rounds,
             "note": table.note, "tiebreaks": [name for name, _ in table.lines[0].standing.tiebreaks]
+            if table.lines else [],
+            "heads": [(name, SWISS_HEADS.get(name, name)) for name, _ in table.lines[0].standing.tiebreaks]
             if table.lines else []}
+
+
+# The Swiss standings' column heads (the long names in a title): ten columns and the rounds fit a laptop.
+SWISS_HEADS = {"Buchholz cut-1": "BH-C1", "Buchholz": "BH", "Sonneborn-Berger": "SB", "wins": "Wins",
+               "direct encounter": "DE"}
 
 
 # (short, long) label of each tie-break, as the standings table heads its columns.
@@ -529,8 +546,10 @@ def _format_parts(found: Tournament, shown: dict) -> dict:
 
 
 def _tournament_action(request, found: Tournament, choices):
-    """The organiser's add-entrant (as a gauntlet's champion too) or start; the form with its errors, or None when
-    it was done."""
+    """The organiser's add-entrant (as a gauntlet's champion too), start or a Swiss's withdrawal; the form with its
+    errors, or None when it was done."""
+    if request.POST.get("action") == "withdraw":
+        return _withdraw(request, found)
     form = forms.EntrantForm(request.POST, choices=choices)
     if forms.throttled(request, form, "writes"):
         return form
@@ -548,6 +567,22 @@ def _tournament_action(request, found: Tournament, choices):
             found, api_services.entrant_version(request.user, form.cleaned_data["version"]))):
         return None
     return form
+
+
+def _withdraw(request, found: Tournament):
+    """The API's DELETE of an entrant, from the Swiss's standings: the same service, the same ``writes``
+    throttle; the form with its errors, or None when it was done."""
+    form = forms.WithdrawForm(request.POST)
+    if forms.throttled(request, form, "writes") or not form.is_valid():
+        return form
+    entrant = found.entrants.filter(version_id=form.cleaned_data["version"]).select_related("version__bot").first()
+    if entrant is None:
+        form.add_error("version", f"version {form.cleaned_data['version']} is not entered in this tournament")
+        return form
+    if forms.run_service(form, lambda: app_services.remove_entrant(found, entrant.version) or True) is None:
+        return form
+    messages.success(request, f"Seed {entrant.seed} withdrawn: it plays out its current round, then no more.")
+    return None
 
 
 @transaction.atomic

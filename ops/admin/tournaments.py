@@ -226,18 +226,59 @@ class EntrantInline(admin.TabularInline):
     extra = 0
 
 
+class TournamentForm(forms.ModelForm):
+    """A draft's format and its settings pass the checks the API and the site apply (beside each field)."""
+
+    class Meta:
+        model = Tournament
+        fields = "__all__"  # noqa: DJ007  (the admin shows every column; get_readonly_fields limits them)
+
+    def clean(self):
+        data = super().clean()
+        if self.instance.pk and self.instance.status != Tournament.Status.DRAFT:
+            return data  # its settings are read-only
+        try:
+            app_services.check_format_settings(
+                data.get("format"), data.get("game"), data.get("games_per_pairing") or 0,
+                champion=data.get("champion"), seeding=data.get("seeding"),
+                tiebreak_pairs=data.get("tiebreak_pairs"), rounds=data.get("rounds"),
+                bye_points=data.get("bye_points"), late_entry_points=data.get("late_entry_points"))
+        except ValidationError as error:
+            for field, texts in error.message_dict.items():
+                self.add_error(field if field in self.fields else None, texts)
+        return data
+
+
 @admin.register(Tournament)
 class TournamentAdmin(admin.ModelAdmin):
-    list_display = ["id", "name", "game", "organiser", "status", "official", "games_per_pairing", "double_round",
-                    "entrant_count", "created_at", "started_at", "finished_at"]
-    list_filter = ["status", "game", "official"]
+    form = TournamentForm
+    list_display = ["id", "name", "game", "format", "rounds", "organiser", "status", "official", "games_per_pairing",
+                    "double_round", "entrant_count", "created_at", "started_at", "finished_at"]
+    list_filter = ["status", "format", "game", "official"]
     # Official (rated) is changed by the actions, through the service: a draft only, so that no running
     # tournament has some matches rated and some not.
     readonly_fields = ["official"]
+    # Once started, what the pairings were made from stays as it was (a Swiss's rounds, a knockout's seeding).
+    FROZEN = ["format", "game", "time_control", "games_per_pairing", "double_round", "rounds", "bye_points",
+              "late_entry_points", "champion", "seeding", "tiebreak_pairs"]
     actions = ["mark_official", "mark_unofficial"]
     search_fields = ["name", "organiser__username"]
     list_select_related = ["organiser"]
-    raw_id_fields = ["organiser"]
+    raw_id_fields = ["organiser", "champion"]
+    fieldsets = [
+        (None, {"fields": ["name", "organiser", "game", "status", "official", "time_control", "games_per_pairing",
+                           "opening_suite", "tiebreaks", "started_at", "finished_at"]}),
+        ("Format", {"fields": ["format", "double_round", "rounds", "bye_points", "late_entry_points", "champion",
+                               "seeding", "tiebreak_pairs"],
+                    "description": "Round robin: double round. Swiss: rounds, a bye's and a late entrant's missed "
+                                   "round's points, seeding. Gauntlet: the champion. Knockout: seeding, tie-break "
+                                   "pairs. Editable while a draft."}),
+    ]
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is not None and obj.status != Tournament.Status.DRAFT:
+            return self.readonly_fields + self.FROZEN
+        return self.readonly_fields
     date_hierarchy = "created_at"
     inlines = [EntrantInline]
 

@@ -33,15 +33,16 @@ def _settle(match):
 
 
 def test_create_a_swiss(ada):
-    response = _create(ada, bye_points=0.5)
+    response = _create(ada, bye_points=0.5, late_entry_points=0.5)
     assert response.status_code == 201, response.content
     body = response.json()
-    assert (body["format"], body["rounds"], body["bye_points"]) == ("swiss", 2, 0.5)
+    assert (body["format"], body["rounds"], body["bye_points"], body["late_entry_points"]) == ("swiss", 2, 0.5, 0.5)
 
 
 @pytest.mark.parametrize(("data", "field"), [
     ({"rounds": None}, "rounds"), ({"rounds": 0}, "rounds"), ({"games_per_pairing": 3}, "games_per_pairing"),
     ({"bye_points": 2}, "bye_points"), ({"format": "ladder"}, "format"),
+    ({"late_entry_points": 0.3}, "late_entry_points"), ({"late_entry_points": "x"}, "late_entry_points"),
 ])
 def test_bad_swiss_settings_are_a_400_naming_the_field(ada, data, field):
     response = _create(ada, **data)

@@ -17,6 +17,7 @@ from tournaments.services import (
     create_tournament,
     finish_match,
     remove_entrant,
+    set_retired,
     start_tournament,
 )
 
@@ -182,3 +183,21 @@ def test_knockout_seeds_by_fitted_rating(player, entrants):
     seeds = dict(tournament.entrants.values_list("version_id", "seed"))
     assert seeds == {cid.pk: 1, bob.pk: 2, ann.pk: 3, dee.pk: 4}
     assert [(m.version_a_id, m.version_b_id) for m in matches] == [(cid.pk, dee.pk), (bob.pk, ann.pk)]
+
+
+def test_knockout_walkover_when_an_entrant_can_no_longer_play(player, entrants):
+    ann, bob, cid, dee, eve = entrants
+    tournament = make(player, entrants, format="knockout", seeding="listed", games_per_pairing=2)
+    (first,) = start_tournament(tournament)  # seeds 1-3 have byes; dee (4) meets eve (5)
+    set_retired(ann.bot, True)  # ann, seed 1, is retired before its semi-final against that winner
+    settle(first, ["black", "white"])  # eve wins
+    # eve advances by walkover; the other semi-final is queued as usual.
+    assert [(m.round, m.version_a_id, m.version_b_id) for m in open_matches(tournament)] == [(2, bob.pk, cid.pk)]
+    semi = bracket(tournament).rounds[1][0]
+    assert (semi.winner.version_id, semi.matches) == (eve.pk, [])
+    assert semi.note == "walkover: seed 1 could not play: its bot was retired"
+    (other,) = open_matches(tournament)
+    settle(other, ["white", "black"])  # bob 2-0
+    (final,) = open_matches(tournament)
+    assert (final.round, final.version_a_id, final.version_b_id) == (3, bob.pk, eve.pk)
+    assert tournament.walkovers.get().loser.version_id == ann.pk

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 
+from ratings.models import FittedRating, RatingFit
 from tournaments.models import Match, SwissRound, Tournament
 from tournaments.services import (
     add_entrant,
@@ -165,3 +167,58 @@ def test_a_late_entry_is_charged_its_rounds_to_come(player, field, make_bot, set
     with pytest.raises(ValidationError) as refused:
         add_entrant(tournament, ready_version(make_bot("fay")))
     assert "budget" in refused.value.message_dict and tournament.entrants.count() == 4
+
+
+def rate(versions_elos):
+    fit = RatingFit.objects.create(game="tafl9", fitted_at=timezone.now(), games=10, fitted_games=10, average=1500)
+    for version, elo in versions_elos:
+        FittedRating.objects.create(fit=fit, version=version, bot=version.bot, status="rated", elo=elo, margin=50,
+                                    games=10)
+
+
+def test_pairing_numbers_follow_the_rating_at_the_start_and_for_a_late_entrant(player, field, make_bot):
+    ann, bob, cid, dee, _ = field
+    late = ready_version(make_bot("fay"))
+    rate([(cid, 1700.0), (ann, 1600.0), (bob, 1400.0), (late, 1500.0)])  # dee unrated
+    tournament = make_swiss(player, [ann, bob, cid, dee], rounds=3)
+    start_tournament(tournament)
+    seeds = dict(tournament.entrants.values_list("version_id", "seed"))
+    assert seeds == {cid.pk: 1, ann.pk: 2, bob.pk: 3, dee.pk: 4}  # the initial ranking list: by rating
+    add_entrant(tournament, late)  # 1500: between ann (1600) and bob (1400)
+    seeds = dict(tournament.entrants.values_list("version_id", "seed"))
+    assert seeds == {cid.pk: 1, ann.pk: 2, late.pk: 3, bob.pk: 4, dee.pk: 5}
+    unrated = ready_version(make_bot("gus"))
+    add_entrant(tournament, unrated)
+    assert tournament.entrants.get(version=unrated).seed == 6  # unrated: last
+
+
+def test_listed_swiss_gives_a_late_entrant_the_next_number(player, field, make_bot):
+    late = ready_version(make_bot("fay"))
+    rate([(late, 1900.0)])
+    tournament = make_swiss(player, field[:4], rounds=3, seeding="listed")
+    start_tournament(tournament)
+    add_entrant(tournament, late)
+    assert tournament.entrants.get(version=late).seed == 5
+
+
+@pytest.mark.parametrize(("points", "code"), [(0.0, "Z"), (0.5, "H")])
+def test_a_late_entrants_missed_rounds_score_what_the_organiser_set(player, field, make_bot, points, code):
+    tournament = make_swiss(player, field[:4], rounds=3, late_entry_points=points)
+    first = start_tournament(tournament)
+    late = ready_version(make_bot("fay"))
+    add_entrant(tournament, late)
+    for match in first:
+        settle(match, ["white", "white"])
+    second = {v for m in open_round(tournament) for v in (m.version_a_id, m.version_b_id)}
+    bye = SwissRound.objects.get(tournament=tournament, number=2).bye
+    assert late.pk in second or bye.version_id == late.pk  # present from round 2
+    line = next(line for line in table(tournament).lines if line.entrant.version_id == late.pk)
+    assert (line.cells[0].late, line.cells[0].round.points) == (True, points)
+    late_line = next(row for row in tournament_trf(tournament).splitlines() if "fay" in row)
+    assert late_line[89:99] == f"  0000 - {code}"
+
+
+def test_late_entry_points_must_be_a_bye_value(player, field):
+    with pytest.raises(ValidationError) as refused:
+        make_swiss(player, field[:4], late_entry_points=0.25)
+    assert "late_entry_points" in refused.value.message_dict

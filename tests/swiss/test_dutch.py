@@ -134,3 +134,23 @@ def test_pairs_scoregroups_among_themselves_when_they_can():
     for score in scores.values():
         groups[score] = groups.get(score, 0) + 1
     assert len(floats) <= sum(count % 2 for count in groups.values())
+
+
+def test_only_a_round_scored_without_playing_is_a_downfloat():
+    marked = entries({1: [Played(None, None, 0.0)], 2: [Played(None, None, 1.0, bye=True)]})
+    assert [entry.rounds[0].floated for entry in marked] == [None, "down"]  # 1.4.3: more than a loss
+
+
+@settings(max_examples=25, deadline=None)
+@given(players=st.integers(3, 14), rounds=st.integers(2, 7), seed=st.integers(0, 10**6))
+def test_the_pairing_does_not_depend_on_the_order_players_are_given(players, rounds, seed):
+    history, _ = simulate(players, rounds - 1, seed)
+    present = entries(history)
+    shuffled = present[:]
+    random.Random(seed).shuffle(shuffled)
+    try:
+        expected = pair_round(present, rounds)
+    except CannotPair:
+        return
+    again = pair_round(shuffled, rounds)
+    assert (again.boards, again.bye) == (expected.boards, expected.bye)

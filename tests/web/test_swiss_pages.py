@@ -4,12 +4,14 @@ late entries, and the TRF download of any tournament."""
 from __future__ import annotations
 
 import pytest
+from django.core.cache import cache
 from django.test import Client
+from rest_framework.test import APIClient
 
 from tournaments.models import Match, Tournament
 from tournaments.services import claim_match, finish_match
 
-from .conftest import make_bot, ready_version
+from .conftest import make_bot, ready_version, throttle_rates
 
 pytestmark = pytest.mark.django_db
 
@@ -64,3 +66,66 @@ def test_bad_swiss_settings_are_refused_beside_the_field(player, data, field):
                                                              "games_per_pairing": 2, **data})
     assert response.status_code == 400 and field in response.context["form"].errors
     assert not Tournament.objects.exists()
+
+
+def running_swiss(organiser, other):
+    client = client_for(organiser)
+    client.post("/tournaments/new/", {"name": "Open", "game": "tafl9", "format": "swiss", "rounds": 2,
+                                      "games_per_pairing": 2})
+    tournament = Tournament.objects.get(name="Open")
+    versions = [ready_version(make_bot(organiser if i % 2 else other, f"bot{i}")) for i in range(4)]
+    for version in versions:
+        client.post(f"/tournaments/{tournament.pk}/", {"action": "add", "version": version.pk})
+    assert client.post(f"/tournaments/{tournament.pk}/", {"action": "start"}).status_code == 302
+    return client, tournament, versions
+
+
+def test_the_organiser_withdraws_an_entrant_from_the_swiss_page(player, other_player):
+    client, tournament, versions = running_swiss(player, other_player)
+    page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert page.count('value="withdraw"') == 4
+    assert 'value="withdraw"' not in client_for(other_player).get(f"/tournaments/{tournament.pk}/").content.decode()
+    response = client.post(f"/tournaments/{tournament.pk}/", {"action": "withdraw", "version": versions[0].pk})
+    assert response.status_code == 302
+    assert tournament.entrants.get(version=versions[0]).swiss_withdrawal.after_round == 1
+    page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert "withdrew after round 1" in page and page.count('value="withdraw"') == 3
+    for match in Match.objects.filter(tournament=tournament):
+        settle(match)
+    paired = {v for m in Match.objects.filter(tournament=tournament, round=2) for v in (m.version_a_id,
+                                                                                          m.version_b_id)}
+    assert versions[0].pk not in paired
+
+
+@pytest.mark.parametrize(("version", "status"), [("x", 400), ("0", 400), ("999999", 400), ("again", 400)])
+def test_a_bad_withdrawal_is_a_400_naming_the_version(player, other_player, version, status):
+    client, tournament, versions = running_swiss(player, other_player)
+    if version == "again":
+        client.post(f"/tournaments/{tournament.pk}/", {"action": "withdraw", "version": versions[1].pk})
+        version = versions[1].pk
+    response = client.post(f"/tournaments/{tournament.pk}/", {"action": "withdraw", "version": version})
+    assert response.status_code == status
+    assert "version" in response.context["form"].errors
+    assert tournament.entrants.filter(swiss_withdrawal__isnull=False).count() == (version == versions[1].pk)
+
+
+def test_a_stranger_cannot_withdraw(player, other_player):
+    _, tournament, versions = running_swiss(player, other_player)
+    response = client_for(other_player).post(f"/tournaments/{tournament.pk}/",
+                                             {"action": "withdraw", "version": versions[0].pk})
+    assert response.status_code == 404
+    assert not tournament.entrants.filter(swiss_withdrawal__isnull=False).exists()
+
+
+def test_withdrawals_count_in_the_apis_writes_throttle(player, other_player, settings):
+    client, tournament, versions = running_swiss(player, other_player)
+    throttle_rates(settings, writes="1/hour")
+    cache.clear()
+    assert client.post(f"/tournaments/{tournament.pk}/", {"action": "withdraw",
+                                                          "version": versions[0].pk}).status_code == 302
+    response = client.post(f"/tournaments/{tournament.pk}/", {"action": "withdraw", "version": versions[1].pk})
+    assert response.status_code == 429
+    assert not tournament.entrants.filter(version=versions[1], swiss_withdrawal__isnull=False).exists()
+    api = APIClient()
+    api.force_authenticate(player)  # the API's DELETE counts in the same scope
+    assert api.delete(f"/api/tournaments/{tournament.pk}/entrants/{versions[1].pk}/").status_code == 429

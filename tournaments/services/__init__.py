@@ -23,6 +23,7 @@ from .tournaments import (
     add_entrant,
     cancel_tournament,
     change_tournament,
+    check_format_settings,
     check_tiebreaks,
     create_tournament,
     remove_entrant,
@@ -52,6 +53,6 @@ __all__ = [
     "validate_upload",
 ]
 __all__ += ["forecast_version_test", "previous_version", "request_version_test", "stop_version_test"]
-__all__ += ["change_tournament", "check_tiebreaks"]
+__all__ += ["change_tournament", "check_format_settings", "check_tiebreaks"]
 __all__ += ["rotate_token"]
 __all__ += ["MatchPlan", "begin"]

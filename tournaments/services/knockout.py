@@ -10,8 +10,8 @@ from django.db.models import F
 from ratings.selectors import fitted_elos
 
 from ..knockout import bracket
-from ..models import Match, Tournament, TournamentEntrant
-from .queueing import create_match
+from ..models import KnockoutWalkover, Match, Tournament, TournamentEntrant
+from .queueing import check_playable, create_match
 
 TIEBREAK_GAMES = 2  # one colour-swapped pair per tie-break
 MAX_TIEBREAK_PAIRS = 10
@@ -49,24 +49,49 @@ def first_round(tournament: Tournament, entrants: list[TournamentEntrant]) -> li
 
 def advance(tournament: Tournament) -> list[Match]:
     """Queue what the bracket needs next, if anything: a tie-break pair for each level pairing that has used
-    fewer than ``tiebreak_pairs``, or, once every pairing of the round is decided, the next round. Called with
-    the tournament's row locked (by ``matches.finish_tournament_if_done``), so two matches ending at once
-    cannot both queue it. Returns the matches queued."""
+    fewer than ``tiebreak_pairs``, or, once every pairing of the round is decided, the next round. An entrant
+    whose version can no longer play when its match is due gives a walkover (recorded, shown on the bracket),
+    and the bracket is read again. Called with the tournament's row locked (by
+    ``matches.finish_tournament_if_done``), so two matches ending at once cannot both queue it. Returns the
+    matches queued."""
     entrants = list(tournament.entrants.select_related("version__bot").order_by("seed"))
-    drawn = bracket(tournament, entrants)
-    if drawn.champion is not None:
-        return []
-    current = next((pairings for pairings in drawn.rounds if any(p.winner is None for p in pairings)), None)
-    if current is None:
-        return []
     queued = []
-    for pairing in current:
-        if pairing.winner is not None or pairing.is_open:
-            continue
-        if pairing.high is not None and pairing.low is not None:
+    while True:
+        drawn = bracket(tournament, entrants)
+        if drawn.champion is not None:
+            return queued
+        current = next((pairings for pairings in drawn.rounds if any(p.winner is None for p in pairings)), None)
+        if current is None:
+            return queued
+        walked = False
+        for pairing in current:
+            if pairing.winner is not None or pairing.is_open or pairing.high is None or pairing.low is None:
+                continue
+            loser, reason = _unplayable(pairing.low) or _unplayable(pairing.high) or (None, "")
+            if loser is not None:
+                KnockoutWalkover.objects.create(tournament=tournament, round=pairing.round, loser=loser,
+                                                reason=reason)
+                walked = True
+                continue
             games = tournament.games_per_pairing if not pairing.matches else TIEBREAK_GAMES
             queued.append(_queue(tournament, pairing.round, pairing.high.version, pairing.low.version, games))
-    return queued
+        if not walked:
+            return queued
+
+
+def _unplayable(entrant: TournamentEntrant) -> tuple[TournamentEntrant, str] | None:
+    """The entrant and why, when its version may not be paired any more (the checks every match passes). The
+    reason names no bot: the bracket shows it beside entrants whose names may be hidden."""
+    try:
+        check_playable(entrant.version, "version")
+    except ValidationError:
+        version = entrant.version
+        reason = ("its bot was retired" if version.bot.is_retired
+                  else "its version was disabled by an operator" if version.is_disabled
+                  else "its version was deactivated by its owner" if not version.is_active
+                  else f"its version is {version.status}")
+        return entrant, f"seed {entrant.seed} could not play: {reason}"
+    return None
 
 
 def _queue(tournament: Tournament, number: int, high, low, games: int) -> Match:

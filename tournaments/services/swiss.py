@@ -7,18 +7,21 @@ from django.db import transaction
 from django.db.models import Max
 
 from knobs import arena
+from ratings.selectors import fitted_elos
 
 from ..models import Match, SwissRound, SwissWithdrawal, Tournament, TournamentEntrant
 from ..swiss.dutch import CannotPair, mark_floats, pair_round
 from ..swiss.history import OPEN, current_round, entries
+from .knockout import seed
 from .queueing import check_playable, create_match
 from .worker_time import check_budget, expected_match_seconds
 
 BYE_POINTS = (0.0, 0.5, 1.0)
 
 
-def check_settings(rounds, games_per_pairing: int, bye_points) -> None:
-    """A Swiss's own settings: a round count, an even mini-match, a bye worth 0, 0.5 or 1."""
+def check_settings(rounds, games_per_pairing: int, bye_points, late_entry_points=0.0) -> None:
+    """A Swiss's own settings: a round count, an even mini-match, a bye and a late entrant's missed round worth
+    0, 0.5 or 1."""
     top = arena.MAX_TOURNAMENT_ENTRANTS - 1
     if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= top:
         raise ValidationError({"rounds": [f"a Swiss needs a number of rounds from 1 to {top}"]})
@@ -27,6 +30,9 @@ def check_settings(rounds, games_per_pairing: int, bye_points) -> None:
             "a Swiss plays each pairing as a colour-swapped mini-match: an even number of games"]})
     if bye_points not in BYE_POINTS:
         raise ValidationError({"bye_points": ["a bye is worth 0, 0.5 or 1 match point"]})
+    if late_entry_points not in BYE_POINTS:
+        raise ValidationError({"late_entry_points": ["a round missed by a late entrant is worth 0, 0.5 or 1 "
+                                                     "match point"]})
 
 
 def start(tournament: Tournament, entrants: list[TournamentEntrant]) -> list[Match]:
@@ -39,6 +45,8 @@ def start(tournament: Tournament, entrants: list[TournamentEntrant]) -> list[Mat
     pairings = tournament.rounds * (len(entrants) // 2)
     cost = pairings * expected_match_seconds(tournament.game, tournament.time_control, tournament.games_per_pairing)
     check_budget(tournament.organiser, cost, f"this Swiss's {pairings} pairings")
+    if tournament.seeding == "rating":  # the initial ranking list (C.04.2): pairing numbers by rating
+        seed(tournament, entrants)
     return _pair(tournament, 1)
 
 
@@ -86,15 +94,35 @@ def _pair(tournament: Tournament, number: int) -> list[Match]:
 
 @transaction.atomic
 def enter_late(tournament: Tournament, version, check) -> TournamentEntrant:
-    """A late entry to a running Swiss: the next seed, paired from the next round on. ``check`` is the entry
-    check every tournament applies (game, playable, consent, not entered, the cap)."""
+    """A late entry to a running Swiss, paired from the next round on. Its pairing number is its place in the
+    ranking order (C.04.2: by fitted rating, the entrants below it moved down one) when the Swiss is seeded by
+    rating and it is rated, otherwise the next one. ``check`` is the entry check every tournament applies
+    (game, playable, consent, not entered, the cap)."""
     check(tournament, version)
     # Charged like the start: one pairing a round for each round still to come.
     left = tournament.rounds - current_round(tournament)
     cost = left * expected_match_seconds(tournament.game, tournament.time_control, tournament.games_per_pairing)
     check_budget(tournament.organiser, cost, f"this late entry's {left} pairings")
-    seed = (tournament.entrants.aggregate(top=Max("seed"))["top"] or 0) + 1
-    return TournamentEntrant.objects.create(tournament=tournament, version=version, seed=seed)
+    number = (tournament.entrants.aggregate(top=Max("seed"))["top"] or 0) + 1
+    if tournament.seeding == "rating":
+        number = _place_by_rating(tournament, version, number)
+    return TournamentEntrant.objects.create(tournament=tournament, version=version, seed=number)
+
+
+def _place_by_rating(tournament: Tournament, version, last: int) -> int:
+    """The late entrant's pairing number: before the first entrant rated lower or unrated (the order among
+    those already entered is kept), the ones from there moved down one. Unrated, it comes last."""
+    entrants = list(tournament.entrants.order_by("seed"))
+    elos = fitted_elos(tournament.game, [entrant.version_id for entrant in entrants] + [version.pk])
+    mine = elos.get(version.pk)
+    if mine is None:
+        return last
+    place = next((entrant.seed for entrant in entrants
+                  if elos.get(entrant.version_id) is None or elos[entrant.version_id] < mine), last)
+    for entrant in reversed(entrants):  # bottom up: each seed moves to a free one
+        if entrant.seed >= place:
+            TournamentEntrant.objects.filter(pk=entrant.pk).update(seed=entrant.seed + 1)
+    return place
 
 
 @transaction.atomic

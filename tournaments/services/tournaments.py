@@ -32,7 +32,7 @@ def create_tournament(organiser, *, name: str, game: str, time_control: str | No
                       tiebreaks: list[str] | None = None, format: str = Tournament.Format.ROUND_ROBIN,
                       champion: BotVersion | None = None, seeding: str = "rating", tiebreak_pairs: int = 2,
                       rounds: int | None = None, bye_points: float = 1.0,
-                      opening_suite: OpeningSuite | None = None) -> Tournament:
+                      late_entry_points: float = 0.0, opening_suite: OpeningSuite | None = None) -> Tournament:
     """A draft tournament of any format. Only staff make an official (rated) one: a player's tournament never moves the
     leaderboard. In an official one, a pairing of two bots of one owner is still played unrated (and counts in
     the standings like any other): ``create_match`` applies that rule to every match."""
@@ -50,21 +50,29 @@ def create_tournament(organiser, *, name: str, game: str, time_control: str | No
     if official:
         _check_staff(organiser)
     order = DEFAULT_TIEBREAKS if tiebreaks is None else check_tiebreaks(tiebreaks)
-    _check_format(format, game, games_per_pairing, champion, seeding, tiebreak_pairs)
-    if format == Tournament.Format.SWISS:
-        swiss.check_settings(rounds, games_per_pairing, bye_points)
+    check_format_settings(format, game, games_per_pairing, champion=champion, seeding=seeding,
+                          tiebreak_pairs=tiebreak_pairs, rounds=rounds, bye_points=bye_points,
+                          late_entry_points=late_entry_points)
     openings.check_suite(opening_suite, game, games_per_pairing)
     tournament = Tournament.objects.create(name=name.strip(), game=game, organiser=organiser,
                                            time_control=time_control, games_per_pairing=games_per_pairing,
                                            double_round=double_round, official=official, tiebreaks=order,
                                            format=format, champion=champion, seeding=seeding,
                                            tiebreak_pairs=tiebreak_pairs, rounds=rounds, bye_points=bye_points,
-                                           opening_suite=opening_suite)
+                                           late_entry_points=late_entry_points, opening_suite=opening_suite)
     events.emit(events.TournamentCreated(tournament.pk))
     return tournament
 
 
 PAIRED_FORMATS = (Tournament.Format.GAUNTLET, Tournament.Format.KNOCKOUT)
+
+
+def check_format_settings(format: str, game: str, games_per_pairing: int, *, champion=None, seeding: str = "rating",
+                          tiebreak_pairs=2, rounds=None, bye_points=1.0, late_entry_points=0.0) -> None:
+    """A draft's format and the settings of it, as the API, the site and the admin give them."""
+    _check_format(format, game, games_per_pairing, champion, seeding, tiebreak_pairs)
+    if format == Tournament.Format.SWISS:
+        swiss.check_settings(rounds, games_per_pairing, bye_points, late_entry_points)
 
 
 def _check_format(format: str, game: str, games_per_pairing: int, champion, seeding: str, tiebreak_pairs) -> None:

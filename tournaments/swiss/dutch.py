@@ -76,7 +76,8 @@ class Pairing:
 
 def mark_floats(entries: list[Entry]) -> list[Entry]:
     """The same entries with each round's float set: after a game between different scores the higher one
-    downfloated and the lower one upfloated; a player who did not play in a round downfloated (A.4.b).
+    downfloated and the lower one upfloated; a player who scored more than a loss without playing (a bye, a
+    forfeit win) downfloated (1.4.2, 1.4.3).
 
     Pass every player who ever took part (withdrawn ones too), so that each opponent's score is known.
     """
@@ -89,7 +90,7 @@ def mark_floats(entries: list[Entry]) -> list[Entry]:
     for entry in entries:
         rounds = []
         for index, played in enumerate(entry.rounds):
-            way = DOWN if not played.colour else None
+            way = DOWN if not played.colour and played.points > 0 else None
             if played.colour and played.opponent in by_number:
                 mine, theirs = before(entry.number, index), before(played.opponent, index)
                 way = DOWN if mine > theirs else UP if mine < theirs else None
@@ -141,11 +142,19 @@ def pair_round(entries: list[Entry], rounds: int, initial_colour: str = WHITE,
     last_round = round_number == rounds
     topscorers = {e.number for e in entries if last_round and e.score > win * (round_number - 1) / 2}
     context = _Context(ranked, rank, topscorers)
-    graph = _graph(context, needs_bye=len(entries) % 2 == 1)
+    needs_bye = len(entries) % 2 == 1
+    graph = _graph(context, needs_bye)
     matching = networkx.max_weight_matching(graph, maxcardinality=True)
     if 2 * len(matching) < len(entries) + len(entries) % 2:
         raise CannotPair(f"round {round_number}: no pairing keeps every absolute criterion "
                          "(no rematch, colours within +-2 and not three running, at most one bye each)")
+    # A bracket's S1 and S2 are split after its moved-down players took their opponents: count those (the
+    # first matching tells how many) and weigh the exchanges again against the remainders' halves.
+    context.paired_up = _paired_up(context, matching)
+    if any(context.paired_up.values()):
+        graph = _graph(context, needs_bye)
+        matching = networkx.max_weight_matching(graph, maxcardinality=True)
+    matching = _first_in_rules_order(context, graph, matching)
     return _allocate(context, matching, initial_colour)
 
 
@@ -154,6 +163,8 @@ class _Context:
     ranked: list[Entry]
     rank: dict[int, int]
     topscorers: set[int]
+
+    paired_up: dict[int, int] = field(default_factory=dict)  # per scoregroup: residents paired with an MDP
 
     def __post_init__(self):
         scores = sorted({entry.score for entry in self.ranked}, reverse=True)
@@ -189,8 +200,10 @@ def _graph(context: _Context, needs_bye: bool) -> networkx.Graph:
             rows.append((a.number, BYE_NODE, _bye_digits(context, a)))
     graph = networkx.Graph()
     graph.add_nodes_from(entry.number for entry in context.ranked)
-    for (u, v, weight) in _weights(rows, len(context.ranked)):
-        graph.add_edge(u, v, weight=weight)
+    # "criteria": the same weight without the last two digits, the exchanges (see _first_in_rules_order).
+    criteria = _weights([(u, v, digits[:-2] + [0, 0]) for u, v, digits in rows], len(context.ranked))
+    for (u, v, weight), (_, _, quality) in zip(_weights(rows, len(context.ranked)), criteria, strict=True):
+        graph.add_edge(u, v, weight=weight, criteria=quality)
     return graph
 
 
@@ -219,20 +232,111 @@ def _pair_digits(context: _Context, a: Entry, b: Entry) -> list[int]:
     topscorer_breach = int(clash and strength_h == strength_l == ABSOLUTE)  # C.10/C.11, topscorers only
     colours = [topscorer_breach, int(clash), int(clash and min(strength_h, strength_l) >= STRONG)]
     repeats = _repeat_floats(high, low) if not same_group else [0, 0, 0, 0]
-    if same_group:  # S1 against S2: the place half the group below is the natural partner
-        half = context.size[high.number] // 2
-        order = abs(context.place[low.number] - context.place[high.number] - half)
-    else:  # the upfloater is the highest-ranked of its group that can take the pairing
-        order = context.place[low.number]
-    return floats + [0] + colours + repeats + [order]
+    if same_group:
+        exchanges = _exchanges(context, high, low) if _in_s1(context, high) == _in_s1(context, low) else [0, 0]
+    else:  # an S1 player of the remainder that floats down was moved to S2
+        exchanges = _exchanges(context, high, None)
+    return [0] + floats + [0] + colours + repeats + exchanges
+
+
+def _remainder_place(context: _Context, entry: Entry) -> tuple[int, int]:
+    """A resident's BSN in its bracket's remainder and the remainder's size (the moved-down players'
+    opponents left it from its top, as the MDPs take the highest residents they can)."""
+    taken = context.paired_up.get(context.group[entry.number], 0)
+    return context.place[entry.number] - taken + 1, context.size[entry.number] - taken
+
+
+def _in_s1(context: _Context, entry: Entry) -> bool:
+    bsn, size = _remainder_place(context, entry)
+    return bsn <= size // 2
+
+
+def _exchanges(context: _Context, high: Entry, low: Entry | None) -> list[int]:
+    """4.3's order of exchanges as two digits: the players moved between S1 and S2, then the BSNs moved up
+    from S2 less those moved down from S1 (the lower of two S1 players, or one left unpaired, moved down;
+    the higher of two S2 players moved up). Kept to 0 for an S2 player's float and an S1-S2 pair."""
+    if low is None:
+        if not _in_s1(context, high):
+            return [0, 0]
+        bsn, size = _remainder_place(context, high)
+        return [1, size - bsn]
+    if _in_s1(context, high):
+        bsn, size = _remainder_place(context, low)
+        return [1, size - bsn]
+    return [1, _remainder_place(context, high)[0]]
 
 
 def _bye_digits(context: _Context, entry: Entry) -> list[int]:
+    # The bye's receiver has the lowest score it can have (the 2025 rules' C.5), then floats as a downfloater
+    # out of every bracket below it, then has played the most games it can (C.9).
+    lowest = context.groups - 1 - context.group[entry.number]
     floats = _float_digits(context, entry, context.groups)
     repeats = _repeat_floats(entry, None)
-    # The lowest-ranked of the group takes the bye: its distance from the group's end.
-    order = context.size[entry.number] - 1 - context.place[entry.number]
-    return floats + [entry.unplayed] + [0, 0, 0] + repeats + [order]
+    return [lowest] + floats + [entry.unplayed] + [0, 0, 0] + repeats + _exchanges(context, entry, None)
+
+
+def _paired_up(context: _Context, matching) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for u, v in matching:
+        if BYE_NODE in (u, v) or context.group[u] == context.group[v]:
+            continue
+        low = max(u, v, key=lambda number: context.group[number])
+        counts[context.group[low]] = counts.get(context.group[low], 0) + 1
+    return counts
+
+
+def _first_in_rules_order(context: _Context, graph: networkx.Graph, matching) -> set:
+    """Among the pairings of the best weight, the first in the rules' order (4.2's transpositions: each
+    player, best ranked first, takes the best-ranked opponent it can; the bye comes last).
+
+    A player's opponent from its own scoregroup must keep the best weight; failing that, one from below (or
+    the bye) must keep the best weight without the exchange digits, as 2.3 pairs the moved-down players
+    before the remainder's exchanges count. Each choice is one matching in which the player's candidates
+    carry a bonus below every digit, in their order: among the best pairings it takes the first it can. When
+    the matching in hand already gives the player its first candidate, nothing is run.
+    """
+    graph = graph.copy()
+    chosen = set()
+    for entry in context.ranked:
+        player = entry.number
+        if player not in graph:
+            continue
+        partner = {u: v for pair in matching for u, v in (pair, pair[::-1])}.get(player)
+        later = sorted((n for n in graph[player] if n != BYE_NODE), key=lambda n: context.rank[n])
+        own = [n for n in later if context.group[n] == context.group[player]]
+        below = [n for n in later if context.group[n] != context.group[player]]
+        below += [BYE_NODE] if BYE_NODE in graph[player] else []
+        choice = None
+        if own:
+            choice, found = (own[0], matching) if partner == own[0] else _first_kept(graph, player, own, "weight")
+            matching = found if choice is not None else matching
+        if choice is None:
+            choice = below[0] if partner == below[0] else _first_kept(graph, player, below, "criteria")[0]
+            if choice != partner:  # the rest paired at its best, exchanges included
+                rest = graph.subgraph(n for n in graph if n not in (player, choice))
+                matching = networkx.max_weight_matching(rest, maxcardinality=True) | {(player, choice)}
+        chosen.add((player, choice))
+        matching = {pair for pair in matching if player not in pair}
+        graph.remove_nodes_from((player, choice))
+    return chosen
+
+
+def _best(graph: networkx.Graph, player: int, candidates: list[int], kind: str) -> set:
+    """A best matching by ``kind`` in which ``player`` has the first of ``candidates`` it can have."""
+    bonus = {candidate: len(candidates) - index for index, candidate in enumerate(candidates)}
+    scale = len(candidates) + 1
+    for u, v, data in graph.edges(data=True):
+        other = v if u == player else u if v == player else None
+        data["trial"] = data[kind] * scale + bonus.get(other, 0)
+    return networkx.max_weight_matching(graph, maxcardinality=True, weight="trial")
+
+
+def _first_kept(graph: networkx.Graph, player: int, candidates: list[int], kind: str) -> tuple[int | None, set]:
+    """The first of ``candidates`` that ``player`` can have in a best matching by ``kind`` (None if none can),
+    and that matching."""
+    found = _best(graph, player, candidates, kind)
+    partner = {u: v for pair in found for u, v in (pair, pair[::-1])}.get(player)
+    return (partner if partner in candidates else None), found
 
 
 def _weights(rows: list[tuple[int, int, list[int]]], players: int):
@@ -269,8 +373,10 @@ def _allocate(context: _Context, matching, initial_colour: str) -> Pairing:
         high, low = (a, b) if context.rank[a.number] < context.rank[b.number] else (b, a)
         white_is_high = _high_gets_white(context, high, low, initial_colour)
         boards.append((high, low) if white_is_high else (low, high))
-    # Boards in order of the higher player's rank (score, then pairing number).
-    boards.sort(key=lambda pair: min(context.rank[pair[0].number], context.rank[pair[1].number]))
+    # Boards in the general handling rules' order: the higher score on the board, the sum of the two, then
+    # the better rank (so a board with a downfloater comes after its scoregroup's own).
+    boards.sort(key=lambda pair: (-max(pair[0].score, pair[1].score), -pair[0].score - pair[1].score,
+                                  min(context.rank[pair[0].number], context.rank[pair[1].number])))
     pairing.boards = [(white.number, black.number) for white, black in boards]
     return pairing
 

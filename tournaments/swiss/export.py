@@ -24,16 +24,18 @@ def _rounds(tournament: Tournament) -> tuple[int | None, int]:
 def tournament_trf(tournament: Tournament, name=None) -> str:
     """The file's text; ``name(version)`` is how an entrant is named (its bot's name and version by default)."""
     planned, written = _rounds(tournament)
-    entrants = {e.seed: e for e in tournament.entrants.select_related("version__bot")}
+    entrants = {e.seed: e for e in tournament.entrants.select_related("version__bot", "swiss_withdrawal")}
     table = rounds_of(tournament, entrants, written)
     report = trf.Report(name=tournament.name, rounds=planned,
                         bye_points=tournament.bye_points if tournament.format == Tournament.Format.SWISS else 1.0)
     for seed, entrant in sorted(entrants.items()):
         results = []
-        for played, match, bye in table[seed]:
+        for played, match, bye, late in table[seed]:
             finished = played.opponent is not None
             if bye:
                 results.append(trf.Result(None, None, "U"))
+            elif late:  # not paired: a requested bye of the organiser's points
+                results.append(trf.Result(None, None, {1.0: "F", 0.5: "H", 0.0: "Z"}[played.points]))
             elif finished:
                 code = {1.0: "1", 0.5: "=", 0.0: "0"}[played.points]
                 results.append(trf.Result(played.opponent, played.colour, code))
