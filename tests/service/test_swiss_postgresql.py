@@ -1,7 +1,6 @@
-"""The last two matches of a Swiss round reported at once, on PostgreSQL: the next round is still paired.
-
-Both reports (``finish_match``) have stored their match before either commits: without the tournament's row
-lock each would see the other's match still open and the round would never be paired."""
+"""The last two matches of a Swiss round reported at once, on PostgreSQL: the next round is still paired. Both
+reports (``finish_match``) store their match before either commits: without the tournament's row lock each would
+see the other's match still open and the round would never be paired."""
 
 from __future__ import annotations
 
