@@ -13,7 +13,7 @@ from rest_framework.test import APIRequestFactory
 
 from api import public, serializers
 from ratings.models import Rating
-from tests.support import finished_match, make_bot, ready_version, rejected_version
+from tests.support import finished_match, make_bot, make_player, ready_version, refit, rejected_version, scored
 from tournaments.models import Game, Match
 from tournaments.services import update_bot
 
@@ -73,26 +73,24 @@ def test_rating_history_page_equals_the_serializer(anon, played):
     assert same_bytes(history, expected)
 
 
-def test_leaderboard_page_equals_the_serializer(anon, player, other_player):
-    from django.utils import timezone
-
+def test_leaderboard_page_equals_the_serializer(anon, player, other_player, settings):
     from ratings import selectors as ratings_selectors
-    from ratings.models import FittedRating, RatingFit
+    from ratings.models import RatingFit
 
-    fit = RatingFit.objects.create(game="tafl9", fitted_at=timezone.now(), games=4, fitted_games=4, average=1500,
-                                   advantage=61.5, advantage_margin=20.0)
-    for i, owner in enumerate((player, other_player, player)):
-        bot = make_bot(owner, f"b{i}")
-        version = ready_version(bot)
-        Rating.objects.create(bot=bot, game="tafl9", elo=1500.0 + i * 10, games=i * 3, wins=i, draws=i, losses=i)
-        if i:  # b1 ranked, b2 provisional, b0 not in the fit
-            ranked = {"rank": 1, "rank_low": 1, "rank_high": 2, "p_first": 0.75} if i == 1 else {}
-            FittedRating.objects.create(fit=fit, version=version, bot=bot, status="rated", elo=1490.5 + i,
-                                        margin=40.0 * i, games=i * 3, current=True, **ranked)
+    settings.ARENA = {**settings.ARENA, "LEADERBOARD_RANKED_MARGIN": 150}
+    b1, b2 = ready_version(make_bot(other_player, "b1")), ready_version(make_bot(player, "b2"))
+    sparring = ready_version(make_bot(make_player("hedy"), "sparring", is_public=False))
+    scored(b1, sparring, wins=12, draws=6, losses=12)  # b1's many games: ranked
+    scored(b2, b1, wins=2, losses=1)  # b2's few: provisional
+    refit()
+    b0 = ready_version(make_bot(player, "b0"))
+    scored(b0, b1, wins=1, draws=1)  # b0 came and played after the fit: rated live, not in the fit
+    fit = RatingFit.objects.get(game="tafl9")
     board = list(ratings_selectors.leaderboard("tafl9"))
     for rating in board:
         for name, value in ratings_selectors.fitted_summary(ratings_selectors.board_fitted(rating), fit).items():
             setattr(rating, name, value)
+    assert [rating.standing for rating in board] == ["ranked", "provisional", "unfitted"]  # each kind of row
     expected = serializers.LeaderboardEntrySerializer(board, many=True).data
     body = anon.get("/api/leaderboard/tafl9/").json()["results"]
     assert body == [dict(row) for row in expected] and len(body) == 3
@@ -119,39 +117,46 @@ def test_bot_page_equals_the_serializer_for_owner_and_stranger(player, other_pla
         assert (reason in reasons) == (user == a.bot.owner)
 
 
-def test_leaderboard_rank_continues_across_pages(anon, player):
-    from django.utils import timezone
-
-    from ratings.models import FittedRating, RatingFit
-
-    fit = RatingFit.objects.create(game="tafl9", fitted_at=timezone.now(), games=10, fitted_games=10, average=1500)
-    for i in range(5):
-        bot = make_bot(player, f"b{i}")
-        Rating.objects.create(bot=bot, game="tafl9", elo=1500.0 + i * 10)
-        FittedRating.objects.create(fit=fit, version=ready_version(bot), bot=bot, status="rated", elo=1500.0 + i,
-                                    margin=50.0, games=10, current=True, rank=5 - i, rank_low=1, rank_high=5,
-                                    p_first=0.2)
+def test_leaderboard_rank_continues_across_pages(anon, db, settings):
+    settings.ARENA = {**settings.ARENA, "LEADERBOARD_RANKED_MARGIN": 1000}  # every rated bot ranked
+    versions = [ready_version(make_bot(make_player(f"p{i}"), f"b{i}")) for i in range(5)]
+    for i, weaker in enumerate(versions):
+        for stronger in versions[i + 1:]:  # the later bot wins 2-1: b4 the strongest, b0 the weakest
+            scored(stronger, weaker, wins=2, losses=1)
+    refit()
+    elo = dict(Rating.objects.values_list("bot__name", "elo"))
     second = anon.get("/api/leaderboard/tafl9/?page=2&page_size=2").json()
     assert second["count"] == 5
-    assert [(r["rank"], r["bot_name"], r["elo"]) for r in second["results"]] == [(3, "b2", 1520.0),
-                                                                                   (4, "b1", 1510.0)]
+    assert [(r["rank"], r["bot_name"], r["elo"]) for r in second["results"]] == [(3, "b2", elo["b2"]),
+                                                                                   (4, "b1", elo["b1"])]
 
 
-def test_cached_leaderboard_is_refreshed_after_the_ttl(anon, player, monkeypatch):
+def test_cached_leaderboard_is_refreshed_after_the_ttl(anon, player, other_player, monkeypatch):
     monkeypatch.setattr(public, "LIVE_SECONDS", 1)  # whole seconds: what Redis expiry counts in
-    bot = make_bot(player, "climber")
-    rating = Rating.objects.create(bot=bot, game="tafl9", elo=1500.0)
+    climber, rival = ready_version(make_bot(player, "climber")), ready_version(make_bot(other_player, "rival"))
+    scored(climber, rival, draws=1)
     first = anon.get("/api/leaderboard/tafl9/")
-    assert first.json()["results"][0]["elo"] == 1500.0 and first["Cache-Control"] == "public, max-age=1"
-    Rating.objects.filter(pk=rating.pk).update(elo=1600.0)
-    assert anon.get("/api/leaderboard/tafl9/").json()["results"][0]["elo"] == 1500.0  # within the TTL
+    shown = {row["bot_name"]: row["elo"] for row in first.json()["results"]}
+    assert shown["climber"] == 1500.0 and first["Cache-Control"] == "public, max-age=1"
+    # Its reactions do not run (the test's transaction never commits): as when the forget cannot reach the
+    # cache, the kept page is not told, and only its TTL brings the new rating.
+    scored(climber, rival, wins=1)
+    risen = Rating.objects.get(bot=climber.bot).elo
+    assert risen > 1500.0
+
+    def climbers_elo():
+        return {row["bot_name"]: row["elo"] for row in anon.get("/api/leaderboard/tafl9/").json()["results"]}[
+            "climber"]
+
+    assert climbers_elo() == 1500.0  # within the TTL
     time.sleep(1.2)
-    assert anon.get("/api/leaderboard/tafl9/").json()["results"][0]["elo"] == 1600.0
+    assert climbers_elo() == risen
 
 
-def test_leaderboard_cache_keeps_each_page_and_host_apart(anon, player):
-    for i in range(3):
-        Rating.objects.create(bot=make_bot(player, f"b{i}"), game="tafl9", elo=1500.0 + i)
+def test_leaderboard_cache_keeps_each_page_and_host_apart(anon, player, other_player):
+    b0, b1, b2 = (ready_version(make_bot(owner, f"b{i}")) for i, owner in enumerate((player, other_player, player)))
+    scored(b2, b1, wins=1)
+    scored(b1, b0, wins=1)  # live Elo: b2 above b1 above b0
     first = anon.get("/api/leaderboard/tafl9/?page_size=1").json()
     second = anon.get("/api/leaderboard/tafl9/?page_size=1&page=2").json()
     assert first["results"][0]["bot_name"] == "b2" and second["results"][0]["bot_name"] == "b1"

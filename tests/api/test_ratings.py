@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import pytest
 from django.core.cache import cache
-from django.utils import timezone
 
 from ratings.models import FittedRating, Rating, RatingChange, RatingFit
-from tests.support import finished_match, make_bot, ready_version
+from tests.support import finished_match, make_bot, make_player, ready_version, refit, scored
 from tournaments.services import update_bot
 
 from .conftest import client_for
 
 
 def test_before_any_fit_the_leaderboard_ranks_nobody_and_lists_every_bot_by_live_elo(anon, player, other_player):
-    bots = [make_bot(player, "low"), make_bot(other_player, "high"), make_bot(player, "secret", is_public=False)]
-    for bot, elo in zip(bots, (1450.0, 1620.0, 1900.0)):
-        Rating.objects.create(bot=bot, game="tafl9", elo=elo, games=1, wins=1)
-    shatra = make_bot(player, "khan", game="shatra")
-    Rating.objects.create(bot=shatra, game="shatra", elo=1700.0)
+    low, high = ready_version(make_bot(player, "low")), ready_version(make_bot(other_player, "high"))
+    secret = ready_version(make_bot(player, "secret", is_public=False))
+    scored(high, low, wins=2)
+    scored(secret, high, wins=2)  # the private bot beat the best: first by live Elo, and still not listed
+    elo = {version.bot.name: Rating.objects.get(bot=version.bot).elo for version in (low, high, secret)}
+    assert elo["secret"] > elo["high"] > elo["low"]
+    khan = ready_version(make_bot(player, "khan", game="shatra"))
+    finished_match(khan, ready_version(make_bot(other_player, "hidden", game="shatra", is_public=False)), games=1)
     body = anon.get("/api/leaderboard/tafl9/").json()
     assert [(r["rank"], r["bot_name"], r["owner"], r["standing"], r["provisional"]) for r in body["results"]] == [
         (None, "high", "grace", "unfitted", True), (None, "low", "ada", "unfitted", True)]
@@ -59,43 +61,56 @@ def test_unrated_bot_has_empty_history(anon, player):
     assert anon.get(f"/api/bots/{bot.pk}/rating-history/").json()["results"] == []
 
 
+RANKED_MARGIN = 150  # between the margins the fixture's results give alpha and beta
+
+
 @pytest.fixture
 def fitted(player, other_player, settings):
-    """Three tafl9 bots with live ratings and a stored fit of the versions they play the ladder with: alpha
-    (player's; margin 80, ranked first), beta (margin 150: provisional) and gamma (unbounded below), both
-    other_player's; a first-player advantage of 61.5."""
-    mine, theirs, third = (ready_version(make_bot(owner, name)) for owner, name in
-                           ((player, "alpha"), (other_player, "beta"), (other_player, "gamma")))
-    for version, games in ((mine, 4), (theirs, 2), (third, 2)):
-        Rating.objects.create(bot=version.bot, game="tafl9", elo=1500.0 + games, games=games, wins=games)
-    fit = RatingFit.objects.create(game="tafl9", fitted_at=timezone.now(), games=4, fitted_games=4, average=1500,
-                                   advantage=61.5, advantage_margin=20.0)
-    FittedRating.objects.create(fit=fit, version=mine, bot=mine.bot, status="rated", elo=1540.25, margin=80.0,
-                                games=4, current=True, rank=1, rank_low=1, rank_high=1, p_first=1.0)
-    FittedRating.objects.create(fit=fit, version=theirs, bot=theirs.bot, status="rated", elo=1580.5, margin=150.0,
-                                games=2, current=True)
-    FittedRating.objects.create(fit=fit, version=third, bot=third.bot, status="below", elo=None, margin=None,
-                                games=2, current=True)
+    """Three public tafl9 bots after rated matches and a fit: alpha (player's), whose 40 games against a private
+    sparring partner narrow its interval enough to rank it, beta (other_player's), which beat alpha 3-1 and is
+    rated higher but on 4 games (provisional), and gamma (other_player's), whose only games were against a private
+    bot no game links to the pool (its rating unbounded)."""
+    settings.ARENA = {**settings.ARENA, "LEADERBOARD_RANKED_MARGIN": RANKED_MARGIN}
+    hedy = make_player("hedy")
+    alpha, beta, gamma = (ready_version(make_bot(owner, name)) for owner, name in
+                          ((player, "alpha"), (other_player, "beta"), (other_player, "gamma")))
+    sparring = ready_version(make_bot(hedy, "sparring", is_public=False))
+    scored(alpha, sparring, wins=8, draws=4, losses=8)
+    scored(sparring, alpha, wins=8, draws=4, losses=8)
+    scored(beta, alpha, wins=3, losses=1)
+    scored(gamma, ready_version(make_bot(hedy, "hermit", is_public=False)), wins=1, losses=1)
+    rows = refit()
+    assert rows[alpha.bot_id].margin <= RANKED_MARGIN < rows[beta.bot_id].margin  # what the tests stand on
+    assert rows[beta.bot_id].elo > rows[alpha.bot_id].elo and rows[gamma.bot_id].elo is None
     cache.clear()
-    return {version.bot.name: version.bot for version in (mine, theirs, third)}
+    return {version.bot.name: version.bot for version in (alpha, beta, gamma)}
+
+
+def board_row(bot) -> FittedRating:
+    """The bot's row of the latest fit: the version it played the ladder with."""
+    return FittedRating.objects.get(bot=bot, current=True)
 
 
 def test_leaderboard_gives_the_fitted_rating_its_interval_the_provisional_mark_and_the_colour_advantage(
         anon, fitted):
     mine = fitted["alpha"].versions.get()
+    alpha, beta = board_row(fitted["alpha"]), board_row(fitted["beta"])
     rows = {row["bot_name"]: row for row in anon.get("/api/leaderboard/tafl9/").json()["results"]}
     assert (rows["alpha"]["fitted_elo"], rows["alpha"]["fitted_margin"], rows["alpha"]["fitted_status"]) == (
-        1540.25, 80.0, "rated")
-    # The ranked bot comes first, though beta's fitted number is higher: ±150 is not mixed into the ranking.
+        alpha.elo, alpha.margin, "rated")
+    # The ranked bot comes first, though beta's fitted number is higher: its wider margin is not mixed into the
+    # ranking.
+    assert rows["beta"]["fitted_elo"] == beta.elo > alpha.elo
     assert list(rows) == ["alpha", "beta", "gamma"]
     assert (rows["alpha"]["provisional"], rows["alpha"]["standing"]) == (False, "ranked")
     assert (rows["alpha"]["rank"], rows["alpha"]["rank_low"], rows["alpha"]["rank_high"], rows["alpha"]["p_first"],
-            rows["alpha"]["fitted_version"], rows["alpha"]["fitted_games"]) == (1, 1, 1, 1.0, mine.pk, 4)
+            rows["alpha"]["fitted_version"], rows["alpha"]["fitted_games"]) == (1, 1, 1, 1.0, mine.pk, 44)
     assert (rows["beta"]["provisional"], rows["beta"]["standing"], rows["beta"]["rank"]) == (True, "provisional", None)
     assert (rows["gamma"]["fitted_elo"], rows["gamma"]["fitted_status"], rows["gamma"]["provisional"],
             rows["gamma"]["standing"], rows["gamma"]["rank_low"], rows["gamma"]["p_first"]) == (
-        None, "below", True, "unbounded", None, None)
-    assert {row["first_player_advantage"] for row in rows.values()} == {61.5}
+        None, "apart", True, "unbounded", None, None)
+    advantage = RatingFit.objects.get(game="tafl9").advantage
+    assert advantage is not None and {row["first_player_advantage"] for row in rows.values()} == {advantage}
     assert rows["alpha"]["elo"] == Rating.objects.get(bot=mine.bot).elo  # the live Elo stays, unrounded
 
 
@@ -114,34 +129,38 @@ def test_a_private_or_retired_bot_keeps_its_fitted_rating_on_its_own_page(player
     update_bot(bot, is_public=False, is_retired=True)
     cache.clear()
     rating = client_for(player).get(f"/api/bots/{bot.pk}/").json()["rating"]
-    assert (rating["fitted_elo"], rating["fitted_margin"], rating["provisional"]) == (1540.25, 80.0, False)
+    row = board_row(bot)
+    assert (rating["fitted_elo"], rating["fitted_margin"], rating["provisional"]) == (row.elo, row.margin, False)
 
 
-def test_a_bot_before_any_fit_has_null_fitted_fields_and_is_provisional(anon, player):
+def test_a_bot_before_any_fit_has_null_fitted_fields_and_is_provisional(anon, player, other_player):
     bot = make_bot(player, "fresh")
-    Rating.objects.create(bot=bot, game="tafl9", elo=1510.0, games=30, wins=30)
+    scored(ready_version(bot), ready_version(make_bot(other_player, "rival")), wins=20, draws=5, losses=5)
     rating = anon.get(f"/api/bots/{bot.pk}/").json()["rating"]
-    assert rating["elo"] == 1510.0 and rating["provisional"] is True and rating["standing"] == "unfitted"
+    assert (rating["elo"], rating["games"]) == (Rating.objects.get(bot=bot).elo, 30) and rating["elo"] > 1500
+    assert rating["provisional"] is True and rating["standing"] == "unfitted"
     assert [rating[key] for key in ("fitted_version", "fitted_elo", "fitted_margin", "fitted_status", "rank",
                                     "rank_low", "rank_high", "p_first", "first_player_advantage")] == [None] * 9
 
 
-def test_every_version_keeps_its_own_fitted_rating_in_the_version_history(anon, fitted):
+def test_every_version_keeps_its_own_fitted_rating_in_the_version_history(anon, fitted, other_player):
     alpha = fitted["alpha"]
-    current = alpha.versions.get()
+    older = alpha.versions.get()  # rated by the first fit
+    current = ready_version(alpha)  # the ladder's version now: it plays, and the next fit rates it
+    scored(current, ready_version(make_bot(other_player, "delta")), wins=2, losses=2)
+    refit()
     newer = ready_version(alpha)  # uploaded after the fit: not in it yet
-    older = ready_version(alpha)  # (its number does not matter here) a version the fit rated, not on the ladder
-    FittedRating.objects.create(fit=current.fitted_ratings.get().fit, version=older, bot=alpha, status="rated",
-                                elo=1390.0, margin=70.0, games=30)
     cache.clear()
     body = anon.get(f"/api/bots/{alpha.pk}/").json()
     by_id = {v["id"]: v["fitted"] for v in body["versions"]}
-    assert by_id == {
-        newer.pk: None,
-        current.pk: {"status": "rated", "elo": 1540.25, "margin": 80.0, "games": 4, "current": True},
-        older.pk: {"status": "rated", "elo": 1390.0, "margin": 70.0, "games": 30, "current": False}}
-    # The bot's own rating is still the fitted one of the version it played the ladder with at the fit.
-    assert (body["rating"]["fitted_version"], body["rating"]["fitted_elo"]) == (current.pk, 1540.25)
+    fits = {row.version_id: {"status": row.status, "elo": row.elo, "margin": row.margin, "games": row.games,
+                             "current": row.current} for row in FittedRating.objects.filter(bot=alpha)}
+    assert by_id == {newer.pk: None, current.pk: fits[current.pk], older.pk: fits[older.pk]}
+    assert (fits[older.pk]["games"], fits[older.pk]["current"]) == (44, False)
+    assert (fits[current.pk]["games"], fits[current.pk]["current"]) == (4, True)
+    assert fits[older.pk]["elo"] != fits[current.pk]["elo"]  # each version its own rating
+    # The bot's own rating is the fitted one of the version it played the ladder with at the fit.
+    assert (body["rating"]["fitted_version"], body["rating"]["fitted_elo"]) == (current.pk, fits[current.pk]["elo"])
     listed = anon.get(f"/api/bots/{alpha.pk}/versions/").json()
     listed = listed["results"] if isinstance(listed, dict) else listed
     assert {v["id"]: v["fitted"] for v in listed} == by_id

@@ -8,7 +8,7 @@ from engines.stats import elo_trinomial
 from ratings import sprt
 from ratings.models import VersionTest
 from ratings.selectors import held_back
-from tests.support import finished_match, make_bot, ready_version
+from tests.support import finished_match, make_bot, play_test_match, ready_version
 from tournaments.models import BotVersion, Match
 
 from .conftest import client_for
@@ -44,25 +44,31 @@ def test_owner_asks_for_an_sprt_and_sees_it_on_the_version(ada, anon, two_versio
 def test_the_estimate_follows_the_pairs(ada, two_versions):
     old, new = two_versions
     ada.post(f"/api/bots/{new.bot_id}/sprt/", {}, format="json")
-    VersionTest.objects.update(pentanomial=[1, 3, 8, 5, 2], wins=10, draws=14, losses=14, llr=0.4)
-    test = ada.get(f"/api/bots/{new.bot_id}/sprt/").json()[0]
-    assert test["games"] == 38 and test["elo"] > 0 and test["elo_margin"] > 0 and 0.5 < test["los"] < 1
-    assert test["estimate"] == "fixed"
+    test = VersionTest.objects.get()
+    for points in ((1, 0.5), (0.5, 0.5), (0, 1), (1, 1), (0.5, 0), (1, 0.5)):  # 7.5 of 12: better, not yet sure
+        test = play_test_match(test, points)
+    assert (test.state, test.pentanomial) == ("running", [0, 1, 2, 2, 1])
+    shown = ada.get(f"/api/bots/{new.bot_id}/sprt/").json()[0]
+    assert shown["games"] == 12 and shown["elo"] > 0 and shown["elo_margin"] > 0 and 0.5 < shown["los"] < 1
+    assert shown["estimate"] == "fixed" and shown["llr"] == test.llr
 
 
 def test_an_ended_test_shows_the_sequential_estimate(ada, two_versions):
     """After a sequential stop the fixed-sample interval covers the truth too rarely: the answer switches to
     fishtest's sequential estimate (median-unbiased, asymmetric interval)."""
     old, new = two_versions
-    ada.post(f"/api/bots/{new.bot_id}/sprt/", {}, format="json")
-    pairs = [3, 40, 120, 70, 10]  # passed at the default bounds
-    VersionTest.objects.update(pentanomial=pairs, state="passed", llr=3.24)
-    test = ada.get(f"/api/bots/{new.bot_id}/sprt/").json()[0]
-    expected = sprt.sequential_estimate(pairs, sprt.Hypotheses())
-    assert test["estimate"] == "sequential"
-    assert (test["elo"], test["elo_low"], test["elo_high"], test["los"]) == pytest.approx(
+    ada.post(f"/api/bots/{new.bot_id}/sprt/", {"elo1": 100}, format="json")  # wide bounds: a verdict in ~20 pairs
+    test = VersionTest.objects.get()
+    pairs = ((1, 0.5), (0.5, 0.5), (1, 0), (1, 1), (0.5, 0), (1, 0.5))  # the candidate scores 7 of 12 a round
+    while test.state == "running":
+        test = play_test_match(test, pairs[sum(test.pentanomial) % len(pairs)])
+    assert test.state == "passed" and test.llr >= sprt.Hypotheses(0.0, 100.0).upper
+    shown = ada.get(f"/api/bots/{new.bot_id}/sprt/").json()[0]
+    expected = sprt.sequential_estimate(test.pentanomial, sprt.Hypotheses(0.0, 100.0))
+    assert shown["estimate"] == "sequential" and shown["state"] == "passed"
+    assert (shown["elo"], shown["elo_low"], shown["elo_high"], shown["los"]) == pytest.approx(
         (expected.elo, expected.low, expected.high, expected.los))
-    assert test["elo"] < sprt.elo_estimate(pairs).elo  # the stop's optimism taken out
+    assert shown["elo"] < sprt.elo_estimate(test.pentanomial).elo  # the stop's optimism taken out
 
 
 def test_normalized_bounds_a_cap_and_a_preview(ada, two_versions):

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.utils import timezone
 
-from ratings.models import FittedRating, RatingFit
+from tests.support import refit, scored
 from tournaments.gauntlet import gauntlet_table
 from tournaments.knockout import bracket, slot_order
 from tournaments.models import Match, Tournament
@@ -172,12 +171,14 @@ def test_knockout_decided_in_a_tie_break(player, entrants):
     assert (drawn.champion.version_id, drawn.rounds[0][0].note) == (bob.pk, "after tie-breaks")
 
 
-def test_knockout_seeds_by_fitted_rating(player, entrants):
+def test_knockout_seeds_by_fitted_rating(player, entrants, make_bot, other_player):
     ann, bob, cid, dee = entrants[:4]
-    fit = RatingFit.objects.create(game="tafl9", fitted_at=timezone.now(), games=10, fitted_games=10, average=1500)
-    for version, elo in ((cid, 1700.0), (bob, 1600.0)):  # ann and dee unrated: after them, as listed
-        FittedRating.objects.create(fit=fit, version=version, bot=version.bot, status="rated", elo=elo,
-                                    margin=50, games=10)
+    rival = ready_version(make_bot("rival", owner=other_player))  # rated games need another owner's bot
+    scored(cid, rival, wins=3, losses=1)
+    scored(bob, rival, wins=1, losses=3)
+    fitted = refit()  # cid above bob; ann and dee never played: unrated, after them, as listed
+    assert fitted[cid.bot_id].elo > fitted[bob.bot_id].elo
+    assert fitted[ann.bot_id].elo is None and fitted[dee.bot_id].elo is None
     tournament = make(player, [ann, bob, cid, dee], format="knockout")
     matches = start_tournament(tournament)
     seeds = dict(tournament.entrants.values_list("version_id", "seed"))

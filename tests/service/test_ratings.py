@@ -8,12 +8,11 @@ import pytest
 
 from ratings.elo import EloRules, expected_score, updated
 from ratings.models import Rating, RatingChange
-from tests.support import finished_match, ready_version
+from tests.support import finished_match, ready_version, scored
 from tournaments.models import Match
 from tournaments.services.ratings import recompute_ratings
 
 pytestmark = pytest.mark.django_db
-
 
 
 def test_expected_score_by_hand():
@@ -31,16 +30,19 @@ def test_first_game_k40(pair):
     assert (change.before, change.after, change.delta, change.k, change.score) == (1500.0, 1520.0, 20.0, 40, 1.0)
 
 
-def test_each_bot_uses_its_own_k(pair):
+def test_each_bot_uses_its_own_k(pair, make_bot, other_player):
     a, b = pair
-    # A veteran at 1600 with 20 rated games (K=20) draws with a newcomer at 1500 (K=40).
-    Rating.objects.create(bot=a.bot, game="tafl9", elo=1600.0, games=20, wins=20)
+    # A veteran of 20 rated games (K=20 from now on) draws with a newcomer at 1500 (K=40).
+    scored(a, ready_version(make_bot("sparring", owner=other_player)), wins=16, draws=2, losses=2)
+    veteran = Rating.objects.get(bot=a.bot)
+    assert (veteran.games, veteran.elo > 1500) == (20, True)
     finished_match(a, b, ["none"])
-    # By hand: E(1600 vs 1500) = 1 / (1 + 10^(-100/400)) = 0.6400649998...
-    assert Rating.objects.get(bot=a.bot).elo == pytest.approx(1600 + 20 * (0.5 - 0.6400649998), abs=1e-7)
-    assert Rating.objects.get(bot=a.bot).elo == pytest.approx(1597.198700, abs=1e-6)
-    assert Rating.objects.get(bot=b.bot).elo == pytest.approx(1505.602600, abs=1e-6)
-    assert [c.k for c in RatingChange.objects.order_by("bot_id")] == [20, 40]
+    # By hand: E(veteran vs 1500) = 1 / (1 + 10^((1500 - veteran) / 400)).
+    expected = 1 / (1 + 10 ** ((1500 - veteran.elo) / 400))
+    assert Rating.objects.get(bot=a.bot).elo == pytest.approx(veteran.elo + 20 * (0.5 - expected), abs=1e-7)
+    assert Rating.objects.get(bot=b.bot).elo == pytest.approx(1500 + 40 * (expected - 0.5), abs=1e-7)
+    drawn = RatingChange.objects.filter(played__match__version_b=b).order_by("bot_id")
+    assert [(c.bot_id, c.k) for c in drawn] == [(a.bot_id, 20), (b.bot_id, 40)]
 
 
 def test_k_drops_after_twenty_games(pair):

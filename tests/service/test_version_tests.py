@@ -8,7 +8,8 @@ from django.core.exceptions import ValidationError
 
 from ratings.models import VersionTest
 from ratings.sprt import NORMALIZED, Hypotheses, expected_pairs, llr
-from tests.support import ready_version, record, report, upload
+from tests.support import play_test_match as play_next  # the oldest queued match, the candidate's points
+from tests.support import ready_version, record, upload
 from tournaments.models import Match
 from tournaments.services import (
     claim_match,
@@ -28,16 +29,6 @@ def versions(make_bot):
     """A bot with an old and a new ready version."""
     bot = make_bot("alpha")
     return ready_version(bot), ready_version(bot)
-
-
-def play_next(test: VersionTest, candidate_points: tuple[float, float]) -> Match:
-    """Play the test's oldest queued match: the candidate (A, white in game 1) scores ``candidate_points``."""
-    match = test.matches.filter(status=Match.Status.QUEUED).order_by("pk").first()
-    first = {1.0: "white", 0.5: "none", 0.0: "black"}[candidate_points[0]]
-    second = {1.0: "black", 0.5: "none", 0.0: "white"}[candidate_points[1]]
-    report(match, [record(first), record(second)])
-    test.refresh_from_db()
-    return match
 
 
 def test_a_request_queues_unrated_pairs_of_the_new_version_against_the_old(versions, settings):

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from engines import get_game
 from engines.record import record_of_play
+from ratings.models import FittedRating
 from tournaments import events
 from tournaments.models import BotVersion, Match
 from tournaments.services import (
@@ -24,6 +25,7 @@ from tournaments.services import (
     smoke_test_version,
     upload_version,
 )
+from tournaments.services.ratings import fit_ratings
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"  # the test bots every suite shares
 RANDOM_BOT = (BOTS / "random_bot.py").read_bytes()
@@ -137,6 +139,38 @@ def finished_match(version_a, version_b, winners=None, *, games: int = 2, seed: 
         records = [random_record(match.game, seed * 100 + n) for n in range(games)]
     return report(match, [{**played, **(also or {})} for played in records], worker)
 
+
+
+def scored(version_a, version_b, wins: int = 0, draws: int = 0, losses: int = 0, **options) -> Match:
+    """One finished match in which version A wins ``wins`` games, draws ``draws`` and loses ``losses`` (in that
+    order, colours alternating: A is white in odd games), as finished_match plays it."""
+    results = ["win"] * wins + ["draw"] * draws + ["loss"] * losses
+    winners = ["none" if result == "draw" else "white" if (result == "win") == (n % 2 == 0) else "black"
+               for n, result in enumerate(results)]
+    return finished_match(version_a, version_b, winners, **options)
+
+
+def refit(game: str = "tafl9") -> dict:
+    """The fit the beat (or a rated match's refit) runs, over every rated game stored: the rows it marked
+    current (the versions on the ladder), by bot id."""
+    fit_ratings([game])
+    return {row.bot_id: row for row in FittedRating.objects.filter(fit__game=game, current=True)}
+
+
+# --- an SPRT's pairs -------------------------------------------------------------------------------------------
+
+CANDIDATE_WINNER = ({1.0: "white", 0.5: "none", 0.0: "black"}, {1.0: "black", 0.5: "none", 0.0: "white"})
+
+
+def play_test_match(test, candidate_points: tuple[float, ...]):
+    """Play the SPRT's oldest queued match, as a worker reports it: the candidate (version A, white in odd games)
+    scores ``candidate_points``, one per game. The test as the match left it (counted, perhaps decided)."""
+    match = test.matches.filter(status=Match.Status.QUEUED).order_by("pk").first()
+    assert match is not None, f"SPRT {test.pk} has no queued match ({test.state})"
+    report(match, [record(CANDIDATE_WINNER[n % 2][points], game=match.game)
+                   for n, points in enumerate(candidate_points)])
+    test.refresh_from_db()
+    return test
 
 # --- time passing ------------------------------------------------------------------------------------------------
 # The one write a test may make past the services: moving a timestamp, which is what waiting would do.

@@ -99,26 +99,29 @@ def test_the_live_page_of_a_match_not_running_is_the_match_page(player, other_pl
     assert response.status_code == 302 and response["Location"] == f"/matches/{match.pk}/"
 
 
-def finished_game(match, number: int = 1):
-    """Game ``number`` of the match, over and stored (as the worker stores it), with a record the referee played."""
+def finished_games(match):
+    """The running match reported by its worker: its games stored together, as ``finish_match`` stores them (a
+    game is never stored while its match runs), game 1 with a record the referee played (two plies, then a
+    resignation)."""
     from engines import get_game
     from engines.record import record_of_play
-    from tournaments.models import Game
+    from tests.support import record
+    from tournaments.services import finish_match
 
     initial = get_game("tafl9").initial()
     first = initial.legal_moves()[0]
     second = initial.play(first).legal_moves()[0]
-    record = record_of_play(initial, [first, second])
-    record.update(winner="white", reason="resign")
-    return Game.objects.create(match=match, number=number, white=match.version_a, black=match.version_b,
-                               record=record, winner="white", reason="resign", plies=2, duration=1.0)
+    played = record_of_play(initial, [first, second])
+    played.update(winner="white", reason="resign")
+    assert finish_match(match.pk, match.lease_token, [played, record("black")])
+    return match.games.order_by("number").first()
 
 
 def test_a_finished_game_is_replayed_once_from_its_stored_record(player, other_player):
     from tournaments.models import Game
 
     match = running_match(player, other_player)
-    game = finished_game(match)
+    game = finished_games(match)  # a watcher still polls the match's live page as its worker reports
     client = Client()
     whole = client.get(f"/matches/{match.pk}/live/1.json")
     assert whole.status_code == 200
@@ -139,7 +142,7 @@ def test_live_polls_are_throttled_with_the_limit_named(player, other_player, set
 
     throttle_rates(settings, live="3/minute")
     match = running_match(player, other_player)
-    finished_game(match)
+    finished_games(match)
     client = Client()
     codes = [client.get(f"/matches/{match.pk}/live/1.json").status_code for _ in range(4)]
     assert codes == [200, 200, 200, 429]

@@ -274,31 +274,36 @@ def test_the_owner_tests_a_new_version_and_stops_the_test_from_the_bot_page(leag
     assert again.status_code == 400 and "has ended already" in text(again)
 
 
-def test_the_owner_sees_how_long_a_test_would_take_and_how_an_ended_one_came_out(league, player):
+def test_the_owner_sees_how_long_a_test_would_take_and_how_an_ended_one_came_out(league, player, settings):
     from ratings import sprt
     from ratings.models import VersionTest
+    from tests.support import play_test_match
 
+    settings.ARENA = {**settings.ARENA, "DEFAULT_GAMES_PER_MATCH": 50}  # 25 pairs a match: the cap in 4 matches
     old = league["alpha"]
     new = ready_version(old.bot)
     url = f"/bots/{old.bot_id}/"
     client = client_for(player)
     body = {"action": "sprt-preview", "version": new.pk, "elo0": 0, "elo1": 3, "elo_model": "normalized",
-            "max_pairs": 4000}
+            "max_pairs": 100}
     preview = client.post(url, body)
     assert preview.status_code == 200 and not VersionTest.objects.exists()
     forecast = preview.context["sprt_forecast"]
-    assert forecast["max_pairs"] == 4000 and f"{forecast['at_elo1']['games']} games" in text(preview)
+    assert forecast["max_pairs"] == 100 and f"{forecast['at_elo1']['games']} games" in text(preview)
     refused = client.post(url, {**body, "max_pairs": 5})
     assert refused.status_code == 400 and "max_pairs" in refused.context["sprt_form"].errors
     assert refused.context["sprt_forecast"] is None
     assert client.post(url, {**body, "action": "sprt"}).status_code == 302
     test = VersionTest.objects.get()
-    assert (test.elo_model, test.max_pairs, test.elo1) == ("normalized", 4000, 3.0)
-    # Ended at its cap: inconclusive, with the sequential estimate.
-    VersionTest.objects.update(state="inconclusive", pentanomial=[10, 40, 100, 45, 12])
+    assert (test.elo_model, test.max_pairs, test.elo1) == ("normalized", 100, 3.0)
+    # Played to its cap with even results (pairs scoring 2, 0, 1, 1½ and ½ for the new version, in turn):
+    # inconclusive, with the sequential estimate.
+    while test.state == "running":
+        test = play_test_match(test, (1, 1, 0, 0, 1, 0, 0.5, 1, 0, 0.5) * 5)
+    assert (test.state, test.pentanomial) == ("inconclusive", [20, 20, 20, 20, 20])
     page = text(client_for().get(url))
     assert f'data-sprt="{test.pk}" data-state="inconclusive"' in page and 'data-estimate="sequential"' in page
-    shown = sprt.sequential_estimate([10, 40, 100, 45, 12], sprt.Hypotheses(0.0, 3.0, elo_model="normalized"))
+    shown = sprt.sequential_estimate(test.pentanomial, sprt.Hypotheses(0.0, 3.0, elo_model="normalized"))
     assert f"[{shown.low:.1f}, {shown.high:.1f}]" in page
 
 
@@ -457,59 +462,65 @@ def test_fitted_ratings_show_with_their_interval(league):
             assert f.status in text(board) and f'title="{f.status_text}"' in text(board)  # what it means, on hover
 
 
-def test_the_provisional_mark_follows_the_ranking_on_both_pages(league):
+def test_the_provisional_mark_follows_the_ranking_on_both_pages(league, settings):
     """The pages mark a bot provisional by the API's rule (not ranked: the fitted margin of the version it plays
     the ladder with is wider than LEADERBOARD_RANKED_MARGIN, or the results leave it open) and list it apart;
     a private bot's own page shows its fitted rating to its owner."""
-    from django.utils import timezone
+    from tests.support import make_player, refit, scored
 
-    from ratings.models import FittedRating, Rating, RatingFit
-
-    alpha, beta, gamma = (league[name] for name in ("alpha", "beta", "gamma"))
-    for version in (alpha, beta):
-        Rating.objects.update_or_create(bot=version.bot, game="tafl9",
-                                        defaults={"elo": 1500.0, "games": 9, "wins": 9, "draws": 0, "losses": 0})
-    fit = RatingFit.objects.create(game="tafl9", fitted_at=timezone.now(), games=9, fitted_games=9, average=1500)
-    FittedRating.objects.create(fit=fit, version=alpha, bot=alpha.bot, status="rated", elo=1550.0, margin=60.0,
-                                games=9, current=True, rank=1, rank_low=1, rank_high=1, p_first=0.995)
-    FittedRating.objects.create(fit=fit, version=beta, bot=beta.bot, status="rated", elo=1650.0, margin=160.0,
-                                games=9, current=True)
-    FittedRating.objects.create(fit=fit, version=gamma, bot=gamma.bot, status="below", games=2, current=True)
+    settings.ARENA = {**settings.ARENA, "LEADERBOARD_RANKED_MARGIN": 170}  # between alpha's margin and beta's
+    alpha, beta = league["alpha"], league["beta"]
+    hedy = make_player("hedy")
+    sparring = ready_version(make_bot(hedy, "sparring", is_public=False))
+    scored(alpha, sparring, wins=10, draws=4, losses=10)  # many games: alpha's interval narrows
+    scored(sparring, alpha, wins=10, draws=4, losses=10)
+    scored(beta, alpha, wins=4)  # beta, on few games, is rated higher but less surely
+    gamma = ready_version(league["gamma"].bot)  # its new version met only a bot no game links to the pool
+    scored(gamma, ready_version(make_bot(hedy, "hermit", is_public=False)), wins=1, losses=1)
+    fitted = refit()
+    ranked, provisional, apart = fitted[alpha.bot_id], fitted[beta.bot_id], fitted[gamma.bot_id]
+    assert ranked.margin <= 170 < provisional.margin and provisional.elo > ranked.elo  # what the test stands on
+    assert (apart.status, apart.elo) == ("apart", None)
     page = client_for().get("/leaderboard/tafl9/")
-    assert '<abbr class="muted" title="never scored against the pool' in text(page)  # an open rating says why
+    assert f'<abbr class="muted" title="{apart.status_text}">apart</abbr>' in text(page)  # an open rating says why
     assert [row["bot_id"] for row in page.context["ranked"]] == [alpha.bot_id]
     assert {row["bot_id"]: row["standing"] for row in page.context["provisional"]} == {
         beta.bot_id: "provisional", gamma.bot_id: "unbounded"}
     ranked_part, provisional_part = text(page).split('data-part="provisional"')
-    assert 'data-rank-interval="1-1"' in ranked_part and 'data-p-first="0.995"' in ranked_part
-    assert 'data-fitted="1650.0"' in provisional_part and 'data-fitted="1650.0"' not in ranked_part
+    assert 'data-rank-interval="1-1"' in ranked_part and 'data-p-first="1.000"' in ranked_part
+    assert f'data-fitted="{provisional.elo:.1f}"' in provisional_part
+    assert f'data-fitted="{provisional.elo:.1f}"' not in ranked_part
     assert client_for().get(f"/bots/{alpha.bot_id}/").context["provisional"] is False
     assert 'data-rank="1"' in text(client_for().get(f"/bots/{alpha.bot_id}/"))
     assert client_for().get(f"/bots/{beta.bot_id}/").context["provisional"] is True
     update_bot(alpha.bot, is_public=False)
     page = client_for(alpha.bot.owner).get(f"/bots/{alpha.bot_id}/")
-    assert page.context["fitted"].elo == 1550.0 and 'data-fitted="1550.0"' in text(page)
+    assert page.context["fitted"].elo == ranked.elo and f'data-fitted="{ranked.elo:.1f}"' in text(page)
 
 
-def test_the_bot_page_shows_each_versions_own_fitted_rating(league):
+def test_the_bot_page_shows_each_versions_own_fitted_rating(league, settings):
     """The fit rates versions: the version history shows each one's rating, the ladder's marked; an unsettled
     rating (a ±1000 interval says nothing) shows as a word, not a four-digit number."""
-    from django.utils import timezone
+    from ratings.models import FittedRating
+    from tests.support import refit, scored
 
-    from ratings.models import FittedRating, RatingFit
-
+    # A wide prior on a new version (the setting has no ceiling): one game leaves it over ±1000.
+    settings.ARENA = {**settings.ARENA, "RATING_VERSION_PRIOR_SD": 10000}
     alpha = league["alpha"]
     newer = ready_version(alpha.bot)
-    fit = RatingFit.objects.create(game="tafl9", fitted_at=timezone.now(), games=9, fitted_games=9, average=1500)
-    FittedRating.objects.create(fit=fit, version=alpha, bot=alpha.bot, status="rated", elo=1432.0, margin=90.0,
-                                games=40)
-    FittedRating.objects.create(fit=fit, version=newer, bot=alpha.bot, status="rated", elo=1611.0, margin=1400.0,
-                                games=1, current=True)
+    scored(newer, league["beta"], wins=1)
+    refit()
+    rows = {row.version_id: row for row in FittedRating.objects.filter(bot=alpha.bot)}
+    settled, unsettled = rows[alpha.pk], rows[newer.pk]
+    assert (settled.current, settled.margin < 1000) == (False, True)
+    assert (unsettled.current, unsettled.margin >= 1000, unsettled.games) == (True, True, 1)
     page = text(client_for().get(f"/bots/{alpha.bot_id}/"))
     first, second = (page.split(f'data-version-fitted="{number}">')[1].split("</td>")[0]
                      for number in (alpha.number, newer.number))
-    assert 'data-fitted="1432.0"' in first and "± 90" in first and "ladder" not in first
-    assert "unsettled" in second and "1611" not in second and "ladder" in second
+    assert f'data-fitted="{settled.elo:.1f}"' in first and f"± {settled.margin:.0f}" in first
+    assert "ladder" not in first
+    assert "unsettled" in second and "data-fitted" not in second and f"{unsettled.elo:.0f}" not in second
+    assert "ladder" in second
     assert "No fitted rating" not in page
 
 
