@@ -99,7 +99,7 @@ def test_the_owner_challenges_another_bot_from_their_own_bots_page(league, playe
     url = f"/bots/{alpha.bot_id}/"
     with CaptureQueriesContext(connection) as captured:
         page = text(client.get(url))
-    assert len(captured.captured_queries) <= 14  # the page's budget (tests/web/test_pages.py)
+    assert len(captured.captured_queries) <= 15  # the page's budget (tests/web/test_pages.py)
     assert 'value="challenge-from"' in page and 'list="opponent-bots"' in page
     assert f'<option value="{beta.bot_id}">beta (grace)</option>' in page  # the bots it has met, offered
     response = client.post(url, {"action": "challenge-from", "version": alpha.pk, "opponent": beta.bot_id,
