@@ -336,9 +336,11 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
     }
 else:
     # Redis hands an unacknowledged message to a second worker after the visibility timeout: keep it an hour
-    # above the longest a match task may run (play/limits.py, visibility_timeout; celery #7651).
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(env_int("CELERY_VISIBILITY_TIMEOUT", 4 * 3600),
-                                                                 ARENA["MAX_MATCH_SECONDS"] + 3600)}
+    # above the longest a wake-up's task may run: the longest match, claimed up to CLAIM_AGAIN_SECONDS after the
+    # wake-up (play/limits.py, visibility_timeout; celery #7651).
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": max(
+        env_int("CELERY_VISIBILITY_TIMEOUT", 4 * 3600),
+        ARENA["MAX_MATCH_SECONDS"] + ARENA["CLAIM_AGAIN_SECONDS"] + 3600)}
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TIMEZONE = TIME_ZONE

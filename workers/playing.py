@@ -6,6 +6,7 @@ import logging
 import os
 import signal
 import threading
+import time
 
 from celery.exceptions import SoftTimeLimitExceeded
 
@@ -77,6 +78,26 @@ def play_next(worker_id: str) -> str:
         log.info("nothing queued: a surplus wake-up, nothing done")
         return NOTHING
     return claimed_match.play_match(*claimed, worker_id)
+
+
+# What lets a worker claim again at once: its last piece of work went as planned. After a requeue (the sandbox broke,
+# the worker is stopping) or a lost lease it goes back to the broker, so a broken worker does not burn every queued
+# match's attempts in a tight loop.
+CLAIM_AGAIN = frozenset({FINISHED, BotVersion.Status.READY, BotVersion.Status.REJECTED})
+
+
+def play_while_work(worker_id: str, seconds: float) -> str:
+    """``play_next`` again and again, for up to ``seconds``, while each piece of work is done as planned and the
+    worker is not stopping: a worker that finds work claims the next match itself instead of going back to the
+    broker for the next wake-up (whose message then finds nothing, and says so). Returns the last outcome."""
+    until = time.monotonic() + seconds
+    outcome = play_next(worker_id)
+    while outcome in CLAIM_AGAIN and time.monotonic() < until and not stopping.requested.is_set():
+        following = play_next(worker_id)
+        if following == NOTHING:
+            break
+        outcome = following
+    return outcome
 
 
 def smoke_next(worker_id: str) -> str:
