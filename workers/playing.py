@@ -65,14 +65,16 @@ def plays_rated(isolation_problem: str) -> bool:
     return not isolation_problem or arena.SANDBOX_TRUSTED or not arena.RATED_NEEDS_ISOLATION
 
 
-def play_next(worker_id: str) -> str:
-    """Take the first piece of work: a pending version's smoke test, else the first queued match."""
+def play_next(worker_id: str, note: bool = True) -> str:
+    """Take the first piece of work: a pending version's smoke test, else the first queued match. ``note=False``:
+    the worker was noted at its wake-up (``play_while_work``), and each claim stamps the match with it anyway."""
     version_id = upload_services.claim_smoke_test()
     if version_id is not None:
         return smoke_test(version_id)
     problem = isolation_problem()
     rated = plays_rated(problem)
-    match_services.note_worker(worker_id, problem, rated)
+    if note:
+        match_services.note_worker(worker_id, problem, rated)
     claimed = match_services.claim_next_match(worker_id, rated=rated)
     if claimed is None:
         log.info("nothing queued: a surplus wake-up, nothing done")
@@ -93,7 +95,7 @@ def play_while_work(worker_id: str, seconds: float) -> str:
     until = time.monotonic() + seconds
     outcome = play_next(worker_id)
     while outcome in CLAIM_AGAIN and time.monotonic() < until and not stopping.requested.is_set():
-        following = play_next(worker_id)
+        following = play_next(worker_id, note=False)  # one write less a match: alive_worker_ids counts its claims
         if following == NOTHING:
             break
         outcome = following

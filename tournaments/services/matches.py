@@ -227,21 +227,23 @@ def _store_games(match: Match, records) -> list[Game]:
     though the runner made it safe), every game is stored without the bots' texts, and the record
     says so: a bad byte from a bot never leaves its match unscored, nor played again and again."""
     try:
-        with transaction.atomic():  # a savepoint: only the failed inserts are undone
-            return [_new_game(match, number, record) for number, record in enumerate(records, start=1)]
+        with transaction.atomic():  # a savepoint: only the failed insert is undone
+            return Game.objects.bulk_create([_new_game(match, number, record)  # one INSERT for the match's games
+                                             for number, record in enumerate(records, start=1)])
     except DataError as error:
         log.warning("match %s: the database refused a game record (%s); storing it without %s",
                     match.pk, error, ", ".join(BOT_TEXTS))
         note = f"{', '.join(BOT_TEXTS)} not stored: the database refused them ({type(error).__name__})"
-        return [_new_game(match, number, {**{key: value for key, value in record.items() if key not in BOT_TEXTS},
-                                          "dropped": note})
-                for number, record in enumerate(records, start=1)]
+        return Game.objects.bulk_create([
+            _new_game(match, number, {**{key: value for key, value in record.items() if key not in BOT_TEXTS},
+                                      "dropped": note})
+            for number, record in enumerate(records, start=1)])
 
 
 def _new_game(match: Match, number: int, record: dict) -> Game:
     white, black = colours(match, number)
     thinking = record.get("thinking") if isinstance(record.get("thinking"), dict) else {}
-    return Game.objects.create(
+    return Game(
         match=match, number=number, white=white, black=black, record=record, winner=record["winner"],
         reason=record["reason"], plies=int(record.get("plies") or 0), duration=_seconds(record.get("duration")),
         white_thinking=_seconds(thinking.get("white")), black_thinking=_seconds(thinking.get("black")),
