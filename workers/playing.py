@@ -73,9 +73,9 @@ def play_next(worker_id: str, note: bool = True) -> str:
         return smoke_test(version_id)
     problem = isolation_problem()
     rated = plays_rated(problem)
-    if note:
-        match_services.note_worker(worker_id, problem, rated)
     claimed = match_services.claim_next_match(worker_id, rated=rated)
+    if note:  # after the claim, not on the way to it: a woken worker starts its match a write sooner
+        match_services.note_worker(worker_id, problem, rated)
     if claimed is None:
         log.info("nothing queued: a surplus wake-up, nothing done")
         return NOTHING
