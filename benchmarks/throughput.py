@@ -43,6 +43,14 @@ def games_per_minute(cluster: Cluster, first_id: int) -> tuple[float, int]:
     return timing["games"] / (span / 60), timing["games"]
 
 
+def deployed(cluster: Cluster) -> Cluster:
+    """On Redis + PostgreSQL, as docker-compose.yml runs the arena: the shared Redis cache (live games, the pages'
+    stamps) and persistent database connections."""
+    if not cluster.embedded:
+        cluster.env.update(CACHE_URL=f"redis://127.0.0.1:{cluster.redis_port}/1", DATABASE_CONN_MAX_AGE="60")
+    return cluster
+
+
 def run_phase(cluster: Cluster, workers: list[str], matches: int, seed: int,
               ids: list[int] | None = None) -> tuple[float, int]:
     """Games a minute of ``workers`` on ``matches`` new matches, or on the queued ``ids`` (their creation's wake-ups
@@ -61,7 +69,7 @@ def run_phase(cluster: Cluster, workers: list[str], matches: int, seed: int,
 
 def side_by_side(trusted: bool, matches: int) -> tuple[float, float, int]:
     """(bare runner games a minute, one worker's end to end, games) on the same seeded matches."""
-    cluster = Cluster(ARENA_SANDBOX_TRUSTED="1" if trusted else "0").start()
+    cluster = deployed(Cluster(ARENA_SANDBOX_TRUSTED="1" if trusted else "0")).start()
     try:
         ids = cluster.harness("seed", "--matches", str(matches))["matches"]
         bare = cluster.harness("bare", str(ids[0]), "--matches", str(matches), timeout=1800)
@@ -76,7 +84,7 @@ KINDS = ("challenge", "tournament", "sprt", "ladder")
 
 def wakeup_latencies(embedded: bool, rounds: int) -> dict[str, list[float]]:
     """Queued → running seconds per kind, one match at a time to one idle worker, beat not running."""
-    cluster = Cluster(embedded=embedded, ARENA_LADDER_QUEUED_PER_GAME="1").start()
+    cluster = deployed(Cluster(embedded=embedded, ARENA_LADDER_QUEUED_PER_GAME="1")).start()
     try:
         cluster.start_worker("idle")
         time.sleep(4)  # connected and waiting
@@ -97,6 +105,11 @@ def print_wakeups(broker: str, latencies: dict[str, list[float]]) -> None:
               f"p95 {percentile(values, 0.95):4.0f} ms, max {max(values):4.0f} ms  ({len(values)} matches)")
 
 
+def load() -> str:
+    """The 1, 5 and 15 minute load averages: other work on the machine slows the bots and the service alike."""
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").exists() else "unknown"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=60, help="matches per throughput phase")
@@ -113,18 +126,21 @@ def main() -> int:
     if missing:
         print(f"cannot run: {missing}", file=sys.stderr)
         return 2
+    print(f"{os.cpu_count()} cores; load average at the start: {load()}")
     for trusted in (True, False):
         bare, end_to_end, games = side_by_side(trusted, args.matches)
         bots = "instant trusted bots" if trusted else "instant sandboxed bots"
         print(f"games per minute, {bots:22s}: bare runner {bare:7.1f}, one worker end to end {end_to_end:7.1f} "
               f"= {end_to_end / bare:4.0%}  ({games} games, Redis + PostgreSQL)")
+    print(f"load average: {load()}")
     if args.side_by_side_only:
         return 0
     print_wakeups("embedded (filesystem)", wakeup_latencies(True, args.wakeup_rounds))
     print_wakeups("Redis", wakeup_latencies(False, args.wakeup_rounds))
+    print(f"load average: {load()}")
     if args.wakeups_only:
         return 0
-    cluster = Cluster().start()
+    cluster = deployed(Cluster()).start()
     try:
         cluster.start_beat()
         one, games_one = run_phase(cluster, ["b1"], args.matches, seed=1)
@@ -144,6 +160,7 @@ def main() -> int:
     print(f"scaling ratio 2/1          : {two / one:7.2f}  (on {os.cpu_count()} cores)")
     print(f"queued -> running latency  : p50 {statistics.median(latencies):.0f} ms, "
           f"p95 {percentile(latencies, 0.95):.0f} ms  ({len(latencies)} matches, Redis, idle workers)")
+    print(f"load average at the end: {load()}")
     return 0
 
 

@@ -204,7 +204,10 @@ class Arena(Mapping[str, Any]):
     MATCH_MAX_ATTEMPTS = Knob(int, 3, WORKERS, low=1, description=(
         "claims before a match that keeps losing its worker is marked failed, with the reason"))
     MAX_MATCH_SECONDS = Knob(int, 4 * 3600, WORKERS, low=1, description=(
-        "no match task runs longer (hard time limit); the Redis visibility timeout is this + 1 h"))
+        "no match runs longer (hard time limit); the Redis visibility timeout is this + CLAIM_AGAIN_SECONDS + 1 h"))
+    CLAIM_AGAIN_SECONDS = Knob(int, 600, WORKERS, low=0, high=1800, description=(
+        "for this long after a wake-up a worker that finished a match claims the next itself, without going back "
+        "to the broker (a wake-up's time limits are the longest match plus this); 0: one match per wake-up"))
     SCAVENGE_SECONDS = Knob(float, 30.0, WORKERS, "how often beat runs the scavenger", low=0)
     DISPATCH_SECONDS = Knob(float, 30.0, WORKERS, low=0, description=(
         "how often beat sends queued matches that have no message on the way"))

@@ -48,10 +48,26 @@ def match_time_limits(game_id: str, time_control: str, games: int) -> TimeLimits
 
 
 def match_time_limits_cap() -> TimeLimits:
-    """The limits of a wake-up: the longest any match may take (each match then keeps to its own)."""
+    """The longest any match may take (each match then keeps to its own limits)."""
     cap = max_match_seconds()
     return TimeLimits(soft=cap - HARD_EXTRA_S, hard=cap)
 
 
+def wakeup_time_limits() -> TimeLimits:
+    """The limits of a wake-up: the longest match, started up to ``CLAIM_AGAIN_SECONDS`` after the wake-up (a worker
+    that finished a match claims the next itself for that long, ``claim_again_seconds``)."""
+    cap, again = match_time_limits_cap(), int(arena.CLAIM_AGAIN_SECONDS)
+    return TimeLimits(soft=cap.soft + again, hard=cap.hard + again)
+
+
+def claim_again_seconds(hard: float | None, soft: float | None) -> float:
+    """For how long a task with these Celery time limits (None: none) may claim another match: while the longest
+    match started then still ends within them, and at most ``CLAIM_AGAIN_SECONDS``."""
+    cap = match_time_limits_cap()
+    room = [limit - longest for limit, longest in ((hard, cap.hard), (soft, cap.soft)) if limit]
+    return max(0.0, min([float(arena.CLAIM_AGAIN_SECONDS), *room]))
+
+
 def visibility_timeout() -> int:
-    return max_match_seconds() + VISIBILITY_MARGIN_S
+    """Above the longest a wake-up's task may run, so Redis never hands it to a second worker meanwhile."""
+    return wakeup_time_limits().hard + VISIBILITY_MARGIN_S

@@ -36,13 +36,17 @@ def lock_ratings(game_id: str, bot_ids) -> dict[int, Rating]:
     share a bot then follow the order in which their rating changes were applied, which is what
     ``recompute_ratings`` replays.
     """
-    rules = rules_from_settings()
     bot_ids = sorted(set(bot_ids))
-    Rating.objects.bulk_create(
-        [Rating(bot_id=bot_id, game=game_id, elo=rules.start) for bot_id in bot_ids], ignore_conflicts=True
-    )
     rows = Rating.objects.select_for_update().filter(game=game_id, bot_id__in=bot_ids).order_by("bot_id")
-    return {rating.bot_id: rating for rating in rows}
+    locked = {rating.bot_id: rating for rating in rows}
+    if len(locked) == len(bot_ids):  # a bot's every match but its first: one statement
+        return locked
+    rules = rules_from_settings()
+    Rating.objects.bulk_create(
+        [Rating(bot_id=bot_id, game=game_id, elo=rules.start) for bot_id in bot_ids if bot_id not in locked],
+        ignore_conflicts=True,  # another worker may be creating the same row: then it is locked below
+    )
+    return {rating.bot_id: rating for rating in rows.all()}
 
 
 def apply_rated_game(played, white_bot_id: int, black_bot_id: int, ratings: dict[int, Rating],

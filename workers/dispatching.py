@@ -9,7 +9,7 @@ from celery import current_app
 from django.db.models import F, Q
 from django.utils import timezone
 
-from play.limits import match_time_limits_cap
+from play.limits import wakeup_time_limits
 from tournaments.models import BotVersion, Match
 from tournaments.services import matches as match_services
 from tournaments.services.uploads import SMOKE_LEASE_SECONDS
@@ -35,8 +35,9 @@ def send_match(match_id: int) -> bool:
 
 def _send(match_id: int) -> None:
     """A wake-up for a worker, with the longest time limits any match may need (the worker holds the
-    match it claims to that match's own limits), and the ``Dispatch`` stamp of the match it is for."""
-    cap = match_time_limits_cap()
+    match it claims to that match's own limits) plus the time it may go on claiming the next ones
+    (``play.limits.wakeup_time_limits``), and the ``Dispatch`` stamp of the match it is for."""
+    cap = wakeup_time_limits()
     current_app.tasks["workers.play_next"].apply_async(soft_time_limit=cap.soft, time_limit=cap.hard)
     now = timezone.now()
     updated = Dispatch.objects.filter(match_id=match_id).update(sent_at=now, sends=F("sends") + 1)

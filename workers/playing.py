@@ -6,6 +6,7 @@ import logging
 import os
 import signal
 import threading
+import time
 
 from celery.exceptions import SoftTimeLimitExceeded
 
@@ -64,19 +65,41 @@ def plays_rated(isolation_problem: str) -> bool:
     return not isolation_problem or arena.SANDBOX_TRUSTED or not arena.RATED_NEEDS_ISOLATION
 
 
-def play_next(worker_id: str) -> str:
-    """Take the first piece of work: a pending version's smoke test, else the first queued match."""
+def play_next(worker_id: str, note: bool = True) -> str:
+    """Take the first piece of work: a pending version's smoke test, else the first queued match. ``note=False``:
+    the worker was noted at its wake-up (``play_while_work``), and each claim stamps the match with it anyway."""
     version_id = upload_services.claim_smoke_test()
     if version_id is not None:
         return smoke_test(version_id)
     problem = isolation_problem()
     rated = plays_rated(problem)
-    match_services.note_worker(worker_id, problem, rated)
     claimed = match_services.claim_next_match(worker_id, rated=rated)
+    if note:  # after the claim, not on the way to it: a woken worker starts its match a write sooner
+        match_services.note_worker(worker_id, problem, rated)
     if claimed is None:
         log.info("nothing queued: a surplus wake-up, nothing done")
         return NOTHING
     return claimed_match.play_match(*claimed, worker_id)
+
+
+# What lets a worker claim again at once: its last piece of work went as planned. After a requeue (the sandbox broke,
+# the worker is stopping) or a lost lease it goes back to the broker, so a broken worker does not burn every queued
+# match's attempts in a tight loop.
+CLAIM_AGAIN = frozenset({FINISHED, BotVersion.Status.READY, BotVersion.Status.REJECTED})
+
+
+def play_while_work(worker_id: str, seconds: float) -> str:
+    """``play_next`` again and again, for up to ``seconds``, while each piece of work is done as planned and the
+    worker is not stopping: a worker that finds work claims the next match itself instead of going back to the
+    broker for the next wake-up (whose message then finds nothing, and says so). Returns the last outcome."""
+    until = time.monotonic() + seconds
+    outcome = play_next(worker_id)
+    while outcome in CLAIM_AGAIN and time.monotonic() < until and not stopping.requested.is_set():
+        following = play_next(worker_id, note=False)  # one write less a match: alive_worker_ids counts its claims
+        if following == NOTHING:
+            break
+        outcome = following
+    return outcome
 
 
 def smoke_next(worker_id: str) -> str:

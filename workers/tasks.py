@@ -10,6 +10,7 @@ from celery import shared_task
 from celery.signals import task_prerun, worker_process_init, worker_ready, worker_shutting_down
 
 from engines import GAME_IDS
+from play.limits import claim_again_seconds
 from tournaments.models import BotVersion
 from tournaments.services import ratings
 
@@ -79,10 +80,12 @@ def no_arguments(task: str, args, kwargs) -> bool:
 
 @shared_task(name="workers.play_next", bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def play_next(self, *args, **kwargs) -> str | None:
-    """There is work: take the first (a smoke test, else a match by priority and age) and do it."""
+    """There is work: take the first (a smoke test, else a match by priority and age) and do it; then the next, for
+    as long as this task's time limits leave room for the longest match (``play.limits.claim_again_seconds``)."""
     if not no_arguments("play_next", args, kwargs):
         return None
-    return playing.play_next(worker_name(self.request))
+    hard, soft = self.request.timelimit or (None, None)
+    return playing.play_while_work(worker_name(self.request), claim_again_seconds(hard, soft))
 
 
 @shared_task(name="workers.smoke_next", bind=True, acks_late=True, reject_on_worker_lost=True,

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.utils import timezone
 
-from ratings.models import FittedRating, RatingFit
+from tests.support import refit, scored
 from tournaments.models import Match, SwissRound, Tournament
 from tournaments.services import (
     add_entrant,
@@ -169,22 +168,25 @@ def test_a_late_entry_is_charged_its_rounds_to_come(player, field, make_bot, set
     assert "budget" in refused.value.message_dict and tournament.entrants.count() == 4
 
 
-def rate(versions_elos):
-    fit = RatingFit.objects.create(game="tafl9", fitted_at=timezone.now(), games=10, fitted_games=10, average=1500)
-    for version, elo in versions_elos:
-        FittedRating.objects.create(fit=fit, version=version, bot=version.bot, status="rated", elo=elo, margin=50,
-                                    games=10)
+def rate(strongest_first, rival):
+    """Fitted ratings in this order, from rated games against one ``rival`` (of another owner) and a real fit:
+    the first wins most."""
+    for n, version in enumerate(strongest_first):
+        scored(version, rival, wins=len(strongest_first) - n, losses=n + 1)
+    fitted = refit()
+    elos = [fitted[version.bot_id].elo for version in strongest_first]
+    assert elos == sorted(elos, reverse=True), elos
 
 
-def test_pairing_numbers_follow_the_rating_at_the_start_and_for_a_late_entrant(player, field, make_bot):
+def test_pairing_numbers_follow_the_rating_at_the_start_and_for_a_late_entrant(player, field, make_bot, other_player):
     ann, bob, cid, dee, _ = field
     late = ready_version(make_bot("fay"))
-    rate([(cid, 1700.0), (ann, 1600.0), (bob, 1400.0), (late, 1500.0)])  # dee unrated
+    rate([cid, ann, late, bob], ready_version(make_bot("rival", owner=other_player)))  # dee unrated
     tournament = make_swiss(player, [ann, bob, cid, dee], rounds=3)
     start_tournament(tournament)
     seeds = dict(tournament.entrants.values_list("version_id", "seed"))
     assert seeds == {cid.pk: 1, ann.pk: 2, bob.pk: 3, dee.pk: 4}  # the initial ranking list: by rating
-    add_entrant(tournament, late)  # 1500: between ann (1600) and bob (1400)
+    add_entrant(tournament, late)  # rated between ann and bob
     seeds = dict(tournament.entrants.values_list("version_id", "seed"))
     assert seeds == {cid.pk: 1, ann.pk: 2, late.pk: 3, bob.pk: 4, dee.pk: 5}
     unrated = ready_version(make_bot("gus"))
@@ -192,9 +194,9 @@ def test_pairing_numbers_follow_the_rating_at_the_start_and_for_a_late_entrant(p
     assert tournament.entrants.get(version=unrated).seed == 6  # unrated: last
 
 
-def test_listed_swiss_gives_a_late_entrant_the_next_number(player, field, make_bot):
+def test_listed_swiss_gives_a_late_entrant_the_next_number(player, field, make_bot, other_player):
     late = ready_version(make_bot("fay"))
-    rate([(late, 1900.0)])
+    rate([late], ready_version(make_bot("rival", owner=other_player)))  # rated, and still not placed by it
     tournament = make_swiss(player, field[:4], rounds=3, seeding="listed")
     start_tournament(tournament)
     add_entrant(tournament, late)

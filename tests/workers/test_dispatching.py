@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from play.limits import match_time_limits_cap
+from play.limits import wakeup_time_limits
 from tests.support import lease_runs_out, make_bot, ready_version
 from tournaments.services import matches as match_services
 from workers import dispatching
@@ -38,7 +38,7 @@ def test_queued_matches_are_sent_once_and_resent_only_when_their_message_is_lost
     assert dispatching.dispatch_queued() == [first.pk, second.pk]
     assert len(sent) == 2 and set(Dispatch.objects.values_list("match_id", flat=True)) == {first.pk, second.pk}
     # A wake-up may serve any match: it carries the longest limits, and the worker keeps each match to its own.
-    assert sent == [match_time_limits_cap().soft] * 2
+    assert sent == [wakeup_time_limits().soft] * 2
     assert dispatching.dispatch_queued() == []  # within the grace period: nothing again
     later = timezone.now() + timedelta(hours=1)
     monkeypatch.setattr(dispatching, "broker_queue_depth", lambda: 3)

@@ -6,14 +6,23 @@ another owner's queue is; priority and age decide only inside one account. Real 
 from __future__ import annotations
 
 import threading
+from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from tests.postgresql import rerun_on_postgresql
 from tests.support import make_bot, played_lately, ready_version
 from tournaments.models import Match
-from tournaments.services import claim_next_match, create_match, create_player, create_tournament
+from tournaments.services import (
+    claim_match,
+    claim_next_match,
+    create_match,
+    create_player,
+    create_tournament,
+    fail_match,
+)
 from tournaments.services.worker_time import claim_accounts, expected_match_seconds, recent_use
 
 LADDER, REQUESTED = Match.Priority.LADDER, Match.Priority.REQUESTED
@@ -137,3 +146,28 @@ def test_a_light_owner_goes_before_the_ladder_at_its_share(arena, settings):
     played_lately(challenges(arena, "light", 1), seconds=30)  # the light owner has used little
     ladder_queued, hog, light = ladder(arena, 1), challenges(arena, "hog", 1), challenges(arena, "light", 1)
     assert claims() == light + ladder_queued + hog
+
+
+def test_the_claims_one_query_counts_the_time_recent_use_counts(arena):
+    """The claim reads the queue and the window's use in one grouped query: the same seconds per account as
+    ``recent_use`` (ended in the window, running so far; ended before the window or queued: nothing)."""
+    from tournaments.services.worker_time import _queued_and_used
+
+    now = timezone.now()
+    played_lately(challenges(arena, "hog", 2), seconds=300)
+    played_lately(challenges(arena, "light"), seconds=500, ago=2 * 3600)  # before the window
+    (failed,) = challenges(arena, "third")
+    fail_match(failed, "a version vanished", claim_match(failed, "w:1"))  # given up on after 40 s
+    Match.objects.filter(pk=failed).update(  # state: time passes
+        started_at=now - timedelta(seconds=40), finished_at=now)
+    (running,) = challenges(arena, "third")
+    claim_match(running, "w:1")  # a worker has been playing it for 25 s
+    Match.objects.filter(pk=running).update(started_at=now - timedelta(seconds=25))  # state: time passes
+    queued = challenges(arena, "light") + ladder(arena)
+    oldest, used = _queued_and_used(now)
+    assert oldest == {arena["light"].bot.owner_id: Match.objects.get(pk=queued[0]).created_at,
+                      None: Match.objects.get(pk=queued[1]).created_at}
+    expected = recent_use(now)
+    assert {account: round(seconds, 3) for account, seconds in used.items() if seconds} == {
+        account: round(seconds, 3) for account, seconds in expected.items() if seconds}
+    assert round(used[arena["third"].bot.owner_id]) == 65 and round(used[arena["hog"].bot.owner_id]) == 600

@@ -101,3 +101,50 @@ def test_a_void_game_requeues_the_match_unscored(match, sent, django_capture_on_
         assert claimed.report(match.pk, token, [void, RECORD]) == playing.REQUEUED
     assert Match.objects.get(pk=match.pk).status == "queued"
     assert Game.objects.count() == 0 and sent == [match.pk]
+
+
+@pytest.fixture
+def three_matches(match):
+    """``match`` and two more of the same pairing, all queued."""
+    more = [match_services.create_match(match.version_a, match.version_b, time_control="move:100", games=2)
+            for _ in range(2)]
+    return [match, *more]
+
+
+def test_a_worker_that_finds_work_claims_the_next_without_going_back_to_the_broker(three_matches, sent,
+                                                                                  monkeypatch):
+    from workers.tasks import play_next
+
+    monkeypatch.setattr(claimed, "play_games", lambda plan, beat: [RECORD, RECORD])
+    play_next.apply()  # one wake-up (no time limits here: it may claim for CLAIM_AGAIN_SECONDS)
+    assert set(Match.objects.values_list("status", "attempts", "worker_id")) == {("finished", 1, play_next_worker())}
+    assert playing.play_next("w:2") == playing.NOTHING  # the other wake-ups find nothing
+
+
+def play_next_worker() -> str:
+    import os
+    import socket
+
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def test_claiming_again_is_bounded_by_the_wakeups_time_limits_and_stops_after_a_requeue(three_matches, sent,
+                                                                                      monkeypatch, settings):
+    from play.limits import claim_again_seconds, match_time_limits_cap, wakeup_time_limits
+
+    settings.ARENA = {**settings.ARENA, "CLAIM_AGAIN_SECONDS": 300}
+    assert claim_again_seconds(wakeup_time_limits().hard, wakeup_time_limits().soft) == 300
+    assert claim_again_seconds(None, None) == 300
+    cap = match_time_limits_cap()  # a wake-up sent by an older version: room for one match only
+    assert claim_again_seconds(cap.hard, cap.soft) == 0
+    monkeypatch.setattr(claimed, "play_games", lambda plan, beat: [RECORD, RECORD])
+    assert playing.play_while_work("w:1", 0) == playing.FINISHED
+    assert Match.objects.filter(status="queued").count() == 2
+
+    def broken(plan, beat):
+        raise InfrastructureError("sandbox unavailable")
+
+    monkeypatch.setattr(claimed, "play_games", broken)  # a broken worker goes back to the broker
+    assert playing.play_while_work("w:1", 300) == playing.REQUEUED
+    assert sorted(Match.objects.values_list("status", "attempts")) == [("finished", 1), ("queued", 0),
+                                                                     ("queued", 1)]

@@ -237,23 +237,24 @@ def _store_games(match: Match, records) -> list[Game]:
     says so: a bad byte from a bot never leaves its match unscored, nor played again and again."""
     started_from = openings.openings_by_position(match.opening_suite_id)
     try:
-        with transaction.atomic():  # a savepoint: only the failed inserts are undone
-            return [_new_game(match, number, record, started_from)
-                    for number, record in enumerate(records, start=1)]
+        with transaction.atomic():  # a savepoint: only the failed insert is undone
+            return Game.objects.bulk_create([_new_game(match, number, record, started_from)  # one INSERT for them all
+                                             for number, record in enumerate(records, start=1)])
     except DataError as error:
         log.warning("match %s: the database refused a game record (%s); storing it without %s",
                     match.pk, error, ", ".join(BOT_TEXTS))
         note = f"{', '.join(BOT_TEXTS)} not stored: the database refused them ({type(error).__name__})"
-        return [_new_game(match, number, {**{key: value for key, value in record.items() if key not in BOT_TEXTS},
-                                          "dropped": note}, started_from)
-                for number, record in enumerate(records, start=1)]
+        return Game.objects.bulk_create([
+            _new_game(match, number, {**{key: value for key, value in record.items() if key not in BOT_TEXTS},
+                                      "dropped": note}, started_from)
+            for number, record in enumerate(records, start=1)])
 
 
 def _new_game(match: Match, number: int, record: dict, started_from: dict[str, int]) -> Game:
     white, black = colours(match, number)
     thinking = record.get("thinking") if isinstance(record.get("thinking"), dict) else {}
     initial = record.get("initial")
-    return Game.objects.create(
+    return Game(
         match=match, number=number, white=white, black=black, record=record, winner=record["winner"],
         opening_id=started_from.get(initial) if isinstance(initial, str) else None,
         reason=record["reason"], plies=int(record.get("plies") or 0), duration=_seconds(record.get("duration")),

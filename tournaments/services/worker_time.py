@@ -9,7 +9,7 @@ from datetime import timedelta
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
-from django.db.models import DurationField, ExpressionWrapper, F, Min, Sum
+from django.db.models import DateTimeField, DurationField, ExpressionWrapper, F, Min, Q, Sum, Value
 from django.utils import timezone
 
 from engines import get_game
@@ -63,6 +63,15 @@ def _seconds(delta) -> float:
     return max(0.0, delta.total_seconds()) if delta is not None else 0.0
 
 
+# A match's worker time: what it used if it ended (finished or failed) in the window, or so far if it runs.
+PLAYED = ExpressionWrapper(F("finished_at") - F("started_at"), output_field=DurationField())
+ENDED = (Match.Status.FINISHED, Match.Status.FAILED)
+
+
+def _ended_since(since) -> Q:
+    return Q(status__in=ENDED, finished_at__gte=since, started_at__isnull=False)
+
+
 def recent_use(now=None, owner_id=None) -> dict:
     """Worker-seconds used in the window by each account (owner id, or ``LADDER``): matches finished or
     failed in it, matches running now, smoke tests judged in it. ``owner_id``: that owner's only."""
@@ -71,20 +80,40 @@ def recent_use(now=None, owner_id=None) -> dict:
     matches = Match.objects.all() if owner_id is None else Match.objects.filter(charged_to_id=owner_id)
     used: dict = defaultdict(float)
     # One grouped sum over the window's matches (served by match_finished_idx): the database subtracts.
-    played = ExpressionWrapper(F("finished_at") - F("started_at"), output_field=DurationField())
-    ended = (matches.filter(status__in=[Match.Status.FINISHED, Match.Status.FAILED], finished_at__gte=since,
-                            started_at__isnull=False)
-             .values_list("charged_to_id").annotate(used=Sum(played)).order_by())
+    ended = matches.filter(_ended_since(since)).values_list("charged_to_id").annotate(used=Sum(PLAYED)).order_by()
     for account, delta in ended:
         used[account] += _seconds(delta)
     for account, started in matches.filter(status=Match.Status.RUNNING).values_list("charged_to_id", "started_at"):
         used[account] += _seconds(now - started) if started else 0.0  # one row per busy worker
+    _add_smoke_tests(used, since, owner_id)
+    return used
+
+
+def _add_smoke_tests(used: dict, since, owner_id=None) -> None:
+    """The smoke tests judged in the window, to their owners' accounts."""
     versions = BotVersion.objects.filter(checked_at__gte=since, smoke_started_at__isnull=False)
     if owner_id is not None:
         versions = versions.filter(bot__owner_id=owner_id)
     for account, started, checked in versions.values_list("bot__owner_id", "smoke_started_at", "checked_at"):
         used[account] += _seconds(checked - started)
-    return used
+
+
+def _queued_and_used(now) -> tuple[dict, dict]:
+    """The accounts with queued matches (each with its oldest queued match's creation) and every account's
+    matches' worker time in the window (``recent_use`` without the smoke tests), in one grouped query over the
+    queue, the running matches and the window (the status and finished-at indexes)."""
+    since = now - timedelta(seconds=arena.FAIR_SHARE_WINDOW_SECONDS)
+    queued, running, ended = Q(status=Match.Status.QUEUED), Q(status=Match.Status.RUNNING), _ended_since(since)
+    so_far = ExpressionWrapper(Value(now, output_field=DateTimeField()) - F("started_at"), output_field=DurationField())
+    rows = (Match.objects.filter(queued | running | ended).values_list("charged_to_id")
+            .annotate(oldest=Min("created_at", filter=queued), ended=Sum(PLAYED, filter=ended),
+                      running=Sum(so_far, filter=running & Q(started_at__isnull=False))).order_by())
+    oldest, used = {}, defaultdict(float)
+    for account, first, ended_for, running_for in rows:
+        if first is not None:
+            oldest[account] = first
+        used[account] += _seconds(ended_for) + _seconds(running_for)
+    return oldest, used
 
 
 def claim_accounts(now=None) -> list:
@@ -93,13 +122,14 @@ def claim_accounts(now=None) -> list:
     window). The ladder's share is ``LADDER_SHARE``; the owners with queued work split the rest equally.
     So the ladder, when it has work, gets its guaranteed share of a busy arena; an owner who asks for little
     (a light owner's challenge) is below everyone and goes next; owners with long queues converge on equal
-    shares. Ties: the ladder, then the owner whose oldest queued match is oldest. A few queries per claim,
-    each over the queue's or the window's index, never over every match."""
-    queued = dict(Match.objects.filter(status=Match.Status.QUEUED).values_list("charged_to_id")
-                  .annotate(oldest=Min("created_at")).order_by())
-    if not queued:
-        return []
-    used = recent_use(now)
+    shares. Ties: the ladder, then the owner whose oldest queued match is oldest. One grouped query over the
+    queue's and the window's indexes (never over every match), and a second for the smoke tests only when
+    several accounts wait."""
+    now = now or timezone.now()
+    queued, used = _queued_and_used(now)
+    if len(queued) <= 1:
+        return list(queued)
+    _add_smoke_tests(used, now - timedelta(seconds=arena.FAIR_SHARE_WINDOW_SECONDS))
     owners = [account for account in queued if account is not LADDER]
     ladder_share = min(1.0, max(0.0, float(arena.LADDER_SHARE)))
     owner_share = (1.0 - ladder_share) / len(owners) if owners else 0.0
