@@ -1,4 +1,5 @@
-"""What one poll of the live viewer costs (``web.views.match_live_json``), in a throwaway SQLite arena.
+"""What one poll of the live viewer costs (``web.views.match_live_json``), and one ply published by the worker
+(``play.live.publish``, the quick start's files), in a throwaway SQLite arena.
 
     python3 benchmarks/live_poll.py                  # a random shatra game of up to 300 plies
     python3 benchmarks/live_poll.py --game tafl9 --plies 60
@@ -85,6 +86,10 @@ def main() -> None:
         assert response.status_code == 200, response.content
 
     print(f"{args.game} game of {len(actions)} plies, median of {args.repeat} (ms)")
+    published = [(lambda plies: lambda: live.publish(match.pk, 2, {**in_progress, "actions": actions[:plies],
+                                                                   "plies": plies}))(n) for n in range(len(actions))]
+    spent = sorted(timed(publish, 1) for publish in published)  # each ply once, as the worker publishes them
+    print(f"  publish a ply (worker side), median {statistics.median(spent):8.2f}  worst {spent[-1]:.2f}")
     print(f"  web.boards.replay directly          {timed(lambda: boards.replay(record), args.repeat):8.2f}")
     print(f"  poll, game in progress (whole)      {timed(lambda: poll(2), args.repeat):8.2f}")
     print(f"  poll, game in progress (?since=N-1) {timed(lambda: poll(2, len(actions) - 1), args.repeat):8.2f}")
