@@ -31,11 +31,11 @@ def test_a_suite_page_shows_its_totals_and_each_openings_balance(versions, setti
     play_openings(bob, ann, suite, [1], ["black", "white"])
     set_opening_retired(Opening.objects.get(suite=suite, number=2), True)
     page = Client().get("/openings/tafl9/balance/").content.decode()
-    assert "3: 2 dealt, 1 retired" in page and "6 (3 colour-swapped pairs)" in page
+    assert "3: 2 in play, 1 retired" in page and "6 (3 colour-swapped pairs)" in page
     assert '<dd data-total="first-score">58.3%</dd>' in page and '<dd data-total="draw-rate">16.7%</dd>' in page
     assert "once it has 2 pairs and its first mover's score is below 25.0% or above 75.0%" in page
     position = Opening.objects.get(suite=suite, number=1).position
-    assert cells(page, 1) == ["1", position, "white", "3", "0", "1", "75.0%", "2", "1 · 0 · 1 · 0 · 0", "dealt"]
+    assert cells(page, 1) == ["1", position, "white", "3", "0", "1", "75.0%", "2", "1 · 0 · 1 · 0 · 0", "in play"]
     assert cells(page, 2)[2:] == ["white", "0", "1", "1", "25.0%", "1", "0 · 0 · 0 · 1 · 0",
                                   f"retired {Opening.objects.get(suite=suite, number=2).retired_at:%Y-%m-%d}: "
                                   "retired by an operator"]
