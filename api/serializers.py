@@ -688,10 +688,14 @@ class GameBriefSerializer(serializers.ModelSerializer):
     white = VersionBriefSerializer(read_only=True, help_text="The version that played white (moved first).")
     black = VersionBriefSerializer(read_only=True, help_text="The version that played black.")
     match = serializers.PrimaryKeyRelatedField(read_only=True, help_text="Id of the match the game belongs to.")
+    opening = serializers.IntegerField(
+        source="opening_id", read_only=True, allow_null=True,
+        help_text="Id of the opening (of the match's opening suite, `/api/openings/`) the game started from, as "
+                  "did the other game of its colour-swapped pair; null: the game's initial position.")
 
     class Meta:
         model = Game
-        fields = ["id", "match", "number", "white", "black", "winner", "reason", "plies", "duration",
+        fields = ["id", "match", "number", "opening", "white", "black", "winner", "reason", "plies", "duration",
                   "white_thinking", "black_thinking", "created_at"]
         read_only_fields = fields
         extra_kwargs = GAME_FIELDS_HELP

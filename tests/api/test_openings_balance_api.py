@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support import finished_match
 from tests.support.openings import make_suite, play_openings
 from tournaments.models import Opening
 from tournaments.services.openings_balance import set_opening_retired
@@ -97,3 +98,15 @@ def test_the_admin_lists_suites_and_retires_and_brings_back_openings(client, adm
     one.refresh_from_db()
     assert one.retired_at is None and one.retired_reason == ""
     assert client.get(f"/admin/tournaments/opening/{one.pk}/change/").status_code == 200
+
+
+def test_each_game_names_the_opening_it_started_from(anon, versions):
+    ann, bob = versions
+    suite = make_suite(count=2)
+    match = play_openings(ann, bob, suite, [2, 1], ["white", "black", "none", "none"])
+    openings = dict(suite.openings.values_list("number", "pk"))
+    games = anon.get(f"/api/games/?match={match.pk}").json()["results"]
+    assert sorted((game["number"], game["opening"]) for game in games) == [
+        (1, openings[2]), (2, openings[2]), (3, openings[1]), (4, openings[1])]
+    plain = finished_match(ann, bob, ["white", "black"])  # no suite: the initial position
+    assert {game["opening"] for game in anon.get(f"/api/games/?match={plain.pk}").json()["results"]} == {None}
