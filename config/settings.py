@@ -373,8 +373,9 @@ CELERY_TASK_ROUTES = {name: {"queue": "arena.control"} for name in (
     "workers.smoke_next", "ratings.refit")}
 # Webhook deliveries wait on other people's servers (up to WEBHOOK_TIMEOUT_SECONDS a try): a queue of their own,
 # which the match workers leave alone (`-X arena.hooks`; the quick start's control process and compose's
-# `hooks` service consume it).
-CELERY_TASK_ROUTES["hooks.deliver"] = {"queue": "arena.hooks"}
+# `hooks` service consume it). So does the fan-out that makes a notice's deliveries (a match worker only writes the
+# notice: docs/webhooks.md).
+CELERY_TASK_ROUTES.update({name: {"queue": "arena.hooks"} for name in ("hooks.deliver", "hooks.fan_out")})
 CELERY_BEAT_SCHEDULE = {
     "scavenge-expired-leases": {"task": "workers.scavenge", "schedule": ARENA["SCAVENGE_SECONDS"]},
     "dispatch-queued-matches": {"task": "workers.dispatch", "schedule": ARENA["DISPATCH_SECONDS"]},

@@ -1,6 +1,6 @@
-"""A player's endpoints (made, listed, removed) and what follows an event: a notice per owner, a delivery per
-active endpoint of theirs, each sent to the ``arena.hooks`` queue (never the matches' queue: a slow receiver
-delays no match)."""
+"""A player's endpoints (made, listed, removed) and what follows an event: a notice per owner, written at once, and
+its deliveries made and sent by the ``arena.hooks`` queue's tasks (never the matches' queue: a slow receiver
+delays no match, and a match worker's report finds no endpoint)."""
 
 from __future__ import annotations
 
@@ -55,25 +55,23 @@ def remove_endpoint(endpoint: Endpoint) -> None:
 def publish(name: str, owner_ids, data: dict, endpoints=None) -> list[Notice]:
     """One notice per owner and a queued delivery per active endpoint of theirs (or of ``endpoints`` only)."""
     with transaction.atomic():  # the feed never sees a notice before its body
-        return _publish(name, owner_ids, data, endpoints)
+        made = write_notices(name, owner_ids, data)
+        tasks.queue_deliveries(made, endpoints)
+        return made
 
 
-def _publish(name: str, owner_ids, data: dict, endpoints) -> list[Notice]:
-    made = Notice.objects.bulk_create([Notice(owner_id=owner, event=name, payload=data) for owner in owner_ids])
-    by_owner = {notice.owner_id: notice for notice in made}
-    targets = endpoints if endpoints is not None else Endpoint.objects.filter(owner__in=by_owner, active=True)
-    deliveries = Delivery.objects.bulk_create([Delivery(endpoint=endpoint, notice=by_owner[endpoint.owner_id])
-                                               for endpoint in targets])
-    for delivery in deliveries:  # once committed: the task must find its row
-        transaction.on_commit(lambda pk=delivery.pk: tasks.deliver.apply_async((pk,)))
-    return made
+def write_notices(name: str, owner_ids, data: dict) -> list[Notice]:
+    return Notice.objects.bulk_create([Notice(owner_id=owner, event=name, payload=data) for owner in owner_ids])
 
 
 def notify(event) -> None:
-    """The reaction to an event about bots (``api.reactions``): its owners hear of it."""
+    """The reaction to an event about bots (``api.reactions``): its owners hear of it. On the reporting worker's
+    thread only the event's read and the notices' one INSERT (the feed has them even if the broker loses the
+    message); the endpoints and deliveries are the ``hooks.fan_out`` task's, on the ``arena.hooks`` queue."""
     name, owner_ids, data = notices.DESCRIBE[type(event)](event)
     if owner_ids:
-        publish(name, owner_ids, data)
+        notice_ids = [notice.pk for notice in write_notices(name, owner_ids, data)]
+        transaction.on_commit(lambda: tasks.fan_out.apply_async((notice_ids,)))
 
 
 def send_test(endpoint: Endpoint) -> Delivery:

@@ -1,23 +1,50 @@
-"""The delivery task, on its own queue (``arena.hooks``, config/settings.py): one POST per try, the tries
-further and further apart until ``WEBHOOK_MAX_ATTEMPTS`` are spent; the row says each try's answer."""
+"""The hooks' tasks, on their own queue (``arena.hooks``): a notice's deliveries made and queued (``fan_out``), and
+each delivery POSTed, the tries further and further apart until ``WEBHOOK_MAX_ATTEMPTS`` are spent."""
 
 from __future__ import annotations
 
 import logging
 
 from celery import shared_task
+from django.db import transaction
 from django.utils import timezone
 
 from knobs import arena
 
 from . import sending
-from .models import Delivery
+from .models import Delivery, Endpoint, Notice
 
 log = logging.getLogger("hooks.tasks")
 
 
 def backoff(attempts: int) -> float:
     return arena.WEBHOOK_RETRY_SECONDS * 2 ** (attempts - 1)
+
+
+def queue_deliveries(notices, endpoints=None) -> list[Delivery]:
+    """A delivery per active endpoint of each notice's owner (or per one of ``endpoints``), each sent to the
+    ``arena.hooks`` queue once its row is committed (the task must find it)."""
+    by_owner = {notice.owner_id: notice for notice in notices}
+    targets = endpoints if endpoints is not None else Endpoint.objects.filter(owner__in=by_owner, active=True)
+    deliveries = Delivery.objects.bulk_create([Delivery(endpoint=endpoint, notice=by_owner[endpoint.owner_id])
+                                               for endpoint in targets])
+    for delivery in deliveries:
+        transaction.on_commit(lambda pk=delivery.pk: deliver.apply_async((pk,)))
+    return deliveries
+
+
+@shared_task(name="hooks.fan_out", ignore_result=True)
+def fan_out(notice_ids=None, *extra, **unexpected) -> int | None:
+    """The deliveries of notices written on the match worker's thread (``services.notify``); a message run twice
+    (a worker lost before its acknowledgement) finds its notices delivered already and makes none."""
+    if (extra or unexpected or not isinstance(notice_ids, list)
+            or not all(isinstance(pk, int) and not isinstance(pk, bool) for pk in notice_ids)):
+        log.warning("rejected task message: hooks.fan_out takes one list of notice ids, got %r %r %r", notice_ids,
+                    extra, unexpected)
+        return None
+    with transaction.atomic():
+        waiting = Notice.objects.filter(pk__in=notice_ids, deliveries__isnull=True)
+        return len(queue_deliveries(waiting))
 
 
 @shared_task(name="hooks.deliver", bind=True, ignore_result=True, max_retries=None)
@@ -43,4 +70,3 @@ def deliver(self, delivery_id=None, *extra, **unexpected) -> str | None:
     if delivery.status == Delivery.Status.PENDING:
         raise self.retry(countdown=backoff(delivery.attempts))
     return delivery.status
-

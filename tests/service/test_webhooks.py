@@ -15,13 +15,15 @@ import pytest
 from celery import current_app
 from celery.signals import before_task_publish
 from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from api import feed
 from hooks import services, signing, tasks
 from hooks.models import Delivery, Endpoint, Notice
-from tests.support import rejected_version
-from tournaments.services import api_token, create_player
+from tests.support import record, rejected_version
+from tournaments.services import api_token, claim_match, create_match, create_player, finish_match
 
 from .conftest import play
 
@@ -106,6 +108,60 @@ def test_a_finished_match_reaches_both_owners_signed(rivals, receiver, eager, dj
     assert set(Delivery.objects.values_list("status", "attempts", "response_code")) == {("delivered", 1, 200)}
 
 
+def test_the_match_workers_report_finds_no_endpoint_and_the_hooks_task_delivers(rivals, receiver,
+                                                                               django_capture_on_commit_callbacks):
+    """Issue 19, item 8: after a report, the match worker writes the owners' notices (one INSERT, so the feed has
+    them whatever becomes of the message) and sends one message to arena.hooks; the endpoints and deliveries are
+    that queue's task's, which brings the notice to the endpoint's delivery log."""
+    ann, bob = rivals("ann", "bob")
+    hook = services.create_endpoint(ann.bot.owner, receiver.url)
+    published = []
+
+    def seen(sender=None, body=None, routing_key=None, **_):
+        published.append((sender, list(body[0]), routing_key))  # its arguments, as JSON carries them
+
+    match = create_match(ann, bob, rated=True, games=2)
+    token = claim_match(match.pk, "worker-1")
+    before_task_publish.connect(seen, weak=False)
+    try:  # the report and its reactions, as the match worker's thread runs them (no task runs in this process)
+        with CaptureQueriesContext(connection) as worker, django_capture_on_commit_callbacks(execute=True):
+            assert finish_match(match.pk, token, [record("white"), record("black")])
+    finally:
+        before_task_publish.disconnect(seen)
+    statements = [query["sql"] for query in worker.captured_queries]
+    assert not [sql for sql in statements if "hooks_endpoint" in sql or "hooks_delivery" in sql]
+    assert len([sql for sql in statements if sql.startswith('INSERT INTO "hooks_notice"')]) == 1
+    notices = list(Notice.objects.filter(event="match.finished").order_by("owner_id"))
+    assert [notice.owner_id for notice in notices] == sorted([ann.bot.owner_id, bob.bot.owner_id])
+    assert not Delivery.objects.exists() and receiver.received == []
+    (fan_out,) = [(args, queue) for name, args, queue in published if name == "hooks.fan_out"]
+    assert fan_out == ([[notice.pk for notice in notices]], "arena.hooks")
+
+    current_app.conf.task_always_eager = True  # the hooks worker: the fan-out, then the delivery it queues
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            current_app.tasks["hooks.fan_out"].apply(fan_out[0])
+        with django_capture_on_commit_callbacks(execute=True):  # the same message again: no second delivery
+            current_app.tasks["hooks.fan_out"].apply(fan_out[0])
+    finally:
+        current_app.conf.task_always_eager = False
+    (headers, body), = receiver.received
+    assert headers["X-Arena-Event"] == "match.finished" and json.loads(body)["data"]["match"]["id"] == match.pk
+    log = client_of(ann.bot.owner).get(f"/api/webhooks/{hook.pk}/deliveries/").json()["results"]
+    assert [(row["event"], row["status"]) for row in log] == [("match.finished", "delivered")]
+
+
+@pytest.mark.parametrize("message", [((), {}), ((7,), {}), (([1, True],), {}), ((["1"],), {}), (([1], 2), {}),
+                                     (([1],), {"forged": 1})])
+def test_a_malformed_fan_out_message_changes_nothing(rivals, receiver, message, caplog):
+    ann, bob = rivals("ann", "bob")
+    services.create_endpoint(ann.bot.owner, receiver.url)
+    services.write_notices("ping", [ann.bot.owner_id], {})
+    args, kwargs = message
+    assert tasks.fan_out(*args, **kwargs) is None
+    assert "rejected task message" in caplog.text and not Delivery.objects.exists()
+
+
 def sent(call, capture):
     """``call()``, then what it queued once the test's transaction "commits" (deliveries queue on commit)."""
     with capture(execute=True):
@@ -160,9 +216,11 @@ def test_a_slow_receiver_delays_no_match_and_times_out(rivals, receiver, setting
     finally:
         before_task_publish.disconnect(seen)
     assert time.monotonic() - started < 2.0 and receiver.received == []
-    assert ("hooks.deliver", "arena.hooks") in queued  # the match workers never take that queue
-    current_app.loader.import_default_modules()  # as a worker starts: the task is found by autodiscovery
-    assert "hooks.deliver" in current_app.tasks
+    assert ("hooks.fan_out", "arena.hooks") in queued  # the match workers never take that queue
+    current_app.loader.import_default_modules()  # as a worker starts: the tasks are found by autodiscovery
+    assert {"hooks.fan_out", "hooks.deliver"} <= set(current_app.tasks)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert tasks.fan_out.apply(([Notice.objects.get(owner=ann.bot.owner).pk],)).get() == 1  # the hooks worker
     delivery = Delivery.objects.get()
     assert delivery.status == "pending"
     started = time.monotonic()
