@@ -9,14 +9,18 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test import Client
 
+from engines import get_game
+from play import claimed
 from ratings.models import VersionTest
 from tests.postgresql import rerun_on_postgresql
-from tests.support import make_bot, ready_version
-from tournaments.models import Match, OpeningSuite, Tournament
+from tests.support import make_bot, random_record, ready_version
+from tournaments.models import Game, Match, OpeningSuite, Tournament
+from tournaments.services import claim_match, create_match, finish_match
 from tournaments.services.openings import create_suite
 from tournaments.services.openings_balance import set_opening_retired
 
@@ -142,3 +146,43 @@ def test_a_bad_suite_for_an_sprt_is_a_400_naming_it(ada, player, suites, suite, 
     data = {"opening_suite": suites[suite].pk if suite in ("tafl", "shatra", "retired") else suite}
     assert_refused(ada.post(f"/api/bots/{bot.pk}/sprt/", data, format="json"), "opening_suite")
     assert not VersionTest.objects.exists() and not Match.objects.exists()
+
+
+# --- a worker's report ----------------------------------------------------------------------------------------
+
+@pytest.fixture
+def match_of_suite(player, other_player, suites):
+    versions = ready_version(make_bot(player, "alpha")), ready_version(make_bot(other_player, "beta"))
+    return create_match(*versions, rated=False, games=2, opening_suite=suites["tafl"])
+
+
+def _report(match, initial):
+    record = {**random_record("tafl9", 3), "initial": initial}
+    return claim_match(match.pk, "worker-1"), [record, record]
+
+
+@pytest.mark.parametrize("initial", [float("nan"), float("inf"), 42, True, ["a"], {"a": 1}, "a\0b"])
+def test_a_report_whose_initial_is_no_text_is_refused_and_requeued(match_of_suite, initial):
+    token, records = _report(match_of_suite, initial)
+    with pytest.raises(ValidationError) as refused:
+        finish_match(match_of_suite.pk, token, records)
+    assert "records" in refused.value.message_dict and "initial" in str(refused.value)
+    assert not Game.objects.exists()
+    # The worker's door: the bad records requeue the match (counted), as any other bad record.
+    assert claimed.report(match_of_suite.pk, token, records) == claimed.REQUEUED
+    assert Match.objects.get(pk=match_of_suite.pk).status == Match.Status.QUEUED and not Game.objects.exists()
+
+
+def test_a_report_from_a_position_of_no_opening_stores_no_opening(match_of_suite, suites):
+    initial = get_game("tafl9").initial()
+    elsewhere = initial.play(initial.legal_moves()[5]).text()
+    for position in (elsewhere, "x" * 1_000_000, "", suites["tafl"].openings.first().position + " "):
+        match = create_match(match_of_suite.version_a, match_of_suite.version_b, rated=False, games=2,
+                             opening_suite=suites["tafl"])
+        token, records = _report(match, position)
+        assert finish_match(match.pk, token, records)
+        assert set(Game.objects.filter(match=match).values_list("opening", flat=True)) == {None}
+    token, records = _report(match_of_suite, suites["tafl"].openings.first().position)
+    assert finish_match(match_of_suite.pk, token, records)
+    assert set(Game.objects.filter(match=match_of_suite).values_list("opening", flat=True)) == {
+        suites["tafl"].openings.first().pk}
