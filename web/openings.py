@@ -8,6 +8,7 @@ from django.views.decorators.http import require_GET
 from engines import GAME_IDS
 from knobs import arena
 from tournaments.openings_balance import suite_balance, suites
+from tournaments.services.openings import name_problem
 
 from .selectors import GAME_NAMES
 
@@ -32,7 +33,8 @@ def game_suites(request, game_id: str):
 
 @require_GET
 def suite(request, game_id: str, name: str):
-    found = suites(game_id).filter(name=name).first() if game_id in GAME_IDS else None
+    # The address is anyone's: a name no suite can have (a NUL, which PostgreSQL refuses to compare) is not looked up.
+    found = suites(game_id).filter(name=name).first() if game_id in GAME_IDS and not name_problem(name) else None
     if found is None:
         return _not_found(request, "opening suite")
     balance = suite_balance(found)

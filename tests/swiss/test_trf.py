@@ -81,12 +81,63 @@ def test_inconsistent_results_and_unknown_players_exit_2_naming_the_line(tmp_pat
     ("001    1      Alpha" + " " * 70 + "  0002 w ?", "unknown result"),
     ("001    1      Alpha" + " " * 62 + " 3.0", "results add up to 0"),
     ("XXR many", "XXR"),
+    ("XXR 0", "XXR: the number of rounds is 0"),
+    ("XXR -1", "XXR: the number of rounds is -1"),
+    ("BBU nan", "BBU"), ("BBU inf", "BBU"), ("BBU 2", "BBU: a bye scores from 0 to 1"), ("BBU -0.5", "BBU"),
+    ("001    1      Alpha" + " " * 61 + " nan", "the points (columns 81-84) is 'nan'"),
+    ("001    1      Alpha" + " " * 70 + "  0002 w F", "a bye (F) has opponent 0000 and colour -"),
 ])
 def test_malformed_lines_exit_2_naming_the_line(tmp_path, bad, problem):
     with pytest.raises(CommandError) as raised:
         run(tmp_path, f"012 Bad\n{bad}\n")
     assert raised.value.returncode == 2
     assert "line 2:" in str(raised.value) and problem in str(raised.value)
+
+
+@pytest.mark.parametrize("code", ["Z", "H", "F"])
+def test_a_late_entrant_s_block_for_the_next_round_leaves_it_out(tmp_path, code):
+    report = four_after_one_round()
+    report.players[0].results.append(Result(None, None, code))
+    lines = run(tmp_path, trf.write(report))
+    assert lines[0] == "2" and "1" not in {n for line in lines[1:] for n in line.split()}
+
+
+def test_a_file_larger_than_any_trf_exits_2_unread(tmp_path):
+    from ops.management.commands.swiss import MAX_BYTES
+
+    huge = tmp_path / "huge.trf"
+    with huge.open("wb") as sparse:  # a hole of NULs: no disk written
+        sparse.truncate(MAX_BYTES + 1)
+    with pytest.raises(CommandError) as raised:
+        call_command("swiss", str(huge), stdout=StringIO())
+    assert raised.value.returncode == 2 and f"more than {MAX_BYTES} bytes" in str(raised.value)
+
+
+def test_a_directory_exits_2(tmp_path):
+    with pytest.raises(CommandError) as raised:
+        call_command("swiss", str(tmp_path), stdout=StringIO())
+    assert raised.value.returncode == 2 and "not a regular file" in str(raised.value)
+
+
+@pytest.mark.parametrize("kind", ["a link to /dev/zero", "a FIFO"])
+def test_a_file_that_never_ends_exits_2_at_once(tmp_path, kind):
+    """Through manage.py, with its memory bounded: /dev/zero was read until memory ran out, a FIFO waited for a
+    writer forever."""
+    import os
+    import resource
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = tmp_path / "t.trf"
+    if kind == "a FIFO":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    ran = subprocess.run([sys.executable, "manage.py", "swiss", str(path)], cwd=Path(__file__).resolve().parents[2],
+                         capture_output=True, text=True, timeout=120,
+                         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (2**31, 2**31)))
+    assert ran.returncode == 2 and "not a regular file" in ran.stderr
 
 
 def test_a_file_with_every_round_played_has_no_next_round():

@@ -167,6 +167,12 @@ def _check_records(match: Match, records) -> None:
         if record.get("game", match.game) != match.game:
             message = f"game {number}: a {record.get('game')} record in a {match.game} match"
             raise ValidationError({"records": [message]})
+        initial = record.get("initial")
+        # The runner writes the position the game started from; the record column holds no NaN, and PostgreSQL's
+        # no NUL. A position of no opening of the suite is stored as the record says, with no opening.
+        if initial is not None and (not isinstance(initial, str) or "\x00" in initial):
+            raise ValidationError({"records": [f"game {number}: initial must be a position's text without NUL, "
+                                               f"got {initial!r:.40}"]})
 
 
 class Report(enum.Enum):

@@ -3,6 +3,8 @@ to a match's colour-swapped pairs (docs/openings.md)."""
 
 from __future__ import annotations
 
+import unicodedata
+
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count
@@ -13,6 +15,26 @@ from engines.openings import MAX_COUNT, MAX_PLIES, make_openings
 from ..models import Opening, OpeningSuite
 
 SEED_RANGE = (-(2**63), 2**63 - 1)  # the column is a BigIntegerField
+NAME_LENGTH = OpeningSuite._meta.get_field("name").max_length
+# Unicode's control, format (direction marks, zero widths), surrogate, private and unassigned characters, and the
+# line and paragraph separators.
+UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a suite, or None. Its page's address holds the name as one path segment
+    (/openings/<game>/<name>/): no slash, no name of dots only (a browser drops the step), nothing unprintable
+    (PostgreSQL refuses a NUL; a newline or a direction mark hides what the name says)."""
+    if not 1 <= len(name) <= NAME_LENGTH or name != name.strip():
+        return f"a suite needs a name of 1 to {NAME_LENGTH} characters, no space at either end"
+    if "/" in name or "\\" in name:
+        return "a suite's name has no slash (it is one step of its page's address)"
+    if not name.strip("."):
+        return "a suite's name is more than dots (. and .. are steps of an address)"
+    unprintable = [c for c in name if unicodedata.category(c) in UNPRINTABLE]
+    if unprintable:
+        return f"a suite's name has no control or invisible character, got {unprintable[0]!r}"
+    return None
 
 
 def _whole(value, field: str, low: int, high: int) -> int:
@@ -28,8 +50,9 @@ def create_suite(game: str, *, name: str, count: int, plies: int, seed: int, lad
     if game not in GAME_IDS:
         raise ValidationError({"game": [f"unknown game {game!r}; known: {', '.join(GAME_IDS)}"]})
     name = name.strip() if isinstance(name, str) else ""
-    if not name or len(name) > OpeningSuite._meta.get_field("name").max_length:
-        raise ValidationError({"name": ["a suite needs a name of 1 to 64 characters"]})
+    problem = name_problem(name)
+    if problem is not None:
+        raise ValidationError({"name": [problem]})
     count = _whole(count, "count", 1, MAX_COUNT)
     plies = _whole(plies, "plies", 1, MAX_PLIES)
     seed = _whole(seed, "seed", *SEED_RANGE)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from .dutch import BLACK, WHITE, Entry, Pairing, Played, mark_floats, pair_round
@@ -79,10 +80,14 @@ def read(text: str) -> Report:
             report.name = line[4:].strip()
         elif code == "XXR":
             report.rounds = _int(line[3:].strip(), number, "XXR: the number of rounds")
+            if report.rounds < 1:
+                raise TrfError(number, f"XXR: the number of rounds is {report.rounds}, not at least 1")
         elif code == "XXC":
             report.initial_colour = BLACK if "black1" in line[3:] else WHITE
         elif code == "BBU":
             report.bye_points = _float(line[3:].strip(), number, "BBU: the points of a pairing-allocated bye")
+            if not 0 <= report.bye_points <= 1:
+                raise TrfError(number, f"BBU: a bye scores from 0 to 1 (a win), not {report.bye_points:g}")
     _check(report)
     return report
 
@@ -96,9 +101,12 @@ def _int(text: str, line: int, what: str) -> int:
 
 def _float(text: str, line: int, what: str) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
-        raise TrfError(line, f"{what} is {text!r}, not a number") from None
+        value = math.nan
+    if not math.isfinite(value):  # float() reads "nan" and "inf", which no score is
+        raise TrfError(line, f"{what} is {text!r}, not a number")
+    return value
 
 
 def _player(line: str, number: int) -> Player:
