@@ -224,3 +224,11 @@ def test_late_entry_points_must_be_a_bye_value(player, field):
     with pytest.raises(ValidationError) as refused:
         make_swiss(player, field[:4], late_entry_points=0.25)
     assert "late_entry_points" in refused.value.message_dict
+
+
+@pytest.mark.parametrize("format", ["round_robin", "gauntlet", "knockout"])
+@pytest.mark.parametrize(("field_name", "value"), [("late_entry_points", 0.3), ("bye_points", 0.7)])
+def test_no_format_stores_points_a_swiss_would_refuse(player, format, field_name, value):
+    with pytest.raises(ValidationError) as refused:
+        create_tournament(player, name="points", game="tafl9", format=format, **{field_name: value})
+    assert field_name in refused.value.message_dict and not Tournament.objects.exists()

@@ -28,6 +28,12 @@ def check_settings(rounds, games_per_pairing: int, bye_points, late_entry_points
     if games_per_pairing % 2:
         raise ValidationError({"games_per_pairing": [
             "a Swiss plays each pairing as a colour-swapped mini-match: an even number of games"]})
+    check_points(bye_points, late_entry_points)
+
+
+def check_points(bye_points, late_entry_points) -> None:
+    """What a bye and a late entrant's missed round may be worth, checked in every format (only a Swiss uses
+    them, but no tournament stores a value a Swiss would refuse)."""
     if bye_points not in BYE_POINTS:
         raise ValidationError({"bye_points": ["a bye is worth 0, 0.5 or 1 match point"]})
     if late_entry_points not in BYE_POINTS:

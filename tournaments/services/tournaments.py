@@ -73,6 +73,8 @@ def check_format_settings(format: str, game: str, games_per_pairing: int, *, cha
     _check_format(format, game, games_per_pairing, champion, seeding, tiebreak_pairs)
     if format == Tournament.Format.SWISS:
         swiss.check_settings(rounds, games_per_pairing, bye_points, late_entry_points)
+    else:
+        swiss.check_points(bye_points, late_entry_points)
 
 
 def _check_format(format: str, game: str, games_per_pairing: int, champion, seeding: str, tiebreak_pairs) -> None:
