@@ -10,7 +10,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
 from tournaments.models import GAME_CHOICES, OpeningSuite
-from tournaments.openings_balance import suite_balance, suites
+from tournaments.openings_balance import suite_balance
+from tournaments.selectors import opening_suites
 
 from .filters import StrictFilterSet
 from .pagination import SmallPages
@@ -100,7 +101,7 @@ class OpeningSuiteViewSet(KnownQueryParameters, NoListFiltersOnDetail, viewsets.
     filter_backends = [DjangoFilterBackend]
 
     def get_queryset(self):
-        return suites().order_by("game", "name")
+        return opening_suites()
 
     @extend_schema(responses={200: OpeningSuiteBalanceSerializer})
     def retrieve(self, request, *args, **kwargs):

@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, F, OuterRef, Subquery
 
 from engines import get_game
 from engines.core import RefereeError
@@ -40,13 +40,6 @@ class SuiteBalance:
     @property
     def active(self) -> int:
         return len(self.openings) - self.retired
-
-
-def suites(game: str | None = None) -> QuerySet[OpeningSuite]:
-    """Suites by game and name, with their openings counted (``opening_count``, ``retired_count``)."""
-    found = OpeningSuite.objects.annotate(
-        opening_count=Count("openings"), retired_count=Count("openings", filter=Q(openings__retired_at__isnull=False)))
-    return found.filter(game=game) if game is not None else found
 
 
 def first_mover(game_id: str, position: str) -> str:

@@ -363,15 +363,20 @@ def ladder_versions(game_id: str) -> dict[int, BotVersion]:
     return chosen
 
 
-def opening_suites(game_id: str | None = None):
-    """The opening suites an organiser may pick (of the referee's current ruleset), with their active openings'
-    count, by game and name."""
-    current = [(game, get_game(game).ruleset) for game in ([game_id] if game_id else GAME_IDS)]
-    wanted = Q(pk__in=[])
-    for game, ruleset in current:
-        wanted |= Q(game=game, ruleset=ruleset)
-    return (OpeningSuite.objects.filter(wanted)
-            .annotate(active=Count("openings", filter=Q(openings__retired_at__isnull=True))).order_by("game", "name"))
+def opening_suites(game_id: str | None = None, *, current: bool = False) -> QuerySet[OpeningSuite]:
+    """Opening suites by game and name, their openings counted (``opening_count``, ``retired_count``, ``active``).
+    ``current``: only those an organiser may pick, of the referee's current ruleset and with an opening in play."""
+    found = OpeningSuite.objects.annotate(
+        opening_count=Count("openings"), retired_count=Count("openings", filter=Q(openings__retired_at__isnull=False)),
+        active=Count("openings", filter=Q(openings__retired_at__isnull=True))).order_by("game", "name")
+    if game_id is not None:
+        found = found.filter(game=game_id)
+    if current:
+        rulesets = Q(pk__in=[])
+        for game in [game_id] if game_id else GAME_IDS:
+            rulesets |= Q(game=game, ruleset=get_game(game).ruleset)
+        found = found.filter(rulesets, active__gt=0)
+    return found
 
 
 def opening_suite(suite_id) -> OpeningSuite | None:

@@ -7,7 +7,8 @@ from django.views.decorators.http import require_GET
 
 from engines import GAME_IDS
 from knobs import arena
-from tournaments.openings_balance import suite_balance, suites
+from tournaments.openings_balance import suite_balance
+from tournaments.selectors import opening_suites
 from tournaments.services.openings import name_problem
 
 from .selectors import GAME_NAMES
@@ -28,13 +29,14 @@ def game_suites(request, game_id: str):
         return _not_found(request, "game")
     return render(request, "web/openings.html", {
         "game_id": game_id, "game_name": GAME_NAMES[game_id], "games": GAME_IDS, "game_names": GAME_NAMES,
-        "suites": list(suites(game_id).order_by("name"))})
+        "suites": list(opening_suites(game_id))})
 
 
 @require_GET
 def suite(request, game_id: str, name: str):
     # The address is anyone's: a name no suite can have (a NUL, which PostgreSQL refuses to compare) is not looked up.
-    found = suites(game_id).filter(name=name).first() if game_id in GAME_IDS and not name_problem(name) else None
+    known = game_id in GAME_IDS and not name_problem(name)
+    found = opening_suites(game_id).filter(name=name).first() if known else None
     if found is None:
         return _not_found(request, "opening suite")
     balance = suite_balance(found)

@@ -216,8 +216,8 @@ def _refused_status(*forms_shown, refused: str | None = None) -> int:
     return 429 if any(error.startswith(api_throttles.REFUSED) for error in errors) else 400
 
 
-def _suites_of(game_id: str):
-    return lambda: app_selectors.opening_suites(game_id)
+def _suites_of(game_id: str | None):
+    return lambda: app_selectors.opening_suites(game_id, current=True)
 
 
 def _sprt_arguments(form) -> dict:
@@ -609,7 +609,7 @@ def _shown(entrant, user) -> bool:
 
 @login_required
 def tournament_create(request):
-    form = forms.TournamentForm(request.POST or None, user=request.user, suites=app_selectors.opening_suites)
+    form = forms.TournamentForm(request.POST or None, user=request.user, suites=_suites_of(None))
     if request.method == "POST" and not forms.throttled(request, form, "tournaments") and form.is_valid():
         created = forms.run_service(form, lambda: app_services.create_tournament(request.user, **{
             **form.cleaned_data, "opening_suite": api_services.opening_suite_for(form.cleaned_data["opening_suite"])}))

@@ -7,7 +7,8 @@ import pytest
 from tests.support import finished_match
 from tests.support.openings import make_suite, play_openings
 from tournaments.models import Opening
-from tournaments.openings_balance import first_mover, suite_balance, suites
+from tournaments.openings_balance import first_mover, suite_balance
+from tournaments.selectors import opening_suites as suites
 from tournaments.services.openings_balance import retire_unbalanced, set_opening_retired
 
 
