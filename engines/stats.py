@@ -203,11 +203,11 @@ def balance(first: str, results: Iterable[tuple[str, str | None, int]]) -> Balan
     """
     second = other(first)
     counts = {WHITE: 0, NONE: 0, BLACK: 0}
-    pairs = [0, 0, 0, 0, 0]
+    pairs = (0, 0, 0, 0, 0)
     for winner, partner, number in results:
         if winner not in counts or (partner is not None and partner not in counts):
             raise ValueError(f"a winner is white, black or none, got {winner!r} and {partner!r}")
         counts[winner] += number
         if partner is not None:
-            pairs[int(2 * (points_of(winner, first) + points_of(partner, second)))] += number
-    return Balance(counts[WHITE], counts[NONE], counts[BLACK], counts[first], tuple(pairs))  # type: ignore[arg-type]
+            pairs = pentanomial([points_of(winner, first) + points_of(partner, second)] * number, pairs)
+    return Balance(counts[WHITE], counts[NONE], counts[BLACK], counts[first], pairs)
