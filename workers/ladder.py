@@ -122,9 +122,16 @@ def ladder_room(now=None) -> int:
 
 
 def fill_ladders() -> list[int]:
-    """Every game's ladder topped up, the room shared between the games."""
-    room = ladder_room()
-    if room == 0:
-        return []
-    per_game = math.ceil(room / len(GAME_IDS))
-    return [match_id for game_id in GAME_IDS for match_id in fill_ladder(game_id, per_game)]
+    """Every game's ladder topped up, the room shared between the games: each is offered an even share of
+    what is left, and what a game cannot use (too few bots to pair, its target reached) goes to the others,
+    so one game's ladder is kept full while the other games have nobody to pair."""
+    room, created, games = ladder_room(), [], list(GAME_IDS)
+    while room > 0 and games:
+        share = math.ceil(room / len(games))
+        for game_id in list(games):
+            made = fill_ladder(game_id, min(share, room))
+            created += made
+            room -= len(made)
+            if len(made) < share:  # it took what it could: the rest is the others'
+                games.remove(game_id)
+    return created

@@ -67,3 +67,26 @@ def test_check_deploy_passes_with_the_compose_environment():
                             cwd=ROOT, env=environment, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+def consumed_queues(command: list[str]) -> set[str]:
+    """The queues a compose service's Celery worker reads: its -Q, else every queue less its -X."""
+    from django.conf import settings
+
+    every = {queue.name for queue in settings.CELERY_TASK_QUEUES}
+    option = dict(zip(command, command[1:]))
+    if "-Q" in option:
+        return set(option["-Q"].split(","))
+    return every - set(option.get("-X", "").split(","))
+
+
+def test_housekeeping_and_webhooks_each_have_a_process_that_plays_no_matches():
+    """A worker that plays claims its next match itself and reads no message meanwhile (workers.playing), so with
+    every match worker busy the housekeeping queue (ladder, scavenger, refits, smoke tests) would wait: a process
+    that reads it and not the matches' queue must exist, as the quick start's control worker."""
+    workers = {name: consumed_queues(service["command"]) for name, service in services().items()
+               if isinstance(service.get("command"), list) and service["command"][:4] == ["celery", "-A", "config",
+                                                                                          "worker"]}
+    for queue in ("arena.control", "arena.hooks"):
+        assert any(queue in queues and "celery" not in queues for queues in workers.values()), (queue, workers)
+    assert any("celery" in queues for queues in workers.values())  # and somebody plays the matches

@@ -91,20 +91,21 @@ def test_the_ladder_queues_only_what_the_workers_can_start_soon(settings, player
     owners = [player, other_player, create_player(username="edsger", password="dijkstra-1930"),
               create_player(username="hopper", password="hopper-1906")]
     versions = [ready_version(make_bot(owners[number % 4], f"room{number}")) for number in range(16)]
-    # No worker seen yet: room for two queued matches (one per game, rounded up; only tafl9 has bots).
+    # No worker seen yet: room for two queued matches, both tafl9's: the other games have no bots to pair,
+    # so their shares go to the one game that has.
     created = fill_ladders()
-    assert len(created) == 1
+    assert len(created) == 2
     assert set(Match.objects.filter(pk__in=created).values_list("priority", flat=True)) == {Match.Priority.LADDER}
     # A tournament or a player's request waiting takes none of the room: the ladder has its own share of the
-    # workers, and fills its own room (2 less its 1 queued) however long the others' queue is.
+    # workers, and fills its own room (2 less its 2 queued) however long the others' queue is.
     create_match(versions[0], versions[1], rated=False)
-    assert len(fill_ladders()) == 1
     assert fill_ladders() == []
-    # Four workers seen lately: room for 4 * 2 - 2 queued = 6, two per game at most (rounded up).
+    # Four workers seen lately: room for 4 * 2 - 2 queued = 6, all tafl9's (its target of 8 open allows it).
     for number in range(4):
         note_worker(f"box:{number}", isolation_problem="", plays_rated=True)  # each asked for work just now
-    assert len(fill_ladders()) == 2
-    assert Match.objects.filter(status="queued", priority=Match.Priority.LADDER).count() == 4
+    assert len(fill_ladders()) == 6
+    assert Match.objects.filter(status="queued", priority=Match.Priority.LADDER).count() == 8
+    assert fill_ladders() == []  # the target reached: nothing more
 
 
 @pytest.mark.django_db
