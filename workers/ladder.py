@@ -6,7 +6,7 @@ import logging
 import math
 from collections import Counter
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Max, Q, Sum
 
 from engines import GAME_IDS
 from knobs import arena
@@ -124,8 +124,15 @@ def ladder_room(now=None) -> int:
 def fill_ladders() -> list[int]:
     """Every game's ladder topped up, the room shared between the games: each is offered an even share of
     what is left, and what a game cannot use (too few bots to pair, its target reached) goes to the others,
-    so one game's ladder is kept full while the other games have nobody to pair."""
-    room, created, games = ladder_room(), [], list(GAME_IDS)
+    so one game's ladder is kept full while the other games have nobody to pair. The game whose ladder was
+    topped up longest ago is offered its share first: with less room than games, the same games would
+    otherwise always be served."""
+    room, created = ladder_room(), []
+    if room <= 0:
+        return created
+    latest = dict(Match.objects.filter(tournament__isnull=True, rated=True).values_list("game")
+                  .annotate(latest=Max("created_at")).order_by())
+    games = sorted(GAME_IDS, key=lambda game_id: (game_id in latest, latest.get(game_id)))  # stable
     while room > 0 and games:
         share = math.ceil(room / len(games))
         for game_id in list(games):

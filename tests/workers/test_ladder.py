@@ -142,3 +142,22 @@ def test_fill_ladder_pairs_to_narrow_the_widest_interval(settings, player, other
     (match_id,) = fill_ladder("tafl9")
     match = Match.objects.get(pk=match_id)
     assert newer.pk in {match.version_a_id, match.version_b_id}
+
+
+@pytest.mark.django_db
+def test_with_less_room_than_games_the_ladders_are_served_in_turn(settings, player, other_player):
+    from tournaments.models import Match
+    from tournaments.services import cancel_match
+    from workers.ladder import fill_ladders
+
+    settings.ARENA = {**settings.ARENA, "LADDER_QUEUED_PER_WORKER": 1}  # no worker seen: room for one match
+    for game_id in ("tafl9", "fidchell-1", "shatra"):
+        for number, owner in enumerate([player, other_player]):
+            ready_version(make_bot(owner, f"{game_id}{number}", game=game_id))
+    served = []
+    for _ in range(6):  # each fill queues one match, which is gone (here cancelled) before the next fill
+        created = fill_ladders()
+        served += list(Match.objects.filter(pk__in=created).values_list("game", flat=True))
+        for match_id in created:
+            cancel_match(match_id)
+    assert Counter(served) == {"tafl9": 2, "fidchell-1": 2, "shatra": 2}  # in turn, not the first game each time
