@@ -490,6 +490,13 @@ def test_the_provisional_mark_follows_the_ranking_on_both_pages(league, settings
     assert 'data-rank-interval="1-1"' in ranked_part and 'data-p-first="1.000"' in ranked_part
     assert f'data-fitted="{provisional.elo:.1f}"' in provisional_part
     assert f'data-fitted="{provisional.elo:.1f}"' not in ranked_part
+    # The home page's card is the board's head: the ranked bot numbered by its rank with its fitted rating, the
+    # provisional ones apart and unnumbered (beta, rated higher on few games, is not "1.").
+    card = text(client_for().get("/")).split('aria-labelledby="top-tafl9"')[1].split("</section>")[0]
+    ranked_list, provisional_list = card.split('class="toplist provisional"')
+    assert f'<li value="1" data-bot="{alpha.bot_id}">' in ranked_list and f">{ranked.elo:.0f}<" in ranked_list
+    assert f'data-bot="{beta.bot_id}"' in provisional_list and f'data-bot="{beta.bot_id}"' not in ranked_list
+    assert f">{provisional.elo:.0f}<" in provisional_list
     assert client_for().get(f"/bots/{alpha.bot_id}/").context["provisional"] is False
     assert 'data-rank="1"' in text(client_for().get(f"/bots/{alpha.bot_id}/"))
     assert client_for().get(f"/bots/{beta.bot_id}/").context["provisional"] is True
