@@ -104,6 +104,26 @@ def test_openings_are_dealt_least_played_first_so_every_one_is_played(pair):
     assert sorted(per_opening.values()) == [2, 2, 2]
 
 
+def test_dealing_counts_what_it_deals_and_never_reads_the_games(pair):
+    """Dealing balances on each opening's counter, so its cost does not grow with the suite's history: counting the
+    games at each match start took 57 ms a match at 100,000 games on PostgreSQL and 2.5 s at 1,000,000."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    suite = create_suite("tafl9", name="counted", count=3, plies=4, seed=5)
+    first, second, third = suite.openings.order_by("number")
+    with CaptureQueriesContext(connection) as queries:
+        dealt = deal(create_match(*pair, games=6, opening_suite=suite).pk, suite.pk, 6)
+    assert not [q["sql"] for q in queries if "tournaments_game" in q["sql"]]
+    assert sorted(dealt) == sorted([first.position] * 2 + [second.position] * 2 + [third.position] * 2)
+    assert sorted(suite.openings.values_list("dealt", flat=True)) == [2, 2, 2]  # games, two a pair
+    # The next match takes the least dealt first: after a four-game match, the one left out.
+    taken = set(deal(create_match(*pair, games=4, opening_suite=suite).pk, suite.pk, 4))
+    left_out = ({first.position, second.position, third.position} - taken).pop()
+    assert deal(create_match(*pair, games=2, opening_suite=suite).pk, suite.pk, 2) == (left_out, left_out)
+    assert sorted(suite.openings.values_list("dealt", flat=True)) == [4, 4, 4]
+
+
 def test_retired_openings_are_not_dealt(pair):
     suite = create_suite("tafl9", name="some retired", count=3, plies=4, seed=5)
     first, second, third = suite.openings.order_by("number")

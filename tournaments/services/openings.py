@@ -4,10 +4,11 @@ to a match's colour-swapped pairs (docs/openings.md)."""
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import F
 
 from engines import GAME_IDS, get_game
 from engines.openings import MAX_COUNT, MAX_PLIES, make_openings
@@ -110,8 +111,9 @@ def ladder_suite(game: str) -> OpeningSuite | None:
 
 def deal(match_id: int, suite_id: int | None, games: int) -> tuple[str | None, ...]:
     """The start position of each game of a match (None: the game's initial one). Games 2k-1 and 2k share an
-    opening: the suite's active ones, least played first so that every opening is played about as often;
-    among equally played ones the match's id turns the order, so matches dealt at once take different ones.
+    opening: the suite's active ones, least dealt first (``Opening.dealt``, counted here) so that every opening is
+    played about as often; among equally dealt ones the match's id turns the order, so matches dealt at once take
+    different ones.
 
     A suite whose ruleset is no longer the referee's, or whose openings are all retired (since the match was
     queued), is skipped: the games start from the initial position rather than the match failing."""
@@ -120,14 +122,19 @@ def deal(match_id: int, suite_id: int | None, games: int) -> tuple[str | None, .
     suite = OpeningSuite.objects.filter(pk=suite_id).first()
     if suite is None or not is_current(suite):
         return ()
-    openings = list(Opening.objects.filter(suite_id=suite_id, retired_at__isnull=True)
-                    .annotate(played=Count("games")).order_by("number").values_list("position", "played"))
+    openings = list(Opening.objects.filter(suite_id=suite_id, retired_at__isnull=True).order_by("number")
+                    .values_list("pk", "position", "dealt"))
     if not openings:
         return ()
     pairs = (games + 1) // 2
-    turned = sorted(range(len(openings)), key=lambda i: (openings[i][1], (i - match_id * pairs) % len(openings)))
-    chosen = [openings[turned[pair % len(openings)]][0] for pair in range(pairs)]
-    return tuple(chosen[(number - 1) // 2] for number in range(1, games + 1))
+    turned = sorted(range(len(openings)), key=lambda i: (openings[i][2], (i - match_id * pairs) % len(openings)))
+    chosen = [openings[turned[pair % len(openings)]] for pair in range(pairs)]
+    dealt: Counter = Counter()
+    for pair, (opening_id, _, _) in enumerate(chosen):
+        dealt[opening_id] += min(2, games - 2 * pair)
+    for extra in set(dealt.values()):  # one UPDATE for a match of one pair, or of pairs all of distinct openings
+        Opening.objects.filter(pk__in=[pk for pk, n in dealt.items() if n == extra]).update(dealt=F("dealt") + extra)
+    return tuple(chosen[(number - 1) // 2][1] for number in range(1, games + 1))
 
 
 def openings_by_position(suite_id: int | None) -> dict[str, int]:
