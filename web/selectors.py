@@ -27,12 +27,11 @@ PAGE_SIZE = 50
 
 def top_bots(game_id: str, count: int = 5) -> dict:
     """The head of the game's board as its page shows it: the ranked bots by rank, then the provisional ones apart,
-    each with the rating the board orders it by (the fitted one, else the live Elo before any fit)."""
-    rows = list(ratings_selectors.leaderboard(game_id).values(
-        "bot_id", "bot__name", "elo", *(f"board_{name}" for name in ratings_selectors.BOARD_FIELDS))[:count])
+    each with the rating the board orders it by (the fitted one, else the live Elo)."""
+    rows = list(ratings_selectors.leaderboard(game_id)
+                .values("bot_id", "bot__name", "elo", rank=F("board_rank"), fitted=F("board_elo"))[:count])
     for row in rows:
-        fitted = ratings_selectors.board_fitted(row)
-        row["rank"], row["shown_elo"] = row["board_rank"], fitted.elo if fitted else row["elo"]
+        row["shown_elo"] = row["elo"] if row["fitted"] is None else row["fitted"]
     return {"ranked": [row for row in rows if row["rank"] is not None],
             "provisional": [row for row in rows if row["rank"] is None]}
 

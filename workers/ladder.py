@@ -6,7 +6,7 @@ import logging
 import math
 from collections import Counter
 
-from django.db.models import Count, Max, Q, Sum
+from django.db.models import Count, Q, Sum
 
 from engines import GAME_IDS
 from knobs import arena
@@ -23,6 +23,7 @@ from . import conf
 log = logging.getLogger("workers.ladder")
 
 OPEN = (Match.Status.QUEUED, Match.Status.RUNNING)
+LADDER = Q(tournament__isnull=True, rated=True)  # a ladder match: rated, and of no tournament
 
 
 def ladder_pool(game_id: str) -> list[Entrant]:
@@ -39,7 +40,7 @@ def ladder_pool(game_id: str) -> list[Entrant]:
     start = arena.ELO_START
     ratings = {r.bot_id: r for r in Rating.objects.filter(game=game_id, bot_id__in=list(newest))}
     ids = [v.pk for v in newest.values()]
-    ladder = Q(tournament__isnull=True, rated=True) & ~Q(status__in=[Match.Status.CANCELLED, Match.Status.FAILED])
+    ladder = LADDER & ~Q(status__in=[Match.Status.CANCELLED, Match.Status.FAILED])
     as_a = dict(Match.objects.filter(ladder, version_a_id__in=ids).values_list("version_a_id")
                 .annotate(n=Count("pk")))
     as_b = dict(Match.objects.filter(ladder, version_b_id__in=ids).values_list("version_b_id")
@@ -80,7 +81,7 @@ def fill_ladder(game_id: str, room: int | None = None) -> list[int]:
     """Queue ranked matches for ``game_id`` until it has ``conf.ladder_target_queued()`` open, and at most
     ``room`` more; their ids."""
     target = conf.ladder_target_queued()
-    open_matches = list(Match.objects.filter(game=game_id, tournament__isnull=True, rated=True, status__in=OPEN)
+    open_matches = list(Match.objects.filter(LADDER, game=game_id, status__in=OPEN)
                         .values_list("version_a_id", "version_b_id", "version_a__bot__owner_id",
                                      "version_b__bot__owner_id"))
     wanted = min(target - len(open_matches), target if room is None else room)
@@ -124,15 +125,16 @@ def ladder_room(now=None) -> int:
 def fill_ladders() -> list[int]:
     """Every game's ladder topped up, the room shared between the games: each is offered an even share of
     what is left, and what a game cannot use (too few bots to pair, its target reached) goes to the others,
-    so one game's ladder is kept full while the other games have nobody to pair. The game whose ladder was
-    topped up longest ago is offered its share first: with less room than games, the same games would
+    so one game's ladder is kept full while the other games have nobody to pair. The games take turns, from
+    the one after the game of the newest ladder match: with less room than games, the same games would
     otherwise always be served."""
     room, created = ladder_room(), []
     if room <= 0:
         return created
-    latest = dict(Match.objects.filter(tournament__isnull=True, rated=True).values_list("game")
-                  .annotate(latest=Max("created_at")).order_by())
-    games = sorted(GAME_IDS, key=lambda game_id: (game_id in latest, latest.get(game_id)))  # stable
+    # The newest ladder match by the primary key's index: a read that does not grow with the match history.
+    last = Match.objects.filter(LADDER).order_by("-pk").values_list("game", flat=True).first()
+    turn = GAME_IDS.index(last) + 1 if last in GAME_IDS else 0
+    games = list(GAME_IDS[turn:] + GAME_IDS[:turn])
     while room > 0 and games:
         share = math.ceil(room / len(games))
         for game_id in list(games):
@@ -141,4 +143,6 @@ def fill_ladders() -> list[int]:
             room -= len(made)
             if len(made) < share:  # it took what it could: the rest is the others'
                 games.remove(game_id)
+            if room <= 0:
+                break
     return created

@@ -129,12 +129,10 @@ def deal(match_id: int, suite_id: int | None, games: int) -> tuple[str | None, .
     pairs = (games + 1) // 2
     turned = sorted(range(len(openings)), key=lambda i: (openings[i][2], (i - match_id * pairs) % len(openings)))
     chosen = [openings[turned[pair % len(openings)]] for pair in range(pairs)]
-    dealt: Counter = Counter()
-    for pair, (opening_id, _, _) in enumerate(chosen):
-        dealt[opening_id] += min(2, games - 2 * pair)
-    for extra in set(dealt.values()):  # one UPDATE for a match of one pair, or of pairs all of distinct openings
-        Opening.objects.filter(pk__in=[pk for pk, n in dealt.items() if n == extra]).update(dealt=F("dealt") + extra)
-    return tuple(chosen[(number - 1) // 2][1] for number in range(1, games + 1))
+    starts = [chosen[(number - 1) // 2] for number in range(1, games + 1)]
+    for opening_id, count in Counter(opening_id for opening_id, _, _ in starts).items():  # one a pair's opening
+        Opening.objects.filter(pk=opening_id).update(dealt=F("dealt") + count)
+    return tuple(position for _, position, _ in starts)
 
 
 def openings_by_position(suite_id: int | None) -> dict[str, int]:
