@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from redis.exceptions import RedisError
 
 from knobs import arena
@@ -35,11 +35,12 @@ def _via_files() -> bool:
     return settings.CACHES["default"]["BACKEND"] in PER_PROCESS
 
 
-def publish(match_id: int, number: int, record: dict) -> None:
+def publish(match_id: int, number: int, record: dict, store=None) -> None:
     """The game ``number`` of the match so far, record-shaped (``initial``, ``actions``, ``times``; ``winner``
     and ``reason`` once it is over). Only the referee's fields: never what the bots wrote (stderr, log).
     Each game keeps its own entry, so a watcher of game 1 still sees how it ended while game 2 is played.
-    Never raises: whatever goes wrong is logged, and the match goes on unwatched."""
+    Never raises: whatever goes wrong is logged, and the match goes on unwatched. ``store``: the cache to write to
+    (this thread's by default)."""
     shown = {key: record[key] for key in SHOWN if key in record}
     starting = not shown.get("actions")
     try:
@@ -49,8 +50,8 @@ def publish(match_id: int, number: int, record: dict) -> None:
                 _write(_key(match_id), number)
                 _prune()
         else:
-            cache.set_many({f"live:{_key(match_id)}": number, f"live:{_key(match_id, number)}": shown},
-                           KEEP_SECONDS)
+            (store or cache).set_many({f"live:{_key(match_id)}": number, f"live:{_key(match_id, number)}": shown},
+                                      KEEP_SECONDS)
     except Exception as error:  # noqa: BLE001 — a watcher's channel must never fail the match it watches
         log.warning("live match %s: game %s not published (%s)", match_id, number, error)
 
@@ -72,6 +73,10 @@ class Game:
     def __init__(self, match_id: int, number: int, start: dict):
         self.match_id, self.number, self.start = match_id, number, start
         self._latest: tuple[list, list] | None = None
+        # Django keeps a cache object per thread, and the Redis one its own connections: the plies' thread, new for
+        # each game, would connect to Redis anew each game (4-5 ms a game of instant bots). It writes through the
+        # game loop's thread's cache instead, whose connections last (redis-py's pool is thread-safe).
+        self._cache = caches["default"]
         self._wake, self._stopped = threading.Event(), threading.Event()
         self._thread = threading.Thread(target=self._publish_plies, name=f"live-m{match_id}-g{number}", daemon=True)
 
@@ -106,7 +111,7 @@ class Game:
             self._wake.clear()
             actions, times = self._latest
             publish(self.match_id, self.number, {**self.start, "actions": actions, "times": times,
-                                                 "plies": len(actions)})
+                                                 "plies": len(actions)}, self._cache)
             self._stopped.wait(PLY_SECONDS)  # the plies played meanwhile go together in the next write
 
 

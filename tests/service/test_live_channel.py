@@ -74,6 +74,41 @@ def test_with_cache_url_the_shared_redis_carries_it(settings):
         cache.delete_many([f"live:m{match_id}", f"live:m{match_id}-g1"])
 
 
+def test_each_games_plies_go_through_the_connections_the_worker_keeps(settings, monkeypatch):
+    """Django keeps a cache object, hence a Redis connection pool, per thread: the plies' thread, new for each
+    game, once connected to Redis anew for every game (a connection a game, 4-5 ms with instant bots)."""
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS, socket_connect_timeout=2).ping()
+    except redis.RedisError as error:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(f"no Redis at {REDIS}: {error}")
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS,
+                                   "KEY_PREFIX": "arena"}}
+    sockets = []
+    connect = redis.connection.Connection._connect
+    monkeypatch.setattr(redis.connection.Connection, "_connect",
+                        lambda self: sockets.append(connect(self)) or sockets[-1])
+    match_id = random.randrange(10**9, 2 * 10**9)
+    try:
+        for number in range(1, 6):
+            with live.Game(match_id, number, {"game": "tafl9", "initial": "start", "white": "n", "black": "s"}) as game:
+                game.ply(["E3-H3"], [5])
+                deadline = time.monotonic() + 10
+                while (live.game(match_id, number) or {}).get("plies") != 1:  # the plies' thread wrote it
+                    assert time.monotonic() < deadline, "the ply was never published"
+                    time.sleep(0.01)
+                game.over(so_far(2))
+            assert live.game(match_id, number)["plies"] == 2
+        assert len(sockets) <= 2, f"{len(sockets)} connections to Redis for five games"  # the pool's, kept
+    finally:
+        from django.core.cache import cache
+
+        cache.delete_many([f"live:m{match_id}", *(f"live:m{match_id}-g{number}" for number in range(1, 6))])
+
+
 def test_publishing_never_fails_the_match(settings, tmp_path, caplog):
     blocked = tmp_path / "not-a-directory"
     blocked.write_text("")
