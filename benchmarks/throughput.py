@@ -13,7 +13,9 @@ Starts a private cluster on loopback (its own redis-server, its own PostgreSQL d
     the embedded stack (the filesystem broker + SQLite, the quick start's).
   * side by side, in one run on the same bots and seeds: games per minute of the bare runner (the harness plays
     the queued matches' games through ``runner.match.play_game``, nothing stored) and of one real worker playing
-    those very matches end to end, with instant trusted bots and with the same bots sandboxed.
+    those very matches end to end, with instant trusted bots and with the same bots sandboxed;
+  * where a worker's time goes: milliseconds a match in each step of its path (claim, plan, the runner, live
+    publishing on the game loop, the report, the reactions after its commit, the rest).
 Throughput is measured from the first claim to the last finish, so worker start-up is not counted.
 """
 
@@ -79,6 +81,26 @@ def side_by_side(trusted: bool, matches: int) -> tuple[float, float, int]:
     return bare["games"] / bare["seconds"] * 60, end_to_end, games
 
 
+def breakdown(matches: int) -> dict:
+    """Where one worker's time goes, per match: ``matches`` new matches of instant trusted bots played as a worker
+    plays them (``play_next`` in a loop, in the harness's process), each step of the path timed."""
+    cluster = deployed(Cluster(ARENA_SANDBOX_TRUSTED="1")).start()
+    try:
+        cluster.harness("seed", "--matches", str(matches))
+        return cluster.harness("in-process", "--breakdown", timeout=1800)
+    finally:
+        cluster.stop()
+
+
+def print_breakdown(result: dict) -> None:
+    steps = result["ms_per_match"]
+    total = sum(steps.values())
+    print(f"where one worker's time goes, instant trusted bots, {result['games']} games in-process "
+          f"({result['games'] / result['seconds'] * 60:.0f} games a minute): ms a match")
+    for step, ms in sorted(steps.items(), key=lambda item: -item[1]):
+        print(f"    {step:34s} {ms:6.2f}  {ms / total:4.0%}")
+
+
 KINDS = ("challenge", "tournament", "sprt", "ladder")
 
 
@@ -132,6 +154,7 @@ def main() -> int:
         bots = "instant trusted bots" if trusted else "instant sandboxed bots"
         print(f"games per minute, {bots:22s}: bare runner {bare:7.1f}, one worker end to end {end_to_end:7.1f} "
               f"= {end_to_end / bare:4.0%}  ({games} games, Redis + PostgreSQL)")
+    print_breakdown(breakdown(args.matches))
     print(f"load average: {load()}")
     if args.side_by_side_only:
         return 0

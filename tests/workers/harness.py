@@ -3,7 +3,7 @@
     python tests/workers/harness.py seed --matches 200 [--delay 0.05] [--tc move:2000]
     python tests/workers/harness.py status | snapshot | replay
     python tests/workers/harness.py trickle --matches 40 [--interval 0.5] | timings <first_match_id>
-    python tests/workers/harness.py bare <first_match_id> --matches N | in-process [--profile FILE]   (side by side)
+    python tests/workers/harness.py bare <first_match_id> --matches N | in-process [--profile FILE] [--breakdown]
     python tests/workers/harness.py send <match_id> [--times 2]
     python tests/workers/harness.py forge
     python tests/workers/harness.py stale-report
@@ -290,7 +290,8 @@ def bare(args) -> dict:
 
 def in_process(args) -> dict:
     """Play every queued match as one worker does (``play_next``), in this process, without a broker; with
-    ``--profile FILE`` under cProfile (the stats written there)."""
+    ``--profile FILE`` under cProfile (the stats written there); with ``--breakdown``, the milliseconds a match
+    spends in each step of the worker's path (``Steps``)."""
     import cProfile
     import time
 
@@ -298,6 +299,7 @@ def in_process(args) -> dict:
 
     before = Game.objects.count()
     profile = cProfile.Profile() if args.profile else None
+    steps = Steps() if args.breakdown else None
     started = time.monotonic()
     if profile:
         profile.enable()
@@ -306,7 +308,60 @@ def in_process(args) -> dict:
     if profile:
         profile.disable()
         profile.dump_stats(args.profile)
-    return {"games": Game.objects.count() - before, "seconds": time.monotonic() - started}
+    seconds = time.monotonic() - started
+    result = {"games": Game.objects.count() - before, "seconds": seconds}
+    if steps:
+        steps.undo()
+        matches = max(1, steps.calls["games: the runner"] // 2)
+        shown = {step: 1000 * spent / matches for step, spent in steps.spent.items()}
+        result["ms_per_match"] = {**shown, "the rest": 1000 * seconds / matches - sum(shown.values())}
+    return result
+
+
+class Steps:
+    """Exclusive wall time per step of a worker's path, on its main thread (a step's time excludes the steps it
+    calls: the reactions are not counted twice, inside the report's commit). The live plies published from the
+    live thread are left out: they run beside the game."""
+
+    def __init__(self):
+        import threading
+        import time
+        from collections import Counter
+
+        from play import live
+        from runner import match as runner_match
+        from tournaments import events
+        from tournaments.services import matches, uploads
+
+        self.spent, self.calls, self._stack, self._undo = Counter(), Counter(), [], []
+        for step, module, name in [
+                ("claim", uploads, "claim_smoke_test"), ("claim", matches, "claim_next_match"),
+                ("plan", matches, "begin"), ("games: the runner", runner_match, "play_game"),
+                ("live: start and end of each game", live, "publish"), ("report", matches, "finish_match"),
+                ("reactions after commit", events, "deliver")]:
+            original = getattr(module, name)
+
+            def timed(*args, _step=step, _original=original, **kwargs):
+                if threading.current_thread() is not threading.main_thread():
+                    return _original(*args, **kwargs)
+                self._stack.append(0.0)  # the time of the steps this one calls
+                began = time.perf_counter()
+                try:
+                    return _original(*args, **kwargs)
+                finally:
+                    took = time.perf_counter() - began
+                    inner = self._stack.pop()
+                    self.spent[_step] += took - inner
+                    self.calls[_step] += 1
+                    if self._stack:
+                        self._stack[-1] += took
+
+            setattr(module, name, timed)
+            self._undo.append((module, name, original))
+
+    def undo(self) -> None:
+        for module, name, original in self._undo:
+            setattr(module, name, original)
 
 
 def timings(args) -> dict:
@@ -584,6 +639,7 @@ def main() -> None:
     parser.add_argument("--ids", type=json.loads, default=None, help="JSON from burst (for waits)")
     parser.add_argument("--hold", type=float, default=3.0)
     parser.add_argument("--profile", default="", help="in-process: write cProfile stats to this file")
+    parser.add_argument("--breakdown", action="store_true", help="in-process: milliseconds a match per step")
     parser.add_argument("--since", type=float, default=0.0)
     parser.add_argument("--kinds", default="challenge", help="wakeups: challenge,tournament,sprt,ladder")
     parser.add_argument("--api", action="store_true", help="wakeups: challenges through POST /api/matches/")
