@@ -1,7 +1,7 @@
 """End-to-end throughput of the match workers, and queued → running latency, on Redis and the embedded broker.
 
-    python benchmarks/throughput.py [--matches 60] [--latency-matches 40] [--wakeup-rounds 20] [--wakeups-only]
-                                    [--side-by-side-only]
+    python benchmarks/throughput.py [--matches 60] [--rounds 3] [--latency-matches 40] [--wakeup-rounds 20]
+                                    [--wakeups-only] [--side-by-side-only]
 
 Starts a private cluster on loopback (its own redis-server, its own PostgreSQL database on
 127.0.0.1:5432, real Celery workers and beat; tests/workers/cluster.py), plays instant trusted bots
@@ -69,16 +69,21 @@ def run_phase(cluster: Cluster, workers: list[str], matches: int, seed: int,
     return result
 
 
-def side_by_side(trusted: bool, matches: int) -> tuple[float, float, int]:
-    """(bare runner games a minute, one worker's end to end, games) on the same seeded matches."""
+def side_by_side(trusted: bool, matches: int, rounds: int) -> list[tuple[float, float, int]]:
+    """Per round, (bare runner games a minute, one worker's end to end, games) on the same seeded matches: the
+    bare runner, then the worker, on each round's new matches (rounds take turns, so that a slower moment of the
+    machine falls on both)."""
     cluster = deployed(Cluster(ARENA_SANDBOX_TRUSTED="1" if trusted else "0")).start()
+    figures = []
     try:
-        ids = cluster.harness("seed", "--matches", str(matches))["matches"]
-        bare = cluster.harness("bare", str(ids[0]), "--matches", str(matches), timeout=1800)
-        end_to_end, games = run_phase(cluster, ["s1"], 0, seed=0, ids=ids)
+        for _ in range(rounds):
+            ids = cluster.harness("seed", "--matches", str(matches))["matches"]
+            bare = cluster.harness("bare", str(ids[0]), "--matches", str(matches), timeout=1800)
+            end_to_end, games = run_phase(cluster, ["s1"], 0, seed=0, ids=ids)
+            figures.append((bare["games"] / bare["seconds"] * 60, end_to_end, games))
     finally:
         cluster.stop()
-    return bare["games"] / bare["seconds"] * 60, end_to_end, games
+    return figures
 
 
 def breakdown(matches: int) -> dict:
@@ -135,6 +140,7 @@ def load() -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=60, help="matches per throughput phase")
+    parser.add_argument("--rounds", type=int, default=3, help="side-by-side rounds (bare runner, then worker)")
     parser.add_argument("--latency-matches", type=int, default=40)
     parser.add_argument("--wakeup-rounds", type=int, default=20, help="matches of each kind per broker")
     parser.add_argument("--wakeups-only", action="store_true", help="only the per-kind latencies")
@@ -143,17 +149,20 @@ def main() -> int:
                         help="the smallest run (4 matches a phase, 3 for the latency, 2 wake-up rounds): that it runs")
     args = parser.parse_args()
     if args.quick:
-        args.matches, args.latency_matches, args.wakeup_rounds = 4, 3, 2
+        args.matches, args.latency_matches, args.wakeup_rounds, args.rounds = 4, 3, 2, 1
     missing = services_missing()
     if missing:
         print(f"cannot run: {missing}", file=sys.stderr)
         return 2
     print(f"{os.cpu_count()} cores; load average at the start: {load()}")
     for trusted in (True, False):
-        bare, end_to_end, games = side_by_side(trusted, args.matches)
+        figures = side_by_side(trusted, args.matches, args.rounds)
         bots = "instant trusted bots" if trusted else "instant sandboxed bots"
-        print(f"games per minute, {bots:22s}: bare runner {bare:7.1f}, one worker end to end {end_to_end:7.1f} "
-              f"= {end_to_end / bare:4.0%}  ({games} games, Redis + PostgreSQL)")
+        for bare, end_to_end, games in figures:
+            print(f"games per minute, {bots:22s}: bare runner {bare:7.1f}, one worker end to end {end_to_end:7.1f} "
+                  f"= {end_to_end / bare:4.0%}  ({games} games, Redis + PostgreSQL)")
+        ratio = statistics.median(end_to_end / bare for bare, end_to_end, _ in figures)
+        print(f"    one worker / bare runner, {bots}: median of {len(figures)} rounds {ratio:4.0%}")
     print_breakdown(breakdown(args.matches))
     print(f"load average: {load()}")
     if args.side_by_side_only:

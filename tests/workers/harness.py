@@ -289,7 +289,7 @@ def bare(args) -> dict:
 
 
 def in_process(args) -> dict:
-    """Play every queued match as one worker does (``play_next``), in this process, without a broker; with
+    """Play every queued match as one worker does (``play_while_work``), in this process, without a broker; with
     ``--profile FILE`` under cProfile (the stats written there); with ``--breakdown``, the milliseconds a match
     spends in each step of the worker's path (``Steps``)."""
     import cProfile
@@ -303,7 +303,7 @@ def in_process(args) -> dict:
     started = time.monotonic()
     if profile:
         profile.enable()
-    while playing.play_next("in-process:1") != playing.NOTHING:
+    while playing.play_while_work("in-process:1", 3600) != playing.NOTHING:  # as a worker's wake-up does
         pass
     if profile:
         profile.disable()
