@@ -108,11 +108,11 @@ def test_a_finished_match_reaches_both_owners_signed(rivals, receiver, eager, dj
     assert set(Delivery.objects.values_list("status", "attempts", "response_code")) == {("delivered", 1, 200)}
 
 
-def test_the_match_workers_report_finds_no_endpoint_and_the_hooks_task_delivers(rivals, receiver,
-                                                                               django_capture_on_commit_callbacks):
+def test_the_match_workers_report_looks_once_for_an_endpoint_and_the_hooks_task_delivers(
+        rivals, receiver, django_capture_on_commit_callbacks):
     """Issue 19, item 8: after a report, the match worker writes the owners' notices (one INSERT, so the feed has
-    them whatever becomes of the message) and sends one message to arena.hooks; the endpoints and deliveries are
-    that queue's task's, which brings the notice to the endpoint's delivery log."""
+    them whatever becomes of the message), looks whether an owner has an endpoint, and sends one message to
+    arena.hooks; the deliveries are that queue's task's, which brings the notice to the endpoint's delivery log."""
     ann, bob = rivals("ann", "bob")
     hook = services.create_endpoint(ann.bot.owner, receiver.url)
     published = []
@@ -129,7 +129,9 @@ def test_the_match_workers_report_finds_no_endpoint_and_the_hooks_task_delivers(
     finally:
         before_task_publish.disconnect(seen)
     statements = [query["sql"] for query in worker.captured_queries]
-    assert not [sql for sql in statements if "hooks_endpoint" in sql or "hooks_delivery" in sql]
+    assert not [sql for sql in statements if "hooks_delivery" in sql]
+    (look,) = [sql for sql in statements if "hooks_endpoint" in sql]  # whether any owner has one: no more
+    assert look.startswith("SELECT 1 AS") and "LIMIT 1" in look
     assert len([sql for sql in statements if sql.startswith('INSERT INTO "hooks_notice"')]) == 1
     notices = list(Notice.objects.filter(event="match.finished").order_by("owner_id"))
     assert [notice.owner_id for notice in notices] == sorted([ann.bot.owner_id, bob.bot.owner_id])
@@ -149,6 +151,35 @@ def test_the_match_workers_report_finds_no_endpoint_and_the_hooks_task_delivers(
     assert headers["X-Arena-Event"] == "match.finished" and json.loads(body)["data"]["match"]["id"] == match.pk
     log = client_of(ann.bot.owner).get(f"/api/webhooks/{hook.pk}/deliveries/").json()["results"]
     assert [(row["event"], row["status"]) for row in log] == [("match.finished", "delivered")]
+
+
+def tasks_sent_by_a_report(ann, bob, capture) -> list[str]:
+    """The names of the tasks a match between ``ann`` and ``bob`` sends once reported (its reactions)."""
+    published = []
+
+    def seen(sender=None, **_):
+        published.append(sender)
+
+    match = create_match(ann, bob, rated=True, games=2)
+    token = claim_match(match.pk, "worker-1")
+    before_task_publish.connect(seen, weak=False)
+    try:
+        with capture(execute=True):
+            assert finish_match(match.pk, token, [record("white"), record("black")])
+    finally:
+        before_task_publish.disconnect(seen)
+    return published
+
+
+def test_owners_without_an_endpoint_get_their_notices_and_no_message_is_sent(rivals,
+                                                                          django_capture_on_commit_callbacks):
+    """Most owners have no webhook: their feed has the notice, and the hooks queue gets no task for nobody."""
+    ann, bob = rivals("ann", "bob")
+    assert "hooks.fan_out" not in tasks_sent_by_a_report(ann, bob, django_capture_on_commit_callbacks)
+    assert sorted(Notice.objects.filter(event="match.finished").values_list("owner_id", flat=True)) == sorted(
+        [ann.bot.owner_id, bob.bot.owner_id])
+    services.create_endpoint(bob.bot.owner, "http://127.0.0.1:9/arena-hook")  # one of the two has one now
+    assert tasks_sent_by_a_report(ann, bob, django_capture_on_commit_callbacks).count("hooks.fan_out") == 1
 
 
 @pytest.mark.parametrize("message", [((), {}), ((7,), {}), (([1, True],), {}), ((["1"],), {}), (([1], 2), {}),
