@@ -52,7 +52,10 @@ def test_without_cache_url_another_process_reads_what_one_publishes(settings, tm
     assert live.current(41) == 2 and live.game(41, 1)["actions"] == so_far(3)["actions"]  # game 1 still readable
 
 
-def test_with_cache_url_the_shared_redis_carries_it(settings):
+@pytest.fixture
+def redis_cache(settings):
+    """The machine's Redis as the cache, as config/settings.py makes it from CACHE_URL (skipped without one, on a
+    laptop only)."""
     import redis
 
     try:
@@ -62,7 +65,10 @@ def test_with_cache_url_the_shared_redis_carries_it(settings):
             raise
         pytest.skip(f"no Redis at {REDIS}: {error}")
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS,
-                                   "KEY_PREFIX": "arena"}}  # as config/settings.py makes it from CACHE_URL
+                                   "KEY_PREFIX": "arena"}}
+
+
+def test_with_cache_url_the_shared_redis_carries_it(settings, redis_cache):
     match_id = random.randrange(10**9, 2 * 10**9)  # the machine's Redis is shared: keys of our own, removed after
     try:
         other_process(f"live.publish({match_id}, 1, {so_far(2)!r})", CACHE_URL=REDIS)
@@ -74,19 +80,11 @@ def test_with_cache_url_the_shared_redis_carries_it(settings):
         cache.delete_many([f"live:m{match_id}", f"live:m{match_id}-g1"])
 
 
-def test_each_games_plies_go_through_the_connections_the_worker_keeps(settings, monkeypatch):
+def test_each_games_plies_go_through_the_connections_the_worker_keeps(redis_cache, monkeypatch):
     """Django keeps a cache object, hence a Redis connection pool, per thread: the plies' thread, new for each
-    game, once connected to Redis anew for every game (a connection a game, 4-5 ms with instant bots)."""
+    game, once connected to Redis anew for every game."""
     import redis
 
-    try:
-        redis.Redis.from_url(REDIS, socket_connect_timeout=2).ping()
-    except redis.RedisError as error:
-        if os.environ.get("CI"):
-            raise
-        pytest.skip(f"no Redis at {REDIS}: {error}")
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS,
-                                   "KEY_PREFIX": "arena"}}
     sockets = []
     connect = redis.connection.Connection._connect
     monkeypatch.setattr(redis.connection.Connection, "_connect",
