@@ -74,8 +74,8 @@ class Game:
         self.match_id, self.number, self.start = match_id, number, start
         self._latest: tuple[list, list] | None = None
         # Django keeps a cache object per thread, and the Redis one its own connections: the plies' thread, new for
-        # each game, would connect to Redis anew each game (4-5 ms a game of instant bots). It writes through the
-        # game loop's thread's cache instead, whose connections last (redis-py's pool is thread-safe).
+        # each game, would open a Redis connection each game. It writes through the game loop's thread's cache
+        # instead, whose connections last (redis-py's pool is thread-safe).
         self._cache = caches["default"]
         self._wake, self._stopped = threading.Event(), threading.Event()
         self._thread = threading.Thread(target=self._publish_plies, name=f"live-m{match_id}-g{number}", daemon=True)
