@@ -34,8 +34,8 @@ def test_the_runner_publishes_the_plies_as_they_come_and_never_the_bots_text(pla
     seen = []
     publish = live.publish
 
-    def spy(match_id, number, record):  # what watchers could have read after each ply
-        publish(match_id, number, {**record, "stderr": {"white": "SECRET"}, "log": ["SECRET"]})
+    def spy(match_id, number, record, *store):  # what watchers could have read after each ply
+        publish(match_id, number, {**record, "stderr": {"white": "SECRET"}, "log": ["SECRET"]}, *store)
         seen.append(list(live.game(match_id, number)["actions"]))
 
     monkeypatch.setattr(live, "publish", spy)
