@@ -35,12 +35,12 @@ def _via_files() -> bool:
     return settings.CACHES["default"]["BACKEND"] in PER_PROCESS
 
 
-def publish(match_id: int, number: int, record: dict, store=None) -> None:
+def publish(match_id: int, number: int, record: dict, store=cache) -> None:
     """The game ``number`` of the match so far, record-shaped (``initial``, ``actions``, ``times``; ``winner``
     and ``reason`` once it is over). Only the referee's fields: never what the bots wrote (stderr, log).
     Each game keeps its own entry, so a watcher of game 1 still sees how it ended while game 2 is played.
     Never raises: whatever goes wrong is logged, and the match goes on unwatched. ``store``: the cache to write to
-    (this thread's by default)."""
+    (by default the calling thread's)."""
     shown = {key: record[key] for key in SHOWN if key in record}
     starting = not shown.get("actions")
     try:
@@ -50,8 +50,7 @@ def publish(match_id: int, number: int, record: dict, store=None) -> None:
                 _write(_key(match_id), number)
                 _prune()
         else:
-            (store or cache).set_many({f"live:{_key(match_id)}": number, f"live:{_key(match_id, number)}": shown},
-                                      KEEP_SECONDS)
+            store.set_many({f"live:{_key(match_id)}": number, f"live:{_key(match_id, number)}": shown}, KEEP_SECONDS)
     except Exception as error:  # noqa: BLE001 — a watcher's channel must never fail the match it watches
         log.warning("live match %s: game %s not published (%s)", match_id, number, error)
 
