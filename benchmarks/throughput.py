@@ -88,7 +88,7 @@ def side_by_side(trusted: bool, matches: int, rounds: int) -> list[tuple[float, 
 
 def breakdown(matches: int) -> dict:
     """Where one worker's time goes, per match: ``matches`` new matches of instant trusted bots played as a worker
-    plays them (``play_next`` in a loop, in the harness's process), each step of the path timed."""
+    plays them (``play_while_work``, in the harness's process), each step of the path timed."""
     cluster = deployed(Cluster(ARENA_SANDBOX_TRUSTED="1")).start()
     try:
         cluster.harness("seed", "--matches", str(matches))

@@ -342,7 +342,8 @@ class Cluster:
         query = "SELECT count(*) FROM tournaments_match WHERE status IN ('queued', 'running')"
         if not self.embedded:
             return self.sql(query)[0][0]
-        with closing(sqlite3.connect(self.dir / "var" / "arena.sqlite3", timeout=30)) as db:
+        database = Path(self.env["ARENA_VAR_DIR"]) / "arena.sqlite3"  # config/settings.py's default under it
+        with closing(sqlite3.connect(database, timeout=30)) as db:
             return db.execute(query).fetchone()[0]
 
     def wait_until_done(self, timeout: float, poll: float = 1.0, on_poll=None) -> dict:
