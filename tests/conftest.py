@@ -18,6 +18,17 @@ def _fast_password_hashes(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_fair_share():
+    """The claim's settled sums are kept for a few seconds in the (per-process) cache: never from another test's
+    database."""
+    from django.core.cache import cache
+
+    from tournaments.services.worker_time import SETTLED_KEY
+
+    cache.delete(SETTLED_KEY)
+
+
 @pytest.fixture
 def player(db):
     from tournaments.services import create_player

@@ -35,6 +35,7 @@ SCRIPTS = {
     "api_latency": ({"postgres"}, ["--database", "{database}"]),
     "board": (set(), []),
     "bots": (set(), []),
+    "claim_cost": ({"cluster"}, []),
     "disk": (set(), []),
     "fairness": ({"cluster"}, []),
     "fresh_ratings": ({"cluster"}, []),

@@ -13,6 +13,7 @@
     python tests/workers/harness.py scavenge-locked [--hold 3]
     python tests/workers/harness.py late-report        (reports once told to on stdin)
     python tests/workers/harness.py contend | light | shares --since EPOCH --ids JSON   (benchmarks/fairness.py)
+    python tests/workers/harness.py window --matches N [--times 30]   (benchmarks/claim_cost.py)
     python tests/workers/harness.py wakeups --kinds challenge,tournament,sprt,ladder --matches 20 [--api]
 
 Each command prints one JSON object on its last line of stdout.
@@ -363,6 +364,55 @@ class Steps:
             setattr(module, name, original)
 
 
+def window(args) -> dict:
+    """Fill the fair-share window with ``--matches`` ended matches more (spread over its settled part, charged to
+    the seeded owners in turn), then time ``claim_accounts`` ``--times`` times each way: as the workers run it (the
+    settled part's sum kept for a few seconds) and with that sum taken at every claim (as before it was kept)."""
+    import statistics
+    import time
+    from datetime import timedelta
+
+    from django.core.cache import cache
+    from django.db import connection
+    from django.utils import timezone
+
+    from tournaments.services import worker_time
+
+    model = Match.objects.order_by("pk").first()
+    owners = sorted({m.charged_to_id for m in Match.objects.filter(status="queued")})
+    now, span = timezone.now(), arena_window() - worker_time.SETTLING_SECONDS - 60
+    ended = []
+    for i in range(args.matches):
+        started = now - timedelta(seconds=worker_time.SETTLING_SECONDS + 30 + span * i / max(1, args.matches))
+        ended.append(Match(game=model.game, version_a_id=model.version_a_id, version_b_id=model.version_b_id,
+                           time_control=model.time_control, games_per_match=2, status="finished", rated=False,
+                           charged_to_id=owners[i % len(owners)], started_at=started,
+                           finished_at=started + timedelta(seconds=0.05)))
+    Match.objects.bulk_create(ended, batch_size=5000)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE tournaments_match")
+
+    def median_ms(fresh_sum: bool) -> float:
+        spent = []
+        for _ in range(args.times):
+            if fresh_sum:
+                cache.delete(worker_time.SETTLED_KEY)
+            began = time.perf_counter()
+            worker_time.claim_accounts()
+            spent.append(1000 * (time.perf_counter() - began))
+        return statistics.median(spent)
+
+    worker_time.claim_accounts()  # the first sum, kept
+    kept = median_ms(False)
+    return {"ended": Match.objects.filter(status="finished").count(), "kept": kept, "every_claim": median_ms(True)}
+
+
+def arena_window() -> int:
+    from knobs import arena
+
+    return arena.FAIR_SHARE_WINDOW_SECONDS
+
+
 def timings(args) -> dict:
     """Epoch seconds (created, started, finished) of matches with id >= ``match_id``."""
     rows = Match.objects.filter(pk__gte=args.match_id or 0, status="finished").order_by("pk").values_list(
@@ -613,7 +663,7 @@ def wakeups(args) -> dict:
 
 
 COMMANDS = {"wakeups": wakeups, "burst": burst, "waits": waits, "contend": contend, "light": light, "shares": shares,
-            "trickle": trickle, "timings": timings, "bare": bare, "in-process": in_process,
+            "trickle": trickle, "timings": timings, "window": window, "bare": bare, "in-process": in_process,
             "seed": seed, "status": status, "replay": replay_check,
             "snapshot": snapshot,
             "send": send, "forge": forge, "stale-report": stale_report, "cut-off-report": cut_off_report,

@@ -10,6 +10,7 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from tests.postgresql import rerun_on_postgresql
@@ -171,3 +172,54 @@ def test_the_claims_one_query_counts_the_time_recent_use_counts(arena):
     assert {account: round(seconds, 3) for account, seconds in used.items() if seconds} == {
         account: round(seconds, 3) for account, seconds in expected.items() if seconds}
     assert round(used[arena["third"].bot.owner_id]) == 65 and round(used[arena["hog"].bot.owner_id]) == 600
+
+
+def settled_sums(queries) -> int:
+    """The queries that summed the window's settled part (the only ones bounded by ``finished_at <``)."""
+    return sum('"finished_at" <' in query["sql"] for query in queries)
+
+
+def test_the_window_is_summed_once_in_a_while_and_what_ended_since_counts_at_once(arena):
+    """The settled part of the window (ended over ``SETTLING_SECONDS`` ago) is summed by one claim and reused by
+    the next for a few seconds; the matches that end meanwhile count at once, with those of the settled part."""
+    played_lately(challenges(arena, "hog", 2), seconds=300, ago=1800)  # settled: 600 s
+    played_lately(challenges(arena, "third", 1), seconds=500, ago=1800)  # settled: 500 s
+    hog, third = challenges(arena, "hog", 3), challenges(arena, "third", 3)
+    with CaptureQueriesContext(connection) as first:
+        assert claims(1) == third[:1]  # 500 s before 600 s
+    played_lately(challenges(arena, "third"), seconds=200)  # just now: the third has used 700 s, the hog 600
+    with CaptureQueriesContext(connection) as second:
+        assert claims(1) == hog[:1]
+    assert (settled_sums(first), settled_sums(second)) == (1, 0)
+
+
+def test_a_settled_sum_is_taken_again_once_it_is_a_few_seconds_old(arena):
+    from django.core.cache import cache
+
+    from tournaments.services.worker_time import SETTLED_KEY, SETTLED_REUSE_SECONDS
+
+    played_lately(challenges(arena, "hog", 1), seconds=300, ago=1800)
+    challenges(arena, "hog"), challenges(arena, "light")
+    claim_accounts()
+    taken, window, used = cache.get(SETTLED_KEY)
+    cache.set(SETTLED_KEY, (taken - timedelta(seconds=SETTLED_REUSE_SECONDS + 1), window, used))  # time passes
+    with CaptureQueriesContext(connection) as later:
+        claim_accounts()
+    assert settled_sums(later) == 1
+
+
+def test_without_its_cache_the_claim_sums_the_whole_window(arena, settings):
+    """A cache that cannot be reached (Redis down, here a closed port on loopback) costs the claim its shortcut,
+    never its order."""
+    import socket
+
+    with socket.socket() as probe:  # a free port, closed again: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",  # the cache is
+                                   "LOCATION": f"redis://127.0.0.1:{port}/0"}}  # built anew from these
+    played_lately(challenges(arena, "hog", 1), seconds=600, ago=1800)
+    hog, light = challenges(arena, "hog", 2), challenges(arena, "light", 2)
+    with CaptureQueriesContext(connection) as queries:
+        assert claims(3) == light + hog[:1]
+    assert settled_sums(queries) == 3

@@ -11,6 +11,7 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db.models import DateTimeField, DurationField, ExpressionWrapper, F, Min, Q, Sum, Value
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from engines import get_game
 from engines.protocol import TimeControl
@@ -19,6 +20,7 @@ from knobs import arena
 from ..models import BotVersion, Game, Match
 
 LADDER = None  # the ladder's account: its matches are charged to nobody
+CACHE_DOWN = (RedisError, OSError)  # the cache is a shortcut here: without it, the sums are taken again
 
 # An expected game, for the estimate: both bots' start-up, then a typical game's plies, each using its whole
 # budget (a searching bot does; a quick bot costs less, which only leaves budget unused). Typical: the median
@@ -35,12 +37,18 @@ def typical_plies(game_id: str) -> int:
     ``TYPICAL_SECONDS``: every queued match asks), or ``EXPECTED_PLIES`` while it has fewer than
     ``TYPICAL_MIN_GAMES``."""
     key = f"arena:typical-plies:{game_id}"
-    plies = cache.get(key)
+    try:
+        plies = cache.get(key)
+    except CACHE_DOWN:
+        plies = None
     if plies is None:
         lengths = sorted(Game.objects.filter(match__game=game_id).order_by("-id")
                          .values_list("plies", flat=True)[:TYPICAL_SAMPLE])
         plies = lengths[len(lengths) // 2] if len(lengths) >= TYPICAL_MIN_GAMES else EXPECTED_PLIES
-        cache.set(key, plies, TYPICAL_SECONDS)
+        try:
+            cache.set(key, plies, TYPICAL_SECONDS)
+        except CACHE_DOWN:
+            pass
     return plies
 
 
@@ -98,17 +106,52 @@ def _add_smoke_tests(used: dict, since, owner_id=None) -> None:
         used[account] += _seconds(checked - started)
 
 
+# The claim's sum of the window's ended matches grows with them (a fleet playing quick matches ends tens of thousands
+# an hour): the settled part of the window, all but its last SETTLING_SECONDS, is summed at most once every
+# SETTLED_REUSE_SECONDS and kept in the cache (on Redis, one sum for all the workers); each claim reads only the queue,
+# the running matches and the matches ended since. A sum reused for a few seconds still counts the matches that left
+# the window meanwhile (at most SETTLED_REUSE_SECONDS of its oldest end); SETTLING_SECONDS covers workers whose clocks
+# disagree (a match's finished_at is its worker's clock).
+SETTLED_KEY, SETTLING_SECONDS, SETTLED_REUSE_SECONDS = "arena:fair-share:settled", 120, 5
+
+
+def _settled_use(now) -> tuple:
+    """(until, {account: worker-seconds}) of the matches that ended in the window before ``until``, which is
+    ``SETTLING_SECONDS`` before the moment the sum was taken: from the cache while that is at most
+    ``SETTLED_REUSE_SECONDS`` before ``now``."""
+    window = arena.FAIR_SHARE_WINDOW_SECONDS
+    try:
+        kept = cache.get(SETTLED_KEY)
+    except CACHE_DOWN:
+        kept = None
+    if kept is not None and kept[1] == window and timedelta(0) <= now - kept[0] <= timedelta(
+            seconds=SETTLED_REUSE_SECONDS):
+        return kept[0] - timedelta(seconds=SETTLING_SECONDS), kept[2]
+    until = now - timedelta(seconds=SETTLING_SECONDS)
+    rows = (Match.objects.filter(_ended_since(now - timedelta(seconds=window)), finished_at__lt=until)
+            .values_list("charged_to_id").annotate(used=Sum(PLAYED)).order_by())
+    used = {account: _seconds(delta) for account, delta in rows}
+    try:
+        cache.set(SETTLED_KEY, (now, window, used), SETTLED_REUSE_SECONDS)
+    except CACHE_DOWN:
+        pass
+    return until, used
+
+
 def _queued_and_used(now) -> tuple[dict, dict]:
     """The accounts with queued matches (each with its oldest queued match's creation) and every account's
-    matches' worker time in the window (``recent_use`` without the smoke tests), in one grouped query over the
-    queue, the running matches and the window (the status and finished-at indexes)."""
+    matches' worker time in the window (``recent_use`` without the smoke tests): the settled part of the window
+    (``_settled_use``) and one grouped query over the queue, the running matches and the matches ended since
+    (the status and finished-at indexes)."""
     since = now - timedelta(seconds=arena.FAIR_SHARE_WINDOW_SECONDS)
-    queued, running, ended = Q(status=Match.Status.QUEUED), Q(status=Match.Status.RUNNING), _ended_since(since)
+    settled_until, settled = _settled_use(now)
+    queued, running = Q(status=Match.Status.QUEUED), Q(status=Match.Status.RUNNING)
+    ended = _ended_since(max(since, settled_until))
     so_far = ExpressionWrapper(Value(now, output_field=DateTimeField()) - F("started_at"), output_field=DurationField())
     rows = (Match.objects.filter(queued | running | ended).values_list("charged_to_id")
             .annotate(oldest=Min("created_at", filter=queued), ended=Sum(PLAYED, filter=ended),
                       running=Sum(so_far, filter=running & Q(started_at__isnull=False))).order_by())
-    oldest, used = {}, defaultdict(float)
+    oldest, used = {}, defaultdict(float, settled)
     for account, first, ended_for, running_for in rows:
         if first is not None:
             oldest[account] = first
@@ -123,8 +166,8 @@ def claim_accounts(now=None) -> list:
     So the ladder, when it has work, gets its guaranteed share of a busy arena; an owner who asks for little
     (a light owner's challenge) is below everyone and goes next; owners with long queues converge on equal
     shares. Ties: the ladder, then the owner whose oldest queued match is oldest. One grouped query over the
-    queue's and the window's indexes (never over every match), and a second for the smoke tests only when
-    several accounts wait."""
+    queue, the running matches and the last minutes' ended ones (the window's settled part is summed every few
+    seconds: ``_settled_use``), and a second for the smoke tests only when several accounts wait."""
     now = now or timezone.now()
     queued, used = _queued_and_used(now)
     if len(queued) <= 1:
