@@ -404,6 +404,9 @@ class Match(models.Model):
             models.Index(fields=["status", "lease_expires_at"], name="match_lease_idx"),
             models.Index(fields=["created_at"], name="match_created_idx"),
             models.Index(fields=["finished_at"], name="match_finished_idx"),
+            # The ladder's newest match (workers.ladder, whose turn among the games): only the ladder's rows, so the
+            # read does not walk back over the tournaments' and challenges' matches created since.
+            models.Index(fields=["-id"], condition=Q(tournament__isnull=True, rated=True), name="match_ladder_idx"),
         ]
 
     def __str__(self) -> str:

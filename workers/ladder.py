@@ -122,6 +122,12 @@ def ladder_room(now=None) -> int:
     return max(0, conf.ladder_queued_per_worker() * max(1, workers) - queued)
 
 
+def newest_ladder_matches():
+    """The ladder's matches, newest first, by their own partial index (``match_ladder_idx``): the newest is read
+    without walking back over the tournaments' and challenges' matches created since."""
+    return Match.objects.filter(LADDER).order_by("-pk")
+
+
 def fill_ladders() -> list[int]:
     """Every game's ladder topped up, the room shared between the games: each is offered an even share of
     what is left, and what a game cannot use (too few bots to pair, its target reached) goes to the others,
@@ -131,8 +137,7 @@ def fill_ladders() -> list[int]:
     room, created = ladder_room(), []
     if room <= 0:
         return created
-    # The newest ladder match by the primary key's index: a read that does not grow with the match history.
-    last = Match.objects.filter(LADDER).order_by("-pk").values_list("game", flat=True).first()
+    last = newest_ladder_matches().values_list("game", flat=True).first()
     turn = GAME_IDS.index(last) + 1 if last in GAME_IDS else 0
     games = list(GAME_IDS[turn:] + GAME_IDS[:turn])
     while room > 0 and games:
