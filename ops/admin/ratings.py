@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+from ops.admin.paging import LargeTableAdmin
 from ratings.models import FittedRating, Rating, RatingChange, RatingFit, VersionTest
 
 
@@ -26,13 +27,12 @@ class RatingAdmin(admin.ModelAdmin):
 
 
 @admin.register(RatingChange)
-class RatingChangeAdmin(admin.ModelAdmin):
+class RatingChangeAdmin(LargeTableAdmin, admin.ModelAdmin):
     list_display = ["id", "bot", "played", "before", "after", "delta", "k", "score", "created_at"]
     list_filter = ["bot__game"]
     search_fields = ["bot__name", "=played__id"]
     list_select_related = ["bot", "played"]
     raw_id_fields = ["bot", "played"]
-    show_full_result_count = False
 
 
 @admin.register(RatingFit)

@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from api import services
 from engines import RefereeError
 from engines.core import Termination
+from ops.admin.paging import LargeTableAdmin
 from ops.dashboard import dashboard_view
 from tournaments import services as app_services
 from tournaments.models import Bot, BotVersion, Game, Match, Tournament, TournamentEntrant
@@ -176,7 +177,7 @@ class GameInline(admin.TabularInline):
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(LargeTableAdmin, admin.ModelAdmin):
     list_display = ["id", "game", "version_a", "version_b", "status", "rated", "score_a", "score_b",
                     "tournament", "worker_id", "attempts", "heartbeat_at", "created_at"]
     list_filter = ["status", "game", "rated", "created_at"]
@@ -208,14 +209,13 @@ class RunnerReasonFilter(admin.SimpleListFilter):
 
 
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):
+class GameAdmin(LargeTableAdmin, admin.ModelAdmin):
     list_display = ["id", "match", "number", "white", "black", "winner", "reason", "plies", "duration",
                     "white_thinking", "black_thinking", "created_at"]
     list_filter = ["winner", RunnerReasonFilter, "match__game", "created_at"]
     search_fields = ["=id", "=match__id", "white__bot__name", "black__bot__name"]
     list_select_related = ["match", "white__bot", "black__bot"]
     raw_id_fields = ["match", "white", "black"]
-    show_full_result_count = False  # the table is large; COUNT(*) on every page is wasted work
 
 
 class EntrantInline(admin.TabularInline):
