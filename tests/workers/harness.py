@@ -376,11 +376,12 @@ def window(args) -> dict:
     from django.db import connection
     from django.utils import timezone
 
+    from knobs import arena
     from tournaments.services import worker_time
 
     model = Match.objects.order_by("pk").first()
     owners = sorted({m.charged_to_id for m in Match.objects.filter(status="queued")})
-    now, span = timezone.now(), arena_window() - worker_time.SETTLING_SECONDS - 60
+    now, span = timezone.now(), arena.FAIR_SHARE_WINDOW_SECONDS - worker_time.SETTLING_SECONDS - 60
     ended = []
     for i in range(args.matches):
         started = now - timedelta(seconds=worker_time.SETTLING_SECONDS + 30 + span * i / max(1, args.matches))
@@ -405,12 +406,6 @@ def window(args) -> dict:
     worker_time.claim_accounts()  # the first sum, kept
     kept = median_ms(False)
     return {"ended": Match.objects.filter(status="finished").count(), "kept": kept, "every_claim": median_ms(True)}
-
-
-def arena_window() -> int:
-    from knobs import arena
-
-    return arena.FAIR_SHARE_WINDOW_SECONDS
 
 
 def timings(args) -> dict:
