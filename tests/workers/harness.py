@@ -389,7 +389,7 @@ def window(args) -> dict:
                            time_control=model.time_control, games_per_match=2, status="finished", rated=False,
                            charged_to_id=owners[i % len(owners)], started_at=started,
                            finished_at=started + timedelta(seconds=0.05)))
-    Match.objects.bulk_create(ended, batch_size=5000)
+    Match.objects.bulk_create(ended, batch_size=5000)  # state: bulk (ended matches, as workers leave them)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE tournaments_match")
 
