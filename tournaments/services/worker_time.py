@@ -22,6 +22,21 @@ from ..models import BotVersion, Game, Match
 LADDER = None  # the ladder's account: its matches are charged to nobody
 CACHE_DOWN = (RedisError, OSError)  # the cache is a shortcut here: without it, the sums are taken again
 
+
+def _kept(key: str):
+    """The cache's value for ``key``, or None when it has none or cannot be reached."""
+    try:
+        return cache.get(key)
+    except CACHE_DOWN:
+        return None
+
+
+def _keep(key: str, value, seconds: float) -> None:
+    try:
+        cache.set(key, value, seconds)
+    except CACHE_DOWN:
+        pass
+
 # An expected game, for the estimate: both bots' start-up, then a typical game's plies, each using its whole
 # budget (a searching bot does; a quick bot costs less, which only leaves budget unused). Typical: the median
 # length of the game's last stored games, once there are enough of them; before that, EXPECTED_PLIES (the
@@ -37,18 +52,12 @@ def typical_plies(game_id: str) -> int:
     ``TYPICAL_SECONDS``: every queued match asks), or ``EXPECTED_PLIES`` while it has fewer than
     ``TYPICAL_MIN_GAMES``."""
     key = f"arena:typical-plies:{game_id}"
-    try:
-        plies = cache.get(key)
-    except CACHE_DOWN:
-        plies = None
+    plies = _kept(key)
     if plies is None:
         lengths = sorted(Game.objects.filter(match__game=game_id).order_by("-id")
                          .values_list("plies", flat=True)[:TYPICAL_SAMPLE])
         plies = lengths[len(lengths) // 2] if len(lengths) >= TYPICAL_MIN_GAMES else EXPECTED_PLIES
-        try:
-            cache.set(key, plies, TYPICAL_SECONDS)
-        except CACHE_DOWN:
-            pass
+        _keep(key, plies, TYPICAL_SECONDS)
     return plies
 
 
@@ -120,10 +129,7 @@ def _settled_use(now) -> tuple:
     ``SETTLING_SECONDS`` before the moment the sum was taken: from the cache while that is at most
     ``SETTLED_REUSE_SECONDS`` before ``now``."""
     window = arena.FAIR_SHARE_WINDOW_SECONDS
-    try:
-        kept = cache.get(SETTLED_KEY)
-    except CACHE_DOWN:
-        kept = None
+    kept = _kept(SETTLED_KEY)
     if kept is not None and kept[1] == window and timedelta(0) <= now - kept[0] <= timedelta(
             seconds=SETTLED_REUSE_SECONDS):
         return kept[0] - timedelta(seconds=SETTLING_SECONDS), kept[2]
@@ -131,10 +137,7 @@ def _settled_use(now) -> tuple:
     rows = (Match.objects.filter(_ended_since(now - timedelta(seconds=window)), finished_at__lt=until)
             .values_list("charged_to_id").annotate(used=Sum(PLAYED)).order_by())
     used = {account: _seconds(delta) for account, delta in rows}
-    try:
-        cache.set(SETTLED_KEY, (now, window, used), SETTLED_REUSE_SECONDS)
-    except CACHE_DOWN:
-        pass
+    _keep(SETTLED_KEY, (now, window, used), SETTLED_REUSE_SECONDS)
     return until, used
 
 
