@@ -86,24 +86,46 @@ def side_by_side(trusted: bool, matches: int, rounds: int) -> list[tuple[float, 
     return figures
 
 
-def breakdown(matches: int) -> dict:
-    """Where one worker's time goes, per match: ``matches`` new matches of instant trusted bots played as a worker
-    plays them (``play_while_work``, in the harness's process), each step of the path timed."""
+def breakdown(matches: int) -> tuple[dict, dict]:
+    """Where one worker's time goes, per match: ``matches`` new matches of instant trusted bots played by the bare
+    runner, then as a worker plays them (``play_while_work``, in the harness's process), each step of the path
+    timed. Both answers carry the CPU every process on the machine spent meanwhile."""
     cluster = deployed(Cluster(ARENA_SANDBOX_TRUSTED="1")).start()
     try:
-        cluster.harness("seed", "--matches", str(matches))
-        return cluster.harness("in-process", "--breakdown", timeout=1800)
+        ids = cluster.harness("seed", "--matches", str(matches))["matches"]
+        bare = cluster.harness("bare", str(ids[0]), "--matches", str(matches), timeout=1800)
+        return bare, cluster.harness("in-process", "--breakdown", timeout=1800)
     finally:
         cluster.stop()
 
 
-def print_breakdown(result: dict) -> None:
+def print_breakdown(bare: dict, result: dict) -> None:
     steps = result["ms_per_match"]
     total = sum(steps.values())
     print(f"where one worker's time goes, instant trusted bots, {result['games']} games in-process "
           f"({result['games'] / result['seconds'] * 60:.0f} games a minute): ms a match")
     for step, ms in sorted(steps.items(), key=lambda item: -item[1]):
         print(f"    {step:34s} {ms:6.2f}  {ms / total:4.0%}")
+    print_cpu(bare, result)
+
+
+def print_cpu(bare: dict, worker: dict) -> None:
+    """The CPU a match costs the whole machine (bots, referee, service, PostgreSQL, Redis), and what it implies: on
+    ``cores`` cores one worker cannot play a match in less wall time than its CPU over the cores, however well the
+    service's work overlapped the games, so its games a minute are at most cores x bare wall / worker CPU of the
+    bare runner's."""
+    cores = os.cpu_count() or 1
+    rows = [("bare runner", bare), ("one worker, in-process", worker)]
+    for name, run in rows:
+        wall, cpu = 1000 * run["seconds"] / run["matches"], 1000 * run["cpu_seconds"] / run["matches"]
+        print(f"CPU a match, every process on the machine, {name:22s}: {cpu:5.1f} ms over {wall:5.1f} ms of wall "
+              f"({cpu / wall:.2f} cores busy)")
+    bare_wall = bare["seconds"] / bare["matches"]
+    service = 1000 * (worker["cpu_seconds"] / worker["matches"] - bare["cpu_seconds"] / bare["matches"])
+    bound = min(1.0, cores * bare_wall / (worker["cpu_seconds"] / worker["matches"]))
+    print(f"    the service's own CPU a match: {service:.1f} ms; so on {cores} cores one worker is at most "
+          f"{bound:4.0%} of the bare runner even if all of it ran beside the games (one after the other, as now: "
+          f"{bare_wall / (worker['seconds'] / worker['matches']):4.0%})")
 
 
 KINDS = ("challenge", "tournament", "sprt", "ladder")
@@ -163,7 +185,7 @@ def main() -> int:
                   f"= {end_to_end / bare:4.0%}  ({games} games, Redis + PostgreSQL)")
         ratio = statistics.median(end_to_end / bare for bare, end_to_end, _ in figures)
         print(f"    one worker / bare runner, {bots}: median of {len(figures)} rounds {ratio:4.0%}")
-    print_breakdown(breakdown(args.matches))
+    print_breakdown(*breakdown(args.matches))
     print(f"load average: {load()}")
     if args.side_by_side_only:
         return 0

@@ -267,6 +267,13 @@ def trickle(args) -> dict:
     return {"matches": ids}
 
 
+def machine_busy() -> float:
+    """CPU seconds every process on the machine has spent so far (``/proc/stat``: all but idle and iowait), so that a
+    phase's CPU counts the bots, PostgreSQL and Redis beside the process that plays."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def bare(args) -> dict:
     """Play the games of queued matches ``match_id``.. (``--matches``) through the bare runner, the very bots and
     seeds a worker would use, nothing stored: the baseline of ``benchmarks/throughput.py``'s side by side."""
@@ -278,7 +285,7 @@ def bare(args) -> dict:
     matches = list(Match.objects.filter(pk__gte=args.match_id, status="queued").order_by("pk")
                    .select_related("version_a__bot", "version_b__bot")[:args.matches])
     sandbox = referee.open_sandbox()
-    games, started = 0, time.monotonic()
+    games, started, busy = 0, time.monotonic(), machine_busy()
     for match in matches:
         with referee.loaded_versions(match.version_a, match.version_b) as (bot_a, bot_b):
             for number in range(1, match.games_per_match + 1):
@@ -286,7 +293,8 @@ def bare(args) -> dict:
                 runner_match.play_game(match.game, white, black, tc=match.time_control, sandbox=sandbox,
                                        limits=referee.limits(), seed=match.pk * 1000 + number)
                 games += 1
-    return {"games": games, "seconds": time.monotonic() - started}
+    return {"games": games, "matches": len(matches), "seconds": time.monotonic() - started,
+            "cpu_seconds": machine_busy() - busy}
 
 
 def in_process(args) -> dict:
@@ -301,7 +309,7 @@ def in_process(args) -> dict:
     before, matches_before = Game.objects.count(), Match.objects.filter(status="finished").count()
     profile = cProfile.Profile() if args.profile else None
     steps = Steps() if args.breakdown else None
-    started = time.monotonic()
+    started, busy = time.monotonic(), machine_busy()
     if profile:
         profile.enable()
     while playing.play_while_work("in-process:1", 3600) != playing.NOTHING:  # as a worker's wake-up does
@@ -309,11 +317,12 @@ def in_process(args) -> dict:
     if profile:
         profile.disable()
         profile.dump_stats(args.profile)
-    seconds = time.monotonic() - started
-    result = {"games": Game.objects.count() - before, "seconds": seconds}
+    seconds, cpu_seconds = time.monotonic() - started, machine_busy() - busy
+    result = {"games": Game.objects.count() - before, "seconds": seconds, "cpu_seconds": cpu_seconds,
+              "matches": Match.objects.filter(status="finished").count() - matches_before}
     if steps:
         steps.undo()
-        matches = max(1, Match.objects.filter(status="finished").count() - matches_before)
+        matches = max(1, result["matches"])
         shown = {step: 1000 * spent / matches for step, spent in steps.spent.items()}
         result["ms_per_match"] = {**shown, "the rest": 1000 * seconds / matches - sum(shown.values())}
     return result
