@@ -30,8 +30,15 @@ def version_judged(event: events.VersionJudged) -> tuple[str, list[int], dict]:
     return name, [version.bot.owner_id], data
 
 
+MATCH_FIELDS = ("game", "status", "rated", "tournament_id", "games_per_match", "score_a", "score_b")
+VERSION_FIELDS = ("number", "bot__name", "bot__game", "bot__owner_id")
+
+
 def match_finished(event: events.MatchFinished) -> tuple[str, list[int], dict]:
-    match = Match.objects.select_related("version_a__bot", "version_b__bot").get(pk=event.match_id)
+    match = (Match.objects.select_related("version_a__bot", "version_b__bot")  # on the worker, after each match:
+             .only(*MATCH_FIELDS, *(f"{side}__{field}" for side in ("version_a", "version_b")  # only what is sent
+                                    for field in VERSION_FIELDS))
+             .get(pk=event.match_id))
     sides = [(match.version_a, match.score_a), (match.version_b, match.score_b)]
     data = {"match": {"id": match.pk, "game": match.game, "status": match.status, "rated": match.rated,
                       "tournament": match.tournament_id, "games": match.games_per_match},

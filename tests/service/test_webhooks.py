@@ -20,9 +20,10 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from api import feed
-from hooks import services, signing, tasks
+from hooks import notices, services, signing, tasks
 from hooks.models import Delivery, Endpoint, Notice
 from tests.support import record, rejected_version
+from tournaments import events
 from tournaments.services import api_token, claim_match, create_match, create_player, finish_match
 
 from .conftest import play
@@ -106,6 +107,23 @@ def test_a_finished_match_reaches_both_owners_signed(rivals, receiver, eager, dj
     assert scores == [("ann", 2.0), ("bob", 0.0)]  # ann won as white, then as black
     assert not signing.verify("a wrong secret", headers["X-Arena-Timestamp"], body, headers["X-Arena-Signature"])
     assert set(Delivery.objects.values_list("status", "attempts", "response_code")) == {("delivered", 1, 200)}
+
+
+def test_a_finished_matchs_notice_is_read_in_one_query_and_says_all_it_says(rivals):
+    """The notice's read takes only the fields it sends (it runs on the worker after every match): the body is
+    whole, and no deferred field is fetched afterwards."""
+    ann, bob = rivals("ann", "bob")
+    match = play(ann, bob, ["white", "none"])
+    event = events.MatchFinished(match.pk, match.game, (ann.bot_id, bob.bot_id), "finished", True, None, None)
+    with CaptureQueriesContext(connection) as read:
+        name, owners, data = notices.match_finished(event)
+    assert len(read.captured_queries) == 1
+    assert (name, owners) == ("match.finished", sorted([ann.bot.owner_id, bob.bot.owner_id]))
+    assert data == {
+        "match": {"id": match.pk, "game": "tafl9", "status": "finished", "rated": True, "tournament": None,
+                  "games": 2},
+        "bots": [{"id": ann.bot_id, "name": "ann", "game": "tafl9", "version": ann.number, "score": 1.5},
+                 {"id": bob.bot_id, "name": "bob", "game": "tafl9", "version": bob.number, "score": 0.5}]}
 
 
 def test_the_match_workers_report_looks_once_for_an_endpoint_and_the_hooks_task_delivers(
