@@ -15,7 +15,10 @@ Starts a private cluster on loopback (its own redis-server, its own PostgreSQL d
     the queued matches' games through ``runner.match.play_game``, nothing stored) and of one real worker playing
     those very matches end to end, with instant trusted bots and with the same bots sandboxed;
   * where a worker's time goes: milliseconds a match in each step of its path (claim, plan, the runner, live
-    publishing on the game loop, the report, the reactions after its commit, the rest).
+    publishing on the game loop, the report, the reactions after its commit, the rest);
+  * the CPU a match costs every process on the machine, with the bare runner and with that worker, and the
+    ceiling it sets: one worker's share of the bare runner's games a minute, even if the service's work all ran
+    beside the games, is at most cores x the bare runner's wall time a match / the worker's CPU a match.
 Throughput is measured from the first claim to the last finish, so worker start-up is not counted.
 """
 
