@@ -12,10 +12,10 @@ from dataclasses import dataclass, replace
 from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpResponse, HttpResponseNotModified
-from redis.exceptions import RedisError
 from rest_framework.response import Response
 
 from engines import GAME_IDS
+from knobs.cache import CACHE_DOWN
 from tournaments.selectors import is_insider
 
 log = logging.getLogger(__name__)
@@ -27,7 +27,6 @@ HOME = "home"  # the site's home page: top bots, matches being played, recent re
 MATCHES = "matches"  # the lists of matches and games
 
 EVERYONE, OUTSIDERS, ANONYMOUS = "everyone", "outsiders", "anonymous"
-CACHE_DOWN = (RedisError, OSError)
 
 
 @dataclass(frozen=True)

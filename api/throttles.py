@@ -8,7 +8,7 @@ from rest_framework.exceptions import Throttled
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, ScopedRateThrottle
 
-from .public import CACHE_DOWN
+from knobs.cache import CACHE_DOWN
 
 log = logging.getLogger(__name__)
 

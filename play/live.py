@@ -13,14 +13,13 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.cache import cache, caches
-from redis.exceptions import RedisError
 
 from knobs import arena
+from knobs.cache import CACHE_DOWN
 
 log = logging.getLogger(__name__)
 
 KEEP_SECONDS = 3600  # a live entry outlives its match's lease by far; the finished match replaces it
-CACHE_DOWN = (RedisError, OSError)
 SHOWN = ("game", "ruleset", "settings", "initial", "actions", "times", "winner", "reason", "plies", "final",
          "white", "black", "tc")
 # Caches that live in one process: the live games go through files instead.

@@ -9,6 +9,7 @@ from django.core.cache import cache
 from django.http import HttpResponse
 
 from api import public
+from knobs.cache import CACHE_DOWN
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +26,7 @@ def for_visitors(seconds: int, scopes=None):
                 found = cache.get_many([public.GENERATION, *public.scope_keys(shown)])
                 key = f"web:page:{found.get(public.GENERATION)}:{public.stamp(shown, found)}:{request.get_full_path()}"
                 content = cache.get(key)
-            except public.CACHE_DOWN as error:  # a cache is a speed-up: without it, pages are built as asked
+            except CACHE_DOWN as error:  # a cache is a speed-up: without it, pages are built as asked
                 log.warning("web pages: the cache does not answer (%s)", error)
                 return view(request, *args, **kwargs)
             if content is not None:
@@ -34,7 +35,7 @@ def for_visitors(seconds: int, scopes=None):
             if response.status_code == 200 and not response.cookies:
                 try:
                     cache.set(key, response.content, seconds)
-                except public.CACHE_DOWN as error:
+                except CACHE_DOWN as error:
                     log.warning("web pages: could not keep %s (%s)", key, error)
             return response
 

@@ -11,16 +11,15 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db.models import DateTimeField, DurationField, ExpressionWrapper, F, Min, Q, Sum, Value
 from django.utils import timezone
-from redis.exceptions import RedisError
 
 from engines import get_game
 from engines.protocol import TimeControl
 from knobs import arena
+from knobs.cache import CACHE_DOWN
 
 from ..models import BotVersion, Game, Match
 
 LADDER = None  # the ladder's account: its matches are charged to nobody
-CACHE_DOWN = (RedisError, OSError)  # the cache is a shortcut here: without it, the sums are taken again
 
 
 def _kept(key: str):
