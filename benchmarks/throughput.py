@@ -118,17 +118,16 @@ def print_cpu(bare: dict, worker: dict) -> None:
     service's work overlapped the games, so its games a minute are at most cores x bare wall / worker CPU of the
     bare runner's."""
     cores = os.cpu_count() or 1
-    rows = [("bare runner", bare), ("one worker, in-process", worker)]
-    for name, run in rows:
-        wall, cpu = 1000 * run["seconds"] / run["matches"], 1000 * run["cpu_seconds"] / run["matches"]
-        print(f"CPU a match, every process on the machine, {name:22s}: {cpu:5.1f} ms over {wall:5.1f} ms of wall "
-              f"({cpu / wall:.2f} cores busy)")
-    bare_wall = bare["seconds"] / bare["matches"]
-    service = 1000 * (worker["cpu_seconds"] / worker["matches"] - bare["cpu_seconds"] / bare["matches"])
-    bound = min(1.0, cores * bare_wall / (worker["cpu_seconds"] / worker["matches"]))
-    print(f"    the service's own CPU a match: {service:.1f} ms; so on {cores} cores one worker is at most "
-          f"{bound:4.0%} of the bare runner even if all of it ran beside the games (one after the other, as now: "
-          f"{bare_wall / (worker['seconds'] / worker['matches']):4.0%})")
+    wall, cpu = {}, {}  # ms a match
+    for name, run in (("bare runner", bare), ("one worker, in-process", worker)):
+        wall[name], cpu[name] = (1000 * run[field] / run["matches"] for field in ("seconds", "cpu_seconds"))
+        print(f"CPU a match, every process on the machine, {name:22s}: {cpu[name]:5.1f} ms over {wall[name]:5.1f} ms "
+              f"of wall ({cpu[name] / wall[name]:.2f} cores busy)")
+    bare_wall, worker_wall = wall["bare runner"], wall["one worker, in-process"]
+    worker_cpu = cpu["one worker, in-process"]
+    print(f"    the service's own CPU a match: {worker_cpu - cpu['bare runner']:.1f} ms; so on {cores} cores one "
+          f"worker is at most {min(1.0, cores * bare_wall / worker_cpu):4.0%} of the bare runner even if all of it "
+          f"ran beside the games (one after the other, as now: {bare_wall / worker_wall:4.0%})")
 
 
 KINDS = ("challenge", "tournament", "sprt", "ladder")
