@@ -24,19 +24,23 @@ the same seed (same strengths, same random stream). Printed per kind and rule: t
 percentile of the games to target, and the medians' ratios to round-robin and to random. Targets:
 information <= 0.8 x cycle, and < random.
 
-Measured (defaults: 6 leagues per kind, one match at a time; median games, ratio to cycle / to random):
+Measured (this VM: 2 cores, Python 3.11.7; ``--leagues 20 --bound``; median games, ratio to cycle / to random):
 
-    spread6   information   680  (0.83 / 0.85)   cycle   820   random   800
-    random10  information  1360  (0.56 / 0.54)   cycle  2420   random  2540
-    random20  information  3000  (0.54 / 0.60)   cycle  5520   random  4980
-    version   information  1400  (0.60 / 0.64)   cycle  2340   random  2200
+    spread6   information   520  (0.79 / 0.81)   cycle   660   random   640   oracle   520  (0.79)
+    random10  information  1060  (0.65 / 0.60)   cycle  1640   random  1760   oracle  1160  (0.71)
+    random20  information  2180  (0.54 / 0.56)   cycle  4020   random  3900
+    version   information  1040  (0.53 / 0.58)   cycle  1960   random  1780
 
-and on spread6 over 20 leagues (``--kinds spread6 --leagues 20``) 720 against 840 and 860 (0.86 / 0.84).
-The 0.8 target cannot be met on spread6 by any pairing: six bots evenly spread are what round-robin
-suits best, and ``--bound`` shows that the best fixed shares of games per pair, with the true strengths
-known, need 0.87 of round-robin's games there (0.60 on random10, median of 6 leagues); the information
-rule is at that bound on spread6 and below it on random10 (it adapts as the results come in). Six
-leagues give noisy medians (see the p90s): use more leagues for a decision.
+Medians move in steps of ``--refit-every`` games, so twenty leagues of spread6 can show 0.79 where more show
+0.84. With a refit after every match, as the service refits (``--kinds spread6 --leagues 100 --refit-every 2
+--bound``): information 514, cycle 606, random 628, oracle 516: 0.85 of cycle.
+
+The 0.8 target cannot be met on spread6 by any pairing. Six bots evenly spread are what round-robin suits
+best: ``--bound`` computes the best fixed shares of games per pair, the true strengths known, and they need
+0.851 of round-robin's games there (0.62 on random10). ``--bound`` also plays those shares as a rule
+(``oracle``: the pair furthest behind its share goes next), and it needs what the information rule needs
+(0.85 over 100 leagues). The information rule reaches that optimum on spread6 without knowing the
+strengths, and beats the fixed optimum on random10 (it adapts as the results come in).
 """
 
 from __future__ import annotations
@@ -66,6 +70,7 @@ _spec.loader.exec_module(league)
 TARGET_MARGIN = 50.0
 PLACEMENT_MATCHES = 3  # workers.conf.placement_games()' default
 KINDS = ("spread6", "random10", "random20", "version")
+ORACLE = "oracle"  # benchmark-only: the optimal fixed design, true strengths known (--bound)
 VERSION_GAIN = 300.0  # the new version's strength over its predecessor's, Elo
 
 
@@ -88,6 +93,7 @@ def games_to_target(kind: str, rule: str, seed: int, refit_every: int, parallel:
                     arrival: int) -> int | None:
     """Games played when every bot's margin first fits ±50 Elo at a refit, or None within ``max_games``."""
     true, owners, late = make_league(kind, seed)
+    design = optimal_design(true, owners)[:2] if rule == ORACLE else None
     rng = np.random.default_rng(seed)
     pair_rng = np.random.default_rng([seed, 2])  # the random rule's own stream: the games' stays the same
     n, rules = len(true), EloRules()
@@ -108,8 +114,11 @@ def games_to_target(kind: str, rule: str, seed: int, refit_every: int, parallel:
             rating = player.elo if player is not None and player.status == fitting.RATED else elo[i]
             pool.append(Entrant(version_id=i, bot_id=owners[i], owner_id=owners[i], elo=rating, games=played[i],
                                 placements=placements[i]))
-        pairs = choose_pairings(pool, parallel, set(), Counter(), owner_cap=n, placement_matches=PLACEMENT_MATCHES,
-                                rule=rule, met=met, rng=pair_rng)
+        if rule == ORACLE:
+            pairs = oracle_pairings(pool, parallel, met, design)
+        else:
+            pairs = choose_pairings(pool, parallel, set(), Counter(), owner_cap=n,
+                                    placement_matches=PLACEMENT_MATCHES, rule=rule, met=met, rng=pair_rng)
         if not pairs:
             raise RuntimeError(f"{rule} paired nobody")
         for a, b in pairs:
@@ -137,12 +146,13 @@ def games_to_target(kind: str, rule: str, seed: int, refit_every: int, parallel:
     return None
 
 
-def design_bound(true: np.ndarray, owners: list[int]) -> tuple[float, float]:
+def optimal_design(true: np.ndarray, owners: list[int]) -> tuple[list[tuple[int, int]], np.ndarray, float, float]:
     """What the best pairing could do at all, as a share of round-robin's games: the fixed shares of games
     per pair (a continuous design) that minimise the largest rating variance, the true strengths known,
     against equal shares. Fisher information of Davidson's model per pair, ratings relative to the pool
     average; the largest variance is convex in the shares, so SLSQP on a soft maximum finds the optimum.
-    Returns (that design's share, a lower bound on the optimum's): games scale as 1 / variance."""
+    Returns the pairs, their shares, that design's games as a share of round-robin's and a lower bound on the
+    optimum's (games scale as 1 / variance)."""
     n = len(true)
     pairs = [(a, b) for a, b in combinations(range(n), 2) if owners[a] != owners[b]]
     signs = np.zeros((len(pairs), n))
@@ -173,7 +183,24 @@ def design_bound(true: np.ndarray, owners: list[int]) -> tuple[float, float]:
                                constraints=[{"type": "eq", "fun": lambda shares: shares.sum() - 1.0}],
                                options={"maxiter": 500, "ftol": 1e-10})
     shares = np.clip(result.x, 0, None) / np.clip(result.x, 0, None).sum()
-    return variances(shares)[0].max() / reference, result.fun - np.log(n) / sharpness
+    return pairs, shares, variances(shares)[0].max() / reference, result.fun - np.log(n) / sharpness
+
+
+def oracle_pairings(pool: list[Entrant], wanted: int, met: Counter, design) -> list[tuple[Entrant, Entrant]]:
+    """The best fixed design played as a rule: the pairs furthest behind their optimal share of the games so far
+    (the true strengths known, which no real rule knows). It shows the bound is reachable in the simulation, not
+    only on paper: what it needs is what any pairing needs at best."""
+    pairs, shares = design
+    by_version = {entrant.version_id: entrant for entrant in pool}
+    total = sum(met.values()) + 2 * wanted
+    behind = sorted(((shares[k] * total - met[met_key(by_version[a], by_version[b])], a, b)
+                     for k, (a, b) in enumerate(pairs) if a in by_version and b in by_version), reverse=True)
+    chosen, busy = [], set()
+    for _, a, b in behind:
+        if len(chosen) < wanted and not busy & {a, b}:
+            chosen.append((by_version[a], by_version[b]))
+            busy |= {a, b}
+    return chosen
 
 
 def figure(games: list[int | None], q: float) -> float:
@@ -212,7 +239,8 @@ def main() -> None:
     print(f"{'kind':<9} {'rule':<12} {'median':>7} {'p90':>7} {'missed':>7} {'/ cycle':>8} {'/ random':>8} {'s':>6}")
     for kind in kinds:
         results, seconds = {}, {}
-        for rule in RULES:
+        bounded = args.bound and kind in ("spread6", "random10")
+        for rule in RULES + ((ORACLE,) if bounded else ()):
             t0 = time.perf_counter()
             results[rule] = [games_to_target(kind, rule, args.seed + k, args.refit_every, args.parallel,
                                              args.max_games, args.arrival) for k in range(args.leagues)]
@@ -226,8 +254,9 @@ def main() -> None:
         info, cycle, rand = (medians[rule] for rule in ("information", "cycle", "random"))
         print(f"{kind:<9} information / cycle = {info / cycle:.2f} (target <= 0.8), "
               f"information / random = {info / rand:.2f} (target < 1)", flush=True)
-        if args.bound and kind in ("spread6", "random10"):
-            bounds = np.array([design_bound(*make_league(kind, args.seed + k)[:2]) for k in range(args.leagues)])
+        if bounded:
+            bounds = np.array([optimal_design(*make_league(kind, args.seed + k)[:2])[2:]
+                               for k in range(args.leagues)])
             print(f"{kind:<9} best possible / cycle (optimal fixed shares, true strengths known): median "
                   f"{np.median(bounds[:, 0]):.3f} (optimum >= {np.median(bounds[:, 1]):.3f})", flush=True)
 

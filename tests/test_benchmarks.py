@@ -41,7 +41,7 @@ SCRIPTS = {
     "fresh_ratings": ({"cluster"}, []),
     "live_poll": (set(), []),
     "match": ({"sandbox"}, []),
-    "pairing": (set(), []),
+    "pairing": (set(), ["--bound"]),  # --bound: the oracle rule and the optimal design run too
     "perft": (set(), []),
     "ratings": ({"postgres"}, ["--database", "{database}"]),  # --database: the fit timed on PostgreSQL too
     "recompute_ratings": ({"postgres", "database_url"}, []),
