@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
@@ -19,13 +19,15 @@ def _thin(points: list) -> list:
     return [points[round(i * step)] for i in range(MAX_POINTS)]
 
 
-def _date_format(span: timedelta) -> str:
-    """Days when the games span days, hours within one day, so the ticks differ from one another."""
-    if span >= timedelta(days=2 * 365):
-        return "%Y-%m"
-    if span >= timedelta(days=2):
-        return "%d %b"
-    return "%H:%M"
+def _date_format(ticks: list[datetime]) -> str:
+    """The coarsest of months, days, minutes and seconds that tells every tick from the others (the quick
+    start's first games span a minute or two); times across midnight carry their day too."""
+    for form in ("%Y-%m", "%d %b", "%H:%M", "%H:%M:%S"):
+        if len({f"{when:{form}}" for when in ticks}) == len(ticks):
+            break
+    if form.startswith("%H") and ticks[0].date() != ticks[-1].date():
+        form = "%d %b " + form
+    return form
 
 
 def rating_svg(points: list[tuple[float, datetime]]) -> SafeString:
@@ -53,13 +55,13 @@ def rating_svg(points: list[tuple[float, datetime]]) -> SafeString:
     label = (f"Rating from {ratings[0]:.0f} to {ratings[-1]:.0f} over {len(points) - 1} rated games, "
              f"{start:%Y-%m-%d} to {end:%Y-%m-%d}; lowest {min(ratings):.0f}, highest {max(ratings):.0f}")
     bottom = HEIGHT - PAD_BOTTOM
-    form = _date_format(end - start)
     ticks = [start + (end - start) * k / (TICKS - 1) for k in range(TICKS)] if seconds else [start]
+    form = _date_format(ticks)
     axis = format_html_join(
         "", '<line class="tick" x1="{0}" y1="{1}" x2="{0}" y2="{2}"/>'
-        '<text class="date" x="{0}" y="{3}"><tspan>{4}</tspan></text>',
+        '<text class="date{5}" x="{0}" y="{3}"><tspan>{4}</tspan></text>',
         ((f"{PAD_LEFT + inner_w * k / (TICKS - 1) if seconds else PAD_LEFT:.1f}", bottom, bottom + 4, bottom + 18,
-          f"{when:{form}}") for k, when in enumerate(ticks)))
+          f"{when:{form}}", " last" if k == TICKS - 1 else "") for k, when in enumerate(ticks)))
     return format_html(
         '<svg class="chart" viewBox="0 0 {w} {h}" role="img" aria-label="{label}">'
         '<line class="axis" x1="{l}" y1="{top}" x2="{l}" y2="{bottom}"/>'
