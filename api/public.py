@@ -15,7 +15,7 @@ from django.http import HttpResponse, HttpResponseNotModified
 from rest_framework.response import Response
 
 from engines import GAME_IDS
-from knobs.cache import CACHE_DOWN
+from knobs.cache import CACHE_DOWN, keep
 from tournaments.selectors import is_insider
 
 log = logging.getLogger(__name__)
@@ -71,10 +71,7 @@ def serve(request, name: str, audience: str, seconds: int, build: Callable[[], P
         return _answer(request, page)
     rendered = request.accepted_renderer.render(page.content, request.accepted_media_type, {"request": request})
     page = replace(page, content=rendered)
-    try:
-        cache.set(_key(name, generation), page, seconds)
-    except CACHE_DOWN as error:
-        log.warning("public pages: could not keep %s (%s)", name, error)
+    keep(_key(name, generation), page, seconds)
     return _answer(request, page)
 
 

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.core.cache import cache, caches
 
 from knobs import arena
-from knobs.cache import CACHE_DOWN
+from knobs.cache import CACHE_DOWN, keep, kept
 
 log = logging.getLogger(__name__)
 
@@ -179,15 +179,8 @@ REPLAY_SECONDS = 24 * 3600
 
 
 def kept_replay(game_id: int) -> dict | None:
-    try:
-        return cache.get(f"live:replay:{game_id}")
-    except CACHE_DOWN as error:
-        log.warning("live games: the replay of game %s not read (%s)", game_id, error)
-        return None
+    return kept(f"live:replay:{game_id}")
 
 
 def keep_replay(game_id: int, body: dict) -> None:
-    try:
-        cache.set(f"live:replay:{game_id}", body, REPLAY_SECONDS)
-    except CACHE_DOWN as error:
-        log.warning("live games: the replay of game %s not kept (%s)", game_id, error)
+    keep(f"live:replay:{game_id}", body, REPLAY_SECONDS)

@@ -9,7 +9,7 @@ from django.core.cache import cache
 from django.http import HttpResponse
 
 from api import public
-from knobs.cache import CACHE_DOWN
+from knobs.cache import CACHE_DOWN, keep
 
 log = logging.getLogger(__name__)
 
@@ -33,10 +33,7 @@ def for_visitors(seconds: int, scopes=None):
                 return HttpResponse(content)
             response = view(request, *args, **kwargs)
             if response.status_code == 200 and not response.cookies:
-                try:
-                    cache.set(key, response.content, seconds)
-                except CACHE_DOWN as error:
-                    log.warning("web pages: could not keep %s (%s)", key, error)
+                keep(key, response.content, seconds)
             return response
 
         return kept_view

@@ -223,3 +223,23 @@ def test_without_its_cache_the_claim_sums_the_whole_window(arena, settings):
     with CaptureQueriesContext(connection) as queries:
         assert claims(3) == light + hog[:1]
     assert settled_sums(queries) == 3
+
+
+def test_with_the_cache_down_the_turns_are_the_same_and_the_miss_is_logged(arena, caplog):
+    # The window's settled sum is kept in the cache a few seconds (a shortcut): without Redis, each claim sums it
+    # afresh and the turns do not change.
+    import socket
+
+    from django.test import override_settings
+
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    dead = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                        "LOCATION": f"redis://127.0.0.1:{port}/0"}}
+    played_lately(challenges(arena, "hog", 1), seconds=900)
+    hog, light = challenges(arena, "hog", 2), challenges(arena, "light", 2)
+    with override_settings(CACHES=dead):
+        assert claims() == light + hog
+    assert "arena:fair-share:settled not read" in caplog.text
+    assert "arena:fair-share:settled not kept" in caplog.text

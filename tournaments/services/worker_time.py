@@ -7,7 +7,6 @@ from collections import defaultdict
 from datetime import timedelta
 
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db.models import DateTimeField, DurationField, ExpressionWrapper, F, Min, Q, Sum, Value
 from django.utils import timezone
@@ -15,26 +14,12 @@ from django.utils import timezone
 from engines import get_game
 from engines.protocol import TimeControl
 from knobs import arena
-from knobs.cache import CACHE_DOWN
+from knobs.cache import keep, kept
 
 from ..models import BotVersion, Game, Match
 
 LADDER = None  # the ladder's account: its matches are charged to nobody
 
-
-def _kept(key: str):
-    """The cache's value for ``key``, or None when it has none or cannot be reached."""
-    try:
-        return cache.get(key)
-    except CACHE_DOWN:
-        return None
-
-
-def _keep(key: str, value, seconds: float) -> None:
-    try:
-        cache.set(key, value, seconds)
-    except CACHE_DOWN:
-        pass
 
 # An expected game, for the estimate: both bots' start-up, then a typical game's plies, each using its whole
 # budget (a searching bot does; a quick bot costs less, which only leaves budget unused). Typical: the median
@@ -51,12 +36,12 @@ def typical_plies(game_id: str) -> int:
     ``TYPICAL_SECONDS``: every queued match asks), or ``EXPECTED_PLIES`` while it has fewer than
     ``TYPICAL_MIN_GAMES``."""
     key = f"arena:typical-plies:{game_id}"
-    plies = _kept(key)
+    plies = kept(key)
     if plies is None:
         lengths = sorted(Game.objects.filter(match__game=game_id).order_by("-id")
                          .values_list("plies", flat=True)[:TYPICAL_SAMPLE])
         plies = lengths[len(lengths) // 2] if len(lengths) >= TYPICAL_MIN_GAMES else EXPECTED_PLIES
-        _keep(key, plies, TYPICAL_SECONDS)
+        keep(key, plies, TYPICAL_SECONDS)
     return plies
 
 
@@ -128,15 +113,15 @@ def _settled_use(now) -> tuple:
     ``SETTLING_SECONDS`` before the moment the sum was taken: from the cache while that is at most
     ``SETTLED_REUSE_SECONDS`` before ``now``."""
     window = arena.FAIR_SHARE_WINDOW_SECONDS
-    kept = _kept(SETTLED_KEY)
-    if kept is not None and kept[1] == window and timedelta(0) <= now - kept[0] <= timedelta(
+    last = kept(SETTLED_KEY)
+    if last is not None and last[1] == window and timedelta(0) <= now - last[0] <= timedelta(
             seconds=SETTLED_REUSE_SECONDS):
-        return kept[0] - timedelta(seconds=SETTLING_SECONDS), kept[2]
+        return last[0] - timedelta(seconds=SETTLING_SECONDS), last[2]
     until = now - timedelta(seconds=SETTLING_SECONDS)
     rows = (Match.objects.filter(_ended_since(now - timedelta(seconds=window)), finished_at__lt=until)
             .values_list("charged_to_id").annotate(used=Sum(PLAYED)).order_by())
     used = {account: _seconds(delta) for account, delta in rows}
-    _keep(SETTLED_KEY, (now, window, used), SETTLED_REUSE_SECONDS)
+    keep(SETTLED_KEY, (now, window, used), SETTLED_REUSE_SECONDS)
     return until, used
 
 
