@@ -39,16 +39,39 @@ def check_url(url: str) -> tuple[str, str, int]:
     return parts.scheme, parts.hostname, port
 
 
+# IPv6 addresses that carry an IPv4 one a gateway may deliver to: NAT64's well-known prefix and the old
+# IPv4-compatible form (``ipv4_mapped``, ``sixtofour`` and ``teredo`` are read by ``ipaddress`` itself).
+CARRIERS = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("::/96"))
+
+
+def carried(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address a (not IPv4-mapped) IPv6 address carries, if any (``::1`` and ``::`` carry none)."""
+    if ip.sixtofour:
+        return ip.sixtofour
+    if ip.teredo:
+        return ip.teredo[1]
+    if any(ip in network for network in CARRIERS) and int(ip) > 1:
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return None
+
+
 def refused_address(address: str) -> str | None:
-    """Why this IP address may not be delivered to, or None."""
+    """Why this IP address may not be delivered to, or None. An IPv6 address that carries an IPv4 one is judged
+    by both (``http://[64:ff9b::7f00:1]/`` is 127.0.0.1 behind a NAT64 gateway); an IPv4-mapped one is its IPv4."""
+    if allow_private():
+        return None
     ip = ipaddress.ip_address(address.split("%")[0])
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
         ip = ip.ipv4_mapped
-    if allow_private() or ip.is_global:
-        return None
-    kind = next((name for name in ("loopback", "link_local", "unspecified", "multicast", "reserved", "private")
-                 if getattr(ip, f"is_{name}")), "not public")
-    return f"resolves to {ip}, a {kind.replace('_', '-')} address"
+    inner = carried(ip) if isinstance(ip, ipaddress.IPv6Address) else None
+    for judged in (inner, ip) if inner else (ip,):
+        if not judged.is_global or judged.is_multicast:  # 3.11 counts multicast as global
+            kind = next((name for name in ("loopback", "link_local", "unspecified", "multicast", "reserved",
+                                           "private") if getattr(judged, f"is_{name}")), "non-public")
+            kind = kind.replace("_", "-")
+            article = "an" if kind[0] in "aeiou" else "a"
+            return f"resolves to {ip}{f', which carries {inner}' if judged is inner else ''}, {article} {kind} address"
+    return None
 
 
 def resolve(host: str, port: int) -> str:

@@ -163,8 +163,8 @@ class Arena(Mapping[str, Any]):
     WEBHOOK_ALLOW_HTTP = Knob(bool, False, UPLOADS, (
         "also accept plain `http://` webhook URLs (a test or a closed network; never on a public arena)"))
     WEBHOOK_ALLOW_PRIVATE = Knob(bool, False, UPLOADS, (
-        "also deliver to loopback, private, link-local and reserved addresses (the tests' local receiver); off, "
-        "they are refused at registration and at each delivery"))
+        "also deliver to loopback, private, link-local, multicast and reserved addresses, and IPv6 ones that carry "
+        "them (the tests' local receiver); off, they are refused at registration and at each delivery"))
 
     # --- Matches, tournaments and fair play ---
     DEFAULT_TIME_CONTROL = Knob(str, "move:1000", MATCHES, "the ladder's time control (inside the bounds below)")

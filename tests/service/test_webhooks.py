@@ -20,7 +20,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from api import feed
-from hooks import notices, services, signing, tasks
+from hooks import addresses, notices, services, signing, tasks
 from hooks.models import Delivery, Endpoint, Notice
 from tests.support import record, rejected_version
 from tournaments import events
@@ -285,7 +285,12 @@ def test_private_and_plain_http_addresses_are_refused_when_not_allowed(player, r
     hook = services.create_endpoint(player, receiver.url)  # made while the tests' setting allows it
     settings.ARENA = {**settings.ARENA, "WEBHOOK_ALLOW_PRIVATE": False}
     for url, says in [(receiver.url, "loopback"), ("http://10.1.2.3/x", "private"),
-                      ("http://169.254.169.254/latest", "link-local"), ("http://[::1]:8000/", "loopback")]:
+                      ("http://169.254.169.254/latest", "link-local"), ("http://[::1]:8000/", "loopback"),
+                      ("http://224.0.0.1/", "multicast"),
+                      # IPv6 that carries IPv4 (NAT64, IPv4-compatible, 6to4): judged by what it carries too
+                      ("http://[64:ff9b::7f00:1]/", "carries 127.0.0.1, a loopback"),
+                      ("http://[::7f00:1]/", "carries 127.0.0.1, a loopback"),
+                      ("http://[2002:a9fe:a9fe::1]/", "carries 169.254.169.254, a link-local")]:
         refused = client.post("/api/webhooks/", {"url": url}, format="json")
         assert refused.status_code == 400 and says in refused.json()["url"][0], (url, refused.json())
     # At delivery too, the address is checked again (DNS rebinding):
@@ -297,6 +302,9 @@ def test_private_and_plain_http_addresses_are_refused_when_not_allowed(player, r
     refused = client.post("/api/webhooks/", {"url": "http://example.org/hook"}, format="json")
     assert refused.status_code == 400 and refused.json()["url"] == ["url must be an https:// URL"]
     assert Endpoint.objects.count() == 1
+    # What carries a public IPv4 address is public
+    assert [addresses.refused_address(a) for a in ("64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.8.8")] == [
+        None, None, None]
 
 
 def test_the_api_makes_lists_and_removes_ones_own_webhooks_only(player, other_player, receiver, settings):
