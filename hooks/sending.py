@@ -1,5 +1,5 @@
-"""One POST of one delivery: to the address ``hooks.addresses`` checked (not a second lookup), with a short
-timeout, no redirect followed (http.client never follows one), and only the status kept of the answer."""
+"""One POST of one delivery: to the address ``hooks.addresses`` checked (not a second lookup), within a short
+deadline for the whole of it, no redirect followed (http.client never follows one), only the status kept."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import http.client
 import json
 import socket
 import ssl
+import threading
 import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -57,6 +58,26 @@ def encode(payload: dict) -> bytes:
     return json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
 
 
+def deadline(connection: http.client.HTTPConnection, seconds: float) -> tuple[threading.Timer, threading.Event]:
+    """A timer that ends the connection once the delivery's time is up, and the event it sets then. The socket's
+    own timeout bounds each read, not the answer: a receiver that drips its headers a byte at a time, each within
+    that timeout, would otherwise hold the hooks worker as long as it liked. (The plain socket's shutdown, under
+    TLS too: the reading thread sees the end of the stream.)"""
+    expired = threading.Event()
+
+    def cut() -> None:
+        expired.set()
+        if connection.sock is not None:
+            try:
+                socket.socket.shutdown(connection.sock, socket.SHUT_RDWR)
+            except OSError:  # already closed
+                pass
+
+    timer = threading.Timer(seconds, cut)
+    timer.daemon = True
+    return timer, expired
+
+
 def post(url: str, secret: str, event: str, body: bytes) -> Outcome:
     try:
         scheme, host, port, address = check_destination(url)
@@ -71,6 +92,8 @@ def post(url: str, secret: str, event: str, body: bytes) -> Outcome:
     headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT, "X-Arena-Event": event,
                "X-Arena-Timestamp": str(timestamp), "X-Arena-Signature": signature(secret, timestamp, body)}
     started = time.monotonic()
+    watchdog, expired = deadline(connection, timeout)
+    watchdog.start()
     try:
         connection.request("POST", path, body=body, headers=headers)
         response = connection.getresponse()
@@ -78,8 +101,11 @@ def post(url: str, secret: str, event: str, body: bytes) -> Outcome:
         code = response.status
     except (OSError, http.client.HTTPException) as error:
         waited = time.monotonic() - started
-        what = "timed out" if isinstance(error, TimeoutError) or waited >= timeout else type(error).__name__
+        what = "timed out" if isinstance(error, TimeoutError) or expired.is_set() else type(error).__name__
         return Outcome(None, f"{what} after {waited:.1f} s: {error}"[:300])
     finally:
+        watchdog.cancel()
         connection.close()
+    if expired.is_set():  # an answer cut short may still parse: it is not one
+        return Outcome(None, f"timed out after {time.monotonic() - started:.1f} s: the answer was not over")
     return Outcome(code, "" if 200 <= code < 300 else f"answered {code}")

@@ -6,6 +6,7 @@ carries the same JSON."""
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 import urllib.request
@@ -20,7 +21,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from api import feed
-from hooks import addresses, notices, services, signing, tasks
+from hooks import addresses, notices, sending, services, signing, tasks
 from hooks.models import Delivery, Endpoint, Notice
 from tests.support import record, rejected_version
 from tournaments import events
@@ -277,6 +278,35 @@ def test_a_slow_receiver_delays_no_match_and_times_out(rivals, receiver, setting
     assert time.monotonic() - started < 1.5
     delivery.refresh_from_db()
     assert delivery.error.startswith("timed out after 0.5 s") and delivery.response_code is None
+
+
+def test_a_receiver_that_drips_its_answer_is_cut_off_at_the_deadline(settings):
+    # Each header byte comes within the socket's timeout, so that timeout alone never fires: the delivery's
+    # deadline must, or one receiver holds the hooks worker (and everyone's deliveries) as long as it likes.
+    settings.ARENA = {**settings.ARENA, "WEBHOOK_TIMEOUT_SECONDS": 0.5}
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def drip():
+        peer, _ = listener.accept()
+        with peer:
+            peer.recv(65536)
+            try:
+                peer.sendall(b"HTTP/1.1 200 OK\r\n")
+                for _ in range(25):  # 5 s of a header, 0.2 s a byte
+                    peer.sendall(b"X")
+                    time.sleep(0.2)
+                peer.sendall(b": y\r\nContent-Length: 0\r\n\r\n")
+            except OSError:  # cut off: what the test wants
+                pass
+
+    dripping = threading.Thread(target=drip, daemon=True)
+    dripping.start()
+    started = time.monotonic()
+    outcome = sending.post(f"http://127.0.0.1:{listener.getsockname()[1]}/hook", "secret", "ping", b"{}")
+    took = time.monotonic() - started
+    listener.close()
+    assert not outcome.delivered and outcome.code is None and outcome.error.startswith("timed out after 0.")
+    assert took < 1.5, took
 
 
 def test_private_and_plain_http_addresses_are_refused_when_not_allowed(player, receiver, settings, eager,
