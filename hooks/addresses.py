@@ -33,10 +33,12 @@ def check_url(url: str) -> tuple[str, str, int]:
     if not parts.hostname:
         raise BadAddress("must name a host")
     try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
+        port = parts.port
     except ValueError:
-        raise BadAddress("has a port that is not a number from 1 to 65535") from None
-    return parts.scheme, parts.hostname, port
+        port = 0
+    if port == 0:  # urlsplit reads ":0" as 0, which "or 443" would have turned into the default port
+        raise BadAddress("has a port that is not a number from 1 to 65535")
+    return parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80)
 
 
 # IPv6 addresses that carry an IPv4 one a gateway may deliver to: NAT64's well-known prefix and the old

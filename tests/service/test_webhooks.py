@@ -332,6 +332,9 @@ def test_private_and_plain_http_addresses_are_refused_when_not_allowed(player, r
     refused = client.post("/api/webhooks/", {"url": "http://example.org/hook"}, format="json")
     assert refused.status_code == 400 and refused.json()["url"] == ["url must be an https:// URL"]
     assert Endpoint.objects.count() == 1
+    for url in ("https://127.0.0.1:0/x", "https://127.0.0.1:65536/x"):  # ":0" once meant port 443
+        refused = client.post("/api/webhooks/", {"url": url}, format="json")
+        assert refused.json()["url"] == ["url has a port that is not a number from 1 to 65535"], url
     # What carries a public IPv4 address is public
     assert [addresses.refused_address(a) for a in ("64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.8.8")] == [
         None, None, None]
