@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import threading
 from urllib.parse import urlsplit
 
 from knobs import arena
@@ -76,13 +77,41 @@ def refused_address(address: str) -> str | None:
     return None
 
 
+# Lookups under way at once in one process. A name whose DNS answers slowly, or never, holds a thread until the
+# system resolver gives up (which no one can cut short); its caller, a web request or the hooks worker, waits
+# WEBHOOK_TIMEOUT_SECONDS at most, and the threads such names hold stay few.
+LOOKUPS_AT_ONCE = 4
+LOOKUPS = threading.BoundedSemaphore(LOOKUPS_AT_ONCE)
+
+
+def lookup(host: str, port: int) -> list[str]:
+    """The addresses ``host`` resolves to, within ``WEBHOOK_TIMEOUT_SECONDS``; else BadAddress."""
+    seconds = arena.WEBHOOK_TIMEOUT_SECONDS
+    if not LOOKUPS.acquire(timeout=seconds):
+        raise BadAddress(f"host {host} was not looked up: too many slow lookups are under way, try again later")
+    answer = {}
+
+    def look() -> None:
+        try:
+            answer["found"] = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (OSError, UnicodeError) as error:
+            answer["error"] = error
+        finally:
+            LOOKUPS.release()
+
+    looking = threading.Thread(target=look, name="webhook-lookup", daemon=True)
+    looking.start()
+    looking.join(seconds)
+    if "found" in answer:
+        return [info[4][0] for info in answer["found"]]
+    if "error" in answer:
+        raise BadAddress(f"host {host} does not resolve ({answer['error']})")
+    raise BadAddress(f"host {host} did not resolve within {seconds:g} s")
+
+
 def resolve(host: str, port: int) -> str:
     """The first address of ``host``, once every address it resolves to is allowed; else BadAddress."""
-    try:
-        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as error:
-        raise BadAddress(f"host {host} does not resolve ({error})") from None
-    addresses = [info[4][0] for info in found]
+    addresses = lookup(host, port)
     for address in addresses:
         reason = refused_address(address)
         if reason:

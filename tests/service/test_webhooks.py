@@ -309,6 +309,35 @@ def test_a_receiver_that_drips_its_answer_is_cut_off_at_the_deadline(settings):
     assert took < 1.5, took
 
 
+def test_a_name_whose_dns_never_answers_holds_neither_a_request_nor_the_hooks_worker(player, settings, monkeypatch):
+    # A name's DNS is the registrant's to make slow; no such server runs here, so the system resolver is made to
+    # hang for that one name (the rest resolve as ever). Registration answers at the deadline, as a delivery does,
+    # and the threads stuck in lookups stay few: past them, a lookup is refused at once.
+    settings.ARENA = {**settings.ARENA, "WEBHOOK_TIMEOUT_SECONDS": 0.3}
+    released, real = threading.Event(), socket.getaddrinfo
+
+    def getaddrinfo(host, *args, **kwargs):
+        if host == "slow.example":
+            released.wait(10)
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    client = client_of(player)
+    try:
+        started = time.monotonic()
+        refused = client.post("/api/webhooks/", {"url": "http://slow.example/hook"}, format="json")
+        assert refused.status_code == 400 and time.monotonic() - started < 1.0
+        assert refused.json()["url"] == ["url host slow.example did not resolve within 0.3 s"]
+        for _ in range(addresses.LOOKUPS_AT_ONCE - 1):  # the first is still stuck; fill the rest
+            assert not sending.post("http://slow.example/hook", "secret", "ping", b"{}").delivered
+        crowded = sending.post("http://127.0.0.1:9/hook", "secret", "ping", b"{}")
+        assert crowded.error.startswith("refused: host 127.0.0.1 was not looked up: too many slow lookups")
+    finally:
+        released.set()
+    assert not Endpoint.objects.exists()
+
+
 def test_private_and_plain_http_addresses_are_refused_when_not_allowed(player, receiver, settings, eager,
                                                                       django_capture_on_commit_callbacks):
     client = client_of(player)
