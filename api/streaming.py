@@ -4,6 +4,7 @@ bounds, its heartbeat, the browser's reconnect delay, and the count of streams a
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Iterator
 
 STREAM_SECONDS = 25.0  # under gunicorn's 60 s worker timeout (docker-compose.yml), so a stream never trips it
@@ -12,30 +13,59 @@ HEARTBEAT_SECONDS = 10.0  # a comment line now and then: proxies keep the connec
 RETRY_MS = 500  # the browser reconnects this soon after a stream ends
 
 
+PER_CLIENT = 4  # streams one client (an account; a visitor: an address) may hold in one process
+FULL, YOURS = "full", "yours"  # why a slot was not taken: the process's are all held, or the client holds its own
+
+
+def client_of(request) -> str:
+    """Whose a stream is, for ``PER_CLIENT``: the account, else the address as the throttles tell it."""
+    from rest_framework.throttling import BaseThrottle
+
+    if request.user.is_authenticated:
+        return f"account:{request.user.pk}"
+    return f"address:{BaseThrottle().get_ident(request)}"
+
+
 class Slots:
-    """How many streams this process serves now (each holds a server thread)."""
+    """How many streams this process serves now (each holds a server thread), and how many each client holds:
+    one client that opens stream after stream (a rate the throttle allows) would otherwise hold them all."""
 
-    def __init__(self, size: int):
-        self.size, self.used, self.lock = size, 0, threading.Lock()
+    def __init__(self, size: int, per_client: int = PER_CLIENT):
+        self.size, self.per_client, self.used, self.held = size, per_client, 0, Counter()
+        self.lock = threading.Lock()
 
-    def take(self) -> bool:
+    def take(self, client: str) -> str | None:
+        """None when a slot is now the client's; else why not (``FULL`` or ``YOURS``)."""
         with self.lock:
+            if self.held[client] >= self.per_client:
+                return YOURS
             if self.used >= self.size:
-                return False
+                return FULL
             self.used += 1
-            return True
+            self.held[client] += 1
+            return None
 
-    def give_back(self) -> None:
+    def give_back(self, client: str) -> None:
         with self.lock:
             self.used -= 1
+            self.held[client] -= 1
+            if not self.held[client]:
+                del self.held[client]
+
+
+def refusal(why: str, slots: Slots) -> tuple[str, int]:
+    """What a refused stream answers: the reason, and the status (429: the client's own doing; 503: the server's)."""
+    if why == YOURS:
+        return f"you hold {slots.per_client} streams on this server already, the most one client may: close one", 429
+    return "too many streams on this server now", 503
 
 
 class Body:
     """A stream's events as a response body whose ``close()`` gives its slot back: the WSGI server calls it when
     the response ends, read or not."""
 
-    def __init__(self, events: Iterator[bytes], slots: Slots):
-        self.events, self.slots, self.closed = events, slots, False
+    def __init__(self, events: Iterator[bytes], slots: Slots, client: str):
+        self.events, self.slots, self.client, self.closed = events, slots, client, False
 
     def __iter__(self):
         return self.events
@@ -44,4 +74,4 @@ class Body:
         if not self.closed:
             self.closed = True
             self.events.close()
-            self.slots.give_back()
+            self.slots.give_back(self.client)

@@ -145,10 +145,11 @@ class EventStreamView(KnownQueryParameters, APIView):
         if request.META.get("wsgi.multithread") is False:  # one request at a time per process: it would hang
             return JsonResponse({"detail": ["this server answers one request at a time per process"]}, status=503,
                                 headers={"Retry-After": "60"})
-        if not feed.SLOTS.take():
-            return JsonResponse({"detail": ["too many event streams on this server now"]}, status=503,
-                                headers={"Retry-After": "30"})
-        response = StreamingHttpResponse(streaming.Body(feed.events(request.user.pk, after), feed.SLOTS),
+        client = streaming.client_of(request)
+        if (why := feed.SLOTS.take(client)) is not None:
+            detail, status = streaming.refusal(why, feed.SLOTS)
+            return JsonResponse({"detail": [detail]}, status=status, headers={"Retry-After": "30"})
+        response = StreamingHttpResponse(streaming.Body(feed.events(request.user.pk, after), feed.SLOTS, client),
                                          content_type="text/event-stream")
         response["Cache-Control"] = "no-store"
         response["X-Accel-Buffering"] = "no"

@@ -356,10 +356,11 @@ def match_live_events(request, match_id: int):
     if request.META.get("wsgi.multithread") is False:  # e.g. gunicorn's sync workers: a stream would hold one
         return JsonResponse({"detail": "this server answers one request at a time per process: poll instead"},
                             status=503, headers={"Retry-After": "60"})
-    if not streams.SLOTS.take():
-        return JsonResponse({"detail": "too many live streams on this server now: poll instead"}, status=503,
-                            headers={"Retry-After": "30"})
-    response = StreamingHttpResponse(streaming.Body(streams.events(found, number, have, over), streams.SLOTS),
+    client = streaming.client_of(request)
+    if (why := streams.SLOTS.take(client)) is not None:
+        detail, status = streaming.refusal(why, streams.SLOTS)
+        return JsonResponse({"detail": f"{detail}: poll instead"}, status=status, headers={"Retry-After": "30"})
+    response = StreamingHttpResponse(streaming.Body(streams.events(found, number, have, over), streams.SLOTS, client),
                                      content_type="text/event-stream")
     response["Cache-Control"] = "no-store"
     response["X-Accel-Buffering"] = "no"  # nginx: pass each event on as it comes

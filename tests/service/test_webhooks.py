@@ -430,6 +430,28 @@ def test_the_feed_carries_the_same_events_and_ends_on_time(live_server, monkeypa
     assert APIClient().get("/api/events/stream/").status_code == 401
 
 
+def test_one_account_holds_at_most_its_share_of_the_feeds_streams(player, monkeypatch):
+    from django.core.signals import request_finished
+    from django.db import close_old_connections
+
+    from api import streaming
+
+    monkeypatch.setattr(feed, "SLOTS", streaming.Slots(8, per_client=2))
+    client = client_of(player)
+    opened = [client.get("/api/events/stream/", REMOTE_ADDR=address, **{"wsgi.multithread": True})
+              for address in ("203.0.113.5", "198.51.100.7", "192.0.2.1")]
+    assert [response.status_code for response in opened] == [200, 200, 429]  # one account, wherever it is
+    assert opened[2].json()["detail"] == [
+        "you hold 2 streams on this server already, the most one client may: close one"]
+    request_finished.disconnect(close_old_connections)  # as the server ends a response, the test's database kept
+    try:
+        for response in opened[:2]:
+            response.close()
+    finally:
+        request_finished.connect(close_old_connections)
+    assert feed.SLOTS.used == 0 and not feed.SLOTS.held
+
+
 def test_the_players_page_adds_pings_and_removes_webhooks(player, other_player, receiver):
     from django.test import Client
 

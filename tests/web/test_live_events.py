@@ -223,3 +223,23 @@ def test_a_client_that_never_reads_is_dropped_when_its_stream_ends(player, other
 @pytest.mark.slow
 def test_this_module_on_postgresql():
     rerun_on_postgresql(__file__, "the live streams", "arena_live")
+
+
+@pytest.mark.django_db
+def test_one_client_holds_at_most_its_share_of_the_streams(player, other_player, monkeypatch):
+    # The throttle counts streams by the minute; a stream lasts STREAM_SECONDS, so one client at the allowed rate
+    # could hold every slot of the process and leave every other watcher polling.
+    monkeypatch.setattr(streams, "SLOTS", streams.Slots(8, per_client=2))
+    match, _ = running_match(player, other_player)
+    url = f"/matches/{match.pk}/live/events"
+    greedy = [Client().get(url, REMOTE_ADDR="203.0.113.5", **THREADED) for _ in range(3)]
+    assert [response.status_code for response in greedy] == [200, 200, 429]
+    assert greedy[2].json()["detail"].startswith("you hold 2 streams on this server already")
+    watcher = Client().get(url, REMOTE_ADDR="198.51.100.7", **THREADED)  # another address is not refused
+    assert watcher.status_code == 200 and streams.SLOTS.used == 3
+    close(greedy[0])  # one ends: the greedy client may open one again
+    again = Client().get(url, REMOTE_ADDR="203.0.113.5", **THREADED)
+    assert again.status_code == 200
+    for response in (greedy[1], watcher, again):
+        close(response)
+    assert streams.SLOTS.used == 0 and not streams.SLOTS.held
