@@ -155,7 +155,7 @@ class Arena(Mapping[str, Any]):
     LIVE_DIR = Knob(Path, lambda known: Path(known["VAR_DIR"]) / "live", UPLOADS, environment=False,
                     description="games being played now, for their watchers (tournaments/live.py)")
     WEBHOOK_MAX_ENDPOINTS = Knob(int, 5, UPLOADS, "webhooks one player may have (docs/webhooks.md)", low=0)
-    WEBHOOK_TIMEOUT_SECONDS = Knob(float, 5.0, UPLOADS, low=0, description=(
+    WEBHOOK_TIMEOUT_SECONDS = Knob(float, 5.0, UPLOADS, low=0.1, description=(  # 0: nothing could be delivered
         "one delivery try's deadline: to connect, send and have the whole answer; a host name's lookup waits as long"))
     WEBHOOK_MAX_ATTEMPTS = Knob(int, 6, UPLOADS, "tries of a delivery before it is marked failed", low=1)
     WEBHOOK_RETRY_SECONDS = Knob(float, 30.0, UPLOADS, low=0, description=(
