@@ -7,6 +7,10 @@ import threading
 from collections import Counter
 from collections.abc import Iterator
 
+from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
+
+from .throttles import client_address
+
 STREAM_SECONDS = 25.0  # under gunicorn's 60 s worker timeout (docker-compose.yml), so a stream never trips it
 STREAM_BYTES = 64 * 1024  # below a loopback socket's default buffers (128 KiB to receive, 16 KiB to send)
 HEARTBEAT_SECONDS = 10.0  # a comment line now and then: proxies keep the connection, a gone client is noticed
@@ -18,21 +22,22 @@ FULL, YOURS = "full", "yours"  # why a slot was not taken: the process's are all
 
 
 def client_of(request) -> str:
-    """Whose a stream is, for ``PER_CLIENT``: the account, else the address as the throttles tell it."""
-    from rest_framework.throttling import BaseThrottle
-
+    """Whose a stream is, for ``PER_CLIENT``: the account, else the address as the throttles count it."""
     if request.user.is_authenticated:
         return f"account:{request.user.pk}"
-    return f"address:{BaseThrottle().get_ident(request)}"
+    return f"address:{client_address(request)}"
 
 
 class Slots:
-    """How many streams this process serves now (each holds a server thread), and how many each client holds:
-    one client that opens stream after stream (a rate the throttle allows) would otherwise hold them all."""
+    """The streams this process serves now (each holds a server thread), by client: one client that opens stream
+    after stream (a rate the throttle allows) would otherwise hold them all."""
 
     def __init__(self, size: int, per_client: int = PER_CLIENT):
-        self.size, self.per_client, self.used, self.held = size, per_client, 0, Counter()
-        self.lock = threading.Lock()
+        self.size, self.per_client, self.held, self.lock = size, per_client, Counter(), threading.Lock()
+
+    @property
+    def used(self) -> int:
+        return sum(self.held.values())
 
     def take(self, client: str) -> str | None:
         """None when a slot is now the client's; else why not (``FULL`` or ``YOURS``)."""
@@ -41,23 +46,35 @@ class Slots:
                 return YOURS
             if self.used >= self.size:
                 return FULL
-            self.used += 1
             self.held[client] += 1
             return None
 
     def give_back(self, client: str) -> None:
         with self.lock:
-            self.used -= 1
             self.held[client] -= 1
             if not self.held[client]:
                 del self.held[client]
 
 
-def refusal(why: str, slots: Slots) -> tuple[str, int]:
-    """What a refused stream answers: the reason, and the status (429: the client's own doing; 503: the server's)."""
+def open_stream(request, slots: Slots, events: Iterator[bytes], say) -> HttpResponse:
+    """``events`` as a Server-Sent Events response holding one of ``slots``, or the refusal: 503 on a server
+    without threads (a stream would hold its only one) or with every slot held, 429 to a client that holds its
+    share. ``say(text)`` shapes a refusal's detail as the caller's door does."""
+    if request.META.get("wsgi.multithread") is False:  # e.g. gunicorn's sync workers
+        return JsonResponse({"detail": say("this server answers one request at a time per process")}, status=503,
+                            headers={"Retry-After": "60"})
+    client = client_of(request)
+    why = slots.take(client)
     if why == YOURS:
-        return f"you hold {slots.per_client} streams on this server already, the most one client may: close one", 429
-    return "too many streams on this server now", 503
+        return JsonResponse({"detail": say(f"you hold {slots.per_client} streams on this server already, the most "
+                                           "one client may: close one")}, status=429, headers={"Retry-After": "30"})
+    if why == FULL:
+        return JsonResponse({"detail": say("too many streams on this server now")}, status=503,
+                            headers={"Retry-After": "30"})
+    response = StreamingHttpResponse(Body(events, slots, client), content_type="text/event-stream")
+    response["Cache-Control"] = "no-store"
+    response["X-Accel-Buffering"] = "no"  # nginx: pass each event on as it comes
+    return response
 
 
 class Body:

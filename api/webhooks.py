@@ -3,7 +3,7 @@ delivery, and the events feed (``/api/events/stream/``)."""
 
 from __future__ import annotations
 
-from django.http import JsonResponse, StreamingHttpResponse
+from django.http import JsonResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
@@ -142,15 +142,4 @@ class EventStreamView(KnownQueryParameters, APIView):
             after = feed.resume_point(request.headers.get("Last-Event-ID"), request.user.pk)
         except feed.BadResume as error:
             return JsonResponse({"detail": [str(error)]}, status=400)
-        if request.META.get("wsgi.multithread") is False:  # one request at a time per process: it would hang
-            return JsonResponse({"detail": ["this server answers one request at a time per process"]}, status=503,
-                                headers={"Retry-After": "60"})
-        client = streaming.client_of(request)
-        if (why := feed.SLOTS.take(client)) is not None:
-            detail, status = streaming.refusal(why, feed.SLOTS)
-            return JsonResponse({"detail": [detail]}, status=status, headers={"Retry-After": "30"})
-        response = StreamingHttpResponse(streaming.Body(feed.events(request.user.pk, after), feed.SLOTS, client),
-                                         content_type="text/event-stream")
-        response["Cache-Control"] = "no-store"
-        response["X-Accel-Buffering"] = "no"
-        return response
+        return streaming.open_stream(request, feed.SLOTS, feed.events(request.user.pk, after), say=lambda text: [text])

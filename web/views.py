@@ -10,7 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
@@ -353,18 +353,8 @@ def match_live_events(request, match_id: int):
                                                   request.GET.get("have"), found.games_per_match)
     except streams.BadPlace as error:
         return JsonResponse({"detail": str(error)}, status=400)
-    if request.META.get("wsgi.multithread") is False:  # e.g. gunicorn's sync workers: a stream would hold one
-        return JsonResponse({"detail": "this server answers one request at a time per process: poll instead"},
-                            status=503, headers={"Retry-After": "60"})
-    client = streaming.client_of(request)
-    if (why := streams.SLOTS.take(client)) is not None:
-        detail, status = streaming.refusal(why, streams.SLOTS)
-        return JsonResponse({"detail": f"{detail}: poll instead"}, status=status, headers={"Retry-After": "30"})
-    response = StreamingHttpResponse(streaming.Body(streams.events(found, number, have, over), streams.SLOTS, client),
-                                     content_type="text/event-stream")
-    response["Cache-Control"] = "no-store"
-    response["X-Accel-Buffering"] = "no"  # nginx: pass each event on as it comes
-    return response
+    return streaming.open_stream(request, streams.SLOTS, streams.events(found, number, have, over),
+                                 say=lambda text: f"{text}: poll instead")
 
 
 def match_live_json(request, match_id: int, number: int):
