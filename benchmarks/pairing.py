@@ -46,6 +46,7 @@ strengths, and beats the fixed optimum on random10 (it adapts as the results com
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import sys
 import time
@@ -93,7 +94,7 @@ def games_to_target(kind: str, rule: str, seed: int, refit_every: int, parallel:
                     arrival: int) -> int | None:
     """Games played when every bot's margin first fits ±50 Elo at a refit, or None within ``max_games``."""
     true, owners, late = make_league(kind, seed)
-    design = optimal_design(true, owners)[:2] if rule == ORACLE else None
+    design = league_design(kind, seed)[:2] if rule == ORACLE else None
     rng = np.random.default_rng(seed)
     pair_rng = np.random.default_rng([seed, 2])  # the random rule's own stream: the games' stays the same
     n, rules = len(true), EloRules()
@@ -186,6 +187,12 @@ def optimal_design(true: np.ndarray, owners: list[int]) -> tuple[list[tuple[int,
     return pairs, shares, variances(shares)[0].max() / reference, result.fun - np.log(n) / sharpness
 
 
+@functools.cache
+def league_design(kind: str, seed: int):
+    """``optimal_design`` of league ``seed``: the oracle plays it and ``--bound`` prints it, solved once."""
+    return optimal_design(*make_league(kind, seed)[:2])
+
+
 def oracle_pairings(pool: list[Entrant], wanted: int, met: Counter, design) -> list[tuple[Entrant, Entrant]]:
     """The best fixed design played as a rule: the pairs furthest behind their optimal share of the games so far
     (the true strengths known, which no real rule knows). It shows the bound is reachable in the simulation, not
@@ -255,8 +262,7 @@ def main() -> None:
         print(f"{kind:<9} information / cycle = {info / cycle:.2f} (target <= 0.8), "
               f"information / random = {info / rand:.2f} (target < 1)", flush=True)
         if bounded:
-            bounds = np.array([optimal_design(*make_league(kind, args.seed + k)[:2])[2:]
-                               for k in range(args.leagues)])
+            bounds = np.array([league_design(kind, args.seed + k)[2:] for k in range(args.leagues)])
             print(f"{kind:<9} best possible / cycle (optimal fixed shares, true strengths known): median "
                   f"{np.median(bounds[:, 0]):.3f} (optimum >= {np.median(bounds[:, 1]):.3f})", flush=True)
 
