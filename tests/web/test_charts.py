@@ -51,5 +51,8 @@ def test_games_within_minutes_show_seconds_so_no_two_ticks_read_alike():
 def test_hours_across_midnight_carry_their_day_and_a_long_span_shows_months():
     across = dates([(1500.0, START), (1520.0, START + timedelta(days=1, hours=6))])
     assert across == ["01 Mar 12:00", "01 Mar 19:30", "02 Mar 03:00", "02 Mar 10:30", "02 Mar 18:00"]
+    svg = str(rating_svg([(1500.0, START), (1520.0, START + timedelta(days=1, hours=6))]))
+    classes = re.findall(r'<text class="(date[^"]*)"', svg)
+    assert classes == ["date"] * 4 + ["date last"]  # only the last ends at the axis's end (site.css), inside the chart
     assert dates([(1500.0, START), (1520.0, START + timedelta(days=400))]) == [
         "2026-03", "2026-06", "2026-09", "2026-12", "2027-04"]
