@@ -354,7 +354,7 @@ def match_live_events(request, match_id: int):
     except streams.BadPlace as error:
         return JsonResponse({"detail": str(error)}, status=400)
     return streaming.open_stream(request, streams.SLOTS, streams.events(found, number, have, over),
-                                 say=lambda text: f"{text}: poll instead")
+                                 say=lambda text: f"{text} (poll instead)")
 
 
 def match_live_json(request, match_id: int, number: int):
