@@ -1,7 +1,7 @@
 """End-to-end throughput of the match workers, and queued → running latency, on Redis and the embedded broker.
 
     python benchmarks/throughput.py [--matches 60] [--rounds 3] [--latency-matches 40] [--wakeup-rounds 20]
-                                    [--wakeups-only] [--side-by-side-only]
+                                    [--wakeups-only] [--side-by-side-only] [--think SECONDS]
 
 Starts a private cluster on loopback (its own redis-server, its own PostgreSQL database on
 127.0.0.1:5432, real Celery workers and beat; tests/workers/cluster.py), plays instant trusted bots
@@ -13,7 +13,8 @@ Starts a private cluster on loopback (its own redis-server, its own PostgreSQL d
     the embedded stack (the filesystem broker + SQLite, the quick start's).
   * side by side, in one run on the same bots and seeds: games per minute of the bare runner (the harness plays
     the queued matches' games through ``runner.match.play_game``, nothing stored) and of one real worker playing
-    those very matches end to end, with instant trusted bots and with the same bots sandboxed;
+    those very matches end to end, with instant trusted bots and with the same bots sandboxed; with ``--think``,
+    the same again with bots that take that many seconds a move (what the service costs bots that think at all);
   * where a worker's time goes: milliseconds a match in each step of its path (claim, plan, the runner, live
     publishing on the game loop, the report, the reactions after its commit, the rest);
   * the CPU a match costs every process on the machine, with the bare runner and with that worker, and the
@@ -72,15 +73,15 @@ def run_phase(cluster: Cluster, workers: list[str], matches: int, seed: int,
     return result
 
 
-def side_by_side(trusted: bool, matches: int, rounds: int) -> list[tuple[float, float, int]]:
-    """Per round, (bare runner games a minute, one worker's end to end, games) on the same seeded matches: the
-    bare runner, then the worker, on each round's new matches (rounds take turns, so that a slower moment of the
-    machine falls on both)."""
+def side_by_side(trusted: bool, matches: int, rounds: int, think: float = 0.0) -> list[tuple[float, float, int]]:
+    """Per round, (bare runner games a minute, one worker's end to end, games) on the same seeded matches of bots
+    taking ``think`` seconds a move: the bare runner, then the worker, on each round's new matches (rounds take
+    turns, so that a slower moment of the machine falls on both)."""
     cluster = deployed(Cluster(ARENA_SANDBOX_TRUSTED="1" if trusted else "0")).start()
     figures = []
     try:
         for _ in range(rounds):
-            ids = cluster.harness("seed", "--matches", str(matches))["matches"]
+            ids = cluster.harness("seed", "--matches", str(matches), "--delay", str(think))["matches"]
             bare = cluster.harness("bare", str(ids[0]), "--matches", str(matches), timeout=1800)
             end_to_end, games = run_phase(cluster, ["s1"], 0, seed=0, ids=ids)
             figures.append((bare["games"] / bare["seconds"] * 60, end_to_end, games))
@@ -169,6 +170,8 @@ def main() -> int:
     parser.add_argument("--wakeup-rounds", type=int, default=20, help="matches of each kind per broker")
     parser.add_argument("--wakeups-only", action="store_true", help="only the per-kind latencies")
     parser.add_argument("--side-by-side-only", action="store_true", help="only the bare runner against one worker")
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="also side by side with sandboxed bots that take this many seconds a move")
     parser.add_argument("--quick", action="store_true",  # tests/test_benchmarks.py runs it so
                         help="the smallest run (4 matches a phase, 3 for the latency, 2 wake-up rounds): that it runs")
     args = parser.parse_args()
@@ -179,9 +182,11 @@ def main() -> int:
         print(f"cannot run: {missing}", file=sys.stderr)
         return 2
     print(f"{os.cpu_count()} cores; load average at the start: {load()}")
-    for trusted in (True, False):
-        figures = side_by_side(trusted, args.matches, args.rounds)
-        bots = "instant trusted bots" if trusted else "instant sandboxed bots"
+    kinds = [(True, 0.0, "instant trusted bots"), (False, 0.0, "instant sandboxed bots")]
+    if args.think:
+        kinds.append((False, args.think, f"sandboxed, {args.think * 1000:g} ms a move"))
+    for trusted, think, bots in kinds:
+        figures = side_by_side(trusted, args.matches, args.rounds, think)
         for bare, end_to_end, games in figures:
             print(f"games per minute, {bots:22s}: bare runner {bare:7.1f}, one worker end to end {end_to_end:7.1f} "
                   f"= {end_to_end / bare:4.0%}  ({games} games, Redis + PostgreSQL)")
