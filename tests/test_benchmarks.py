@@ -47,7 +47,7 @@ SCRIPTS = {
     "recompute_ratings": ({"postgres", "database_url"}, []),
     "sandbox_start": ({"sandbox"}, []),
     "sprt": (set(), []),
-    "throughput": ({"cluster"}, []),
+    "throughput": ({"cluster"}, ["--think", "0.001"]),  # --think: bots that take time a move, side by side too
     "web": ({"postgres"}, ["--database", "{database}"]),
 }
 
