@@ -73,10 +73,11 @@ def run_phase(cluster: Cluster, workers: list[str], matches: int, seed: int,
     return result
 
 
-def side_by_side(trusted: bool, matches: int, rounds: int, think: float = 0.0) -> list[tuple[float, float, int]]:
-    """Per round, (bare runner games a minute, one worker's end to end, games) on the same seeded matches of bots
-    taking ``think`` seconds a move: the bare runner, then the worker, on each round's new matches (rounds take
-    turns, so that a slower moment of the machine falls on both)."""
+def side_by_side(trusted: bool, matches: int, rounds: int, think: float = 0.0) -> list[tuple]:
+    """Per round, (bare runner games a minute, one worker's end to end, games, the bots' ms a move as the bare
+    runner timed them) on the same seeded matches of bots taking ``think`` seconds a move: the bare runner, then
+    the worker, on each round's new matches (rounds take turns, so that a slower moment of the machine falls on
+    both)."""
     cluster = deployed(Cluster(ARENA_SANDBOX_TRUSTED="1" if trusted else "0")).start()
     figures = []
     try:
@@ -84,7 +85,7 @@ def side_by_side(trusted: bool, matches: int, rounds: int, think: float = 0.0) -
             ids = cluster.harness("seed", "--matches", str(matches), "--delay", str(think))["matches"]
             bare = cluster.harness("bare", str(ids[0]), "--matches", str(matches), timeout=1800)
             end_to_end, games = run_phase(cluster, ["s1"], 0, seed=0, ids=ids)
-            figures.append((bare["games"] / bare["seconds"] * 60, end_to_end, games))
+            figures.append((bare["games"] / bare["seconds"] * 60, end_to_end, games, bare["ms_a_move"]))
     finally:
         cluster.stop()
     return figures
@@ -187,10 +188,11 @@ def main() -> int:
         kinds.append((False, args.think, f"sandboxed, {args.think * 1000:g} ms a move"))
     for trusted, think, bots in kinds:
         figures = side_by_side(trusted, args.matches, args.rounds, think)
-        for bare, end_to_end, games in figures:
+        for bare, end_to_end, games, ms_a_move in figures:
             print(f"games per minute, {bots:22s}: bare runner {bare:7.1f}, one worker end to end {end_to_end:7.1f} "
-                  f"= {end_to_end / bare:4.0%}  ({games} games, Redis + PostgreSQL)")
-        ratio = statistics.median(end_to_end / bare for bare, end_to_end, _ in figures)
+                  f"= {end_to_end / bare:4.0%}  ({games} games, Redis + PostgreSQL; the bots thought "
+                  f"{ms_a_move:.1f} ms a move)")
+        ratio = statistics.median(end_to_end / bare for bare, end_to_end, *_ in figures)
         print(f"    one worker / bare runner, {bots}: median of {len(figures)} rounds {ratio:4.0%}")
     print_breakdown(*breakdown(args.matches))
     print(f"load average: {load()}")

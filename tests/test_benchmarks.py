@@ -10,6 +10,7 @@ ones here, each in a database of its own dropped afterwards; without them they s
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import uuid
@@ -101,3 +102,6 @@ def test_the_benchmark_runs_at_its_smallest_size(name):
             drop_database(database)
     assert done.returncode == 0, f"{' '.join(command)}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     assert done.stdout.strip(), f"benchmarks/{name}.py printed no figures"
+    if name == "throughput":  # --think reaches the bots: the runner timed each move at 1 ms or more
+        thought = re.findall(r"sandboxed, 1 ms a move.*the bots thought ([\d.]+) ms a move", done.stdout)
+        assert thought and all(float(ms) >= 1.0 for ms in thought), done.stdout

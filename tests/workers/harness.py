@@ -54,6 +54,8 @@ BOT_SOURCE = (Path(__file__).with_name("instant_bot.py")).read_text()
 
 def ready_version(owner, name: str, delay: float) -> BotVersion:
     # Unique content per version: the bot cache is keyed by checksum, one file name per checksum.
+    if "DELAY = 0.0" not in BOT_SOURCE:  # else every bot would answer at once, whatever it was asked to take
+        raise RuntimeError("tests/workers/instant_bot.py no longer says DELAY = 0.0")
     source = BOT_SOURCE.replace("DELAY = 0.0", f"DELAY = {delay!r}") + f"# {name}\n"
     version = support.ready_version(create_bot(owner, "tafl9", name), f"{name}.py", source.encode())
     return BotVersion.objects.select_related("bot").get(pk=version.pk)
@@ -276,7 +278,8 @@ def machine_busy() -> float:
 
 def bare(args) -> dict:
     """Play the games of queued matches ``match_id``.. (``--matches``) through the bare runner, the very bots and
-    seeds a worker would use, nothing stored: the baseline of ``benchmarks/throughput.py``'s side by side."""
+    seeds a worker would use, nothing stored: the baseline of ``benchmarks/throughput.py``'s side by side. Also
+    the bots' thinking a move as the runner timed it (what they were seeded to take, and the pipes)."""
     import time
 
     from runner import match as runner_match
@@ -285,16 +288,16 @@ def bare(args) -> dict:
     matches = list(Match.objects.filter(pk__gte=args.match_id, status="queued").order_by("pk")
                    .select_related("version_a__bot", "version_b__bot")[:args.matches])
     sandbox = referee.open_sandbox()
-    games, started, busy = 0, time.monotonic(), machine_busy()
+    games, plies, thinking, started, busy = 0, 0, 0.0, time.monotonic(), machine_busy()
     for match in matches:
         with referee.loaded_versions(match.version_a, match.version_b) as (bot_a, bot_b):
             for number in range(1, match.games_per_match + 1):
                 white, black = (bot_a, bot_b) if number % 2 else (bot_b, bot_a)
-                runner_match.play_game(match.game, white, black, tc=match.time_control, sandbox=sandbox,
-                                       limits=referee.limits(), seed=match.pk * 1000 + number)
-                games += 1
+                record = runner_match.play_game(match.game, white, black, tc=match.time_control, sandbox=sandbox,
+                                                limits=referee.limits(), seed=match.pk * 1000 + number)
+                games, plies, thinking = games + 1, plies + record["plies"], thinking + sum(record["thinking"].values())
     return {"games": games, "matches": len(matches), "seconds": time.monotonic() - started,
-            "cpu_seconds": machine_busy() - busy}
+            "cpu_seconds": machine_busy() - busy, "ms_a_move": 1000 * thinking / max(1, plies)}
 
 
 def in_process(args) -> dict:
