@@ -30,26 +30,46 @@ class Outcome:
         return self.code is not None and 200 <= self.code < 300
 
 
+def shut(sock: socket.socket) -> None:
+    """End a connection under whoever reads or writes it (the plain socket's shutdown, under TLS too: the reading
+    thread sees the end of the stream)."""
+    try:
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+    except OSError:  # already closed
+        pass
+
+
 class PinnedHTTPConnection(http.client.HTTPConnection):
-    """Connects to the checked address while the Host header names the URL's host."""
+    """Connects to the checked address while the Host header names the URL's host; ``expired`` is set once the
+    delivery's deadline has passed (``deadline``)."""
 
     def __init__(self, host, port, address, timeout):
         super().__init__(host, port, timeout=timeout)
-        self.address = address
+        self.address, self.expired = address, threading.Event()
 
     def connect(self):
         self.sock = socket.create_connection((self.address, self.port), self.timeout)
+        self.cut_if_late()
+
+    def cut_if_late(self) -> None:
+        """The deadline may have passed while the socket was being made, when there was none to cut: cut it now.
+        (The deadline sets ``expired`` before it looks for a socket, and a socket is set before this looks at
+        ``expired``: one of the two always sees the other.)"""
+        if self.expired.is_set():
+            shut(self.sock)
 
 
-class PinnedHTTPSConnection(http.client.HTTPSConnection):
+class PinnedHTTPSConnection(PinnedHTTPConnection, http.client.HTTPSConnection):
     """The same over TLS: the certificate is checked against the URL's host name (SNI too)."""
 
     def __init__(self, host, port, address, timeout):
-        super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
-        self.address = address
+        http.client.HTTPSConnection.__init__(self, host, port, timeout=timeout, context=ssl.create_default_context())
+        self.address, self.expired = address, threading.Event()
 
     def connect(self):
         sock = socket.create_connection((self.address, self.port), self.timeout)
+        self.sock = sock  # the plain socket first, so that the deadline can cut the handshake too
+        self.cut_if_late()
         self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
 
 
@@ -58,24 +78,19 @@ def encode(payload: dict) -> bytes:
     return json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
 
 
-def deadline(connection: http.client.HTTPConnection, seconds: float) -> tuple[threading.Timer, threading.Event]:
-    """A timer that ends the connection once the delivery's time is up, and the event it sets then. The socket's
-    own timeout bounds each read, not the answer: a receiver that drips its headers a byte at a time, each within
-    that timeout, would otherwise hold the hooks worker as long as it liked. (The plain socket's shutdown, under
-    TLS too: the reading thread sees the end of the stream.)"""
-    expired = threading.Event()
+def deadline(connection: PinnedHTTPConnection, seconds: float) -> threading.Timer:
+    """A timer that ends the connection once the delivery's time is up, and sets its ``expired``. The socket's own
+    timeout bounds each read, not the answer: a receiver that drips its headers a byte at a time, each within that
+    timeout, would otherwise hold the hooks worker as long as it liked."""
 
     def cut() -> None:
-        expired.set()
+        connection.expired.set()
         if connection.sock is not None:
-            try:
-                socket.socket.shutdown(connection.sock, socket.SHUT_RDWR)
-            except OSError:  # already closed
-                pass
+            shut(connection.sock)
 
     timer = threading.Timer(seconds, cut)
     timer.daemon = True
-    return timer, expired
+    return timer
 
 
 def post(url: str, secret: str, event: str, body: bytes) -> Outcome:
@@ -92,7 +107,7 @@ def post(url: str, secret: str, event: str, body: bytes) -> Outcome:
     headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT, "X-Arena-Event": event,
                "X-Arena-Timestamp": str(timestamp), "X-Arena-Signature": signature(secret, timestamp, body)}
     started = time.monotonic()
-    watchdog, expired = deadline(connection, timeout)
+    watchdog = deadline(connection, timeout)
     watchdog.start()
     try:
         connection.request("POST", path, body=body, headers=headers)
@@ -101,11 +116,11 @@ def post(url: str, secret: str, event: str, body: bytes) -> Outcome:
         code = response.status
     except (OSError, http.client.HTTPException) as error:
         waited = time.monotonic() - started
-        what = "timed out" if isinstance(error, TimeoutError) or expired.is_set() else type(error).__name__
+        what = "timed out" if isinstance(error, TimeoutError) or connection.expired.is_set() else type(error).__name__
         return Outcome(None, f"{what} after {waited:.1f} s: {error}"[:300])
     finally:
         watchdog.cancel()
         connection.close()
-    if expired.is_set():  # an answer cut short may still parse: it is not one
+    if connection.expired.is_set():  # an answer cut short may still parse: it is not one
         return Outcome(None, f"timed out after {time.monotonic() - started:.1f} s: the answer was not over")
     return Outcome(code, "" if 200 <= code < 300 else f"answered {code}")

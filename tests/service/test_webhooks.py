@@ -5,14 +5,17 @@ carries the same JSON."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
+import ssl
 import threading
 import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+import trustme
 from celery import current_app
 from celery.signals import before_task_publish
 from django.core.cache import cache
@@ -31,9 +34,10 @@ from .conftest import play
 
 
 class Receiver:
-    """An HTTP server on 127.0.0.1 answering each POST with the next of ``codes`` (then 200), after ``delay``."""
+    """An HTTP server on 127.0.0.1 answering each POST with the next of ``codes`` (then 200), after ``delay``; over
+    TLS with a ``tls`` context holding its certificate."""
 
-    def __init__(self):
+    def __init__(self, tls: ssl.SSLContext | None = None):
         self.received, self.codes, self.delay = [], [], 0.0
         receiver = self
 
@@ -51,7 +55,9 @@ class Receiver:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_port}/arena-hook?from=test"
+        if tls:
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.server.server_port}/arena-hook?from=test"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
@@ -61,6 +67,23 @@ def receiver():
     yield running
     running.server.shutdown()
     running.server.server_close()
+
+
+@pytest.fixture
+def authority(tmp_path, monkeypatch) -> trustme.CA:
+    """A certificate authority that this process's TLS clients trust, alone (``SSL_CERT_FILE``, which the default
+    context reads as it is made)."""
+    made = trustme.CA()
+    made.cert_pem.write_to_path(str(tmp_path / "authority.pem"))
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "authority.pem"))
+    return made
+
+
+def certified(authority: trustme.CA) -> ssl.SSLContext:
+    """A server's TLS context with a certificate for 127.0.0.1 from ``authority``."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert("127.0.0.1").configure_cert(context)
+    return context
 
 
 @pytest.fixture(autouse=True)
@@ -280,33 +303,104 @@ def test_a_slow_receiver_delays_no_match_and_times_out(rivals, receiver, setting
     assert delivery.error.startswith("timed out after 0.5 s") and delivery.response_code is None
 
 
-def test_a_receiver_that_drips_its_answer_is_cut_off_at_the_deadline(settings):
-    # Each header byte comes within the socket's timeout, so that timeout alone never fires: the delivery's
-    # deadline must, or one receiver holds the hooks worker (and everyone's deliveries) as long as it likes.
-    settings.ARENA = {**settings.ARENA, "WEBHOOK_TIMEOUT_SECONDS": 0.5}
+def dripping_receiver() -> socket.socket:
+    """A receiver on loopback that answers its first POST 200, one header byte every 0.2 s for 5 s."""
     listener = socket.create_server(("127.0.0.1", 0))
 
     def drip():
-        peer, _ = listener.accept()
+        try:
+            peer, _ = listener.accept()
+        except OSError:  # the test closed it first: whoever connected was cut before it was accepted
+            return
         with peer:
             peer.recv(65536)
             try:
                 peer.sendall(b"HTTP/1.1 200 OK\r\n")
-                for _ in range(25):  # 5 s of a header, 0.2 s a byte
+                for _ in range(25):
                     peer.sendall(b"X")
                     time.sleep(0.2)
                 peer.sendall(b": y\r\nContent-Length: 0\r\n\r\n")
-            except OSError:  # cut off: what the test wants
+            except OSError:  # cut off: what the tests want
                 pass
 
-    dripping = threading.Thread(target=drip, daemon=True)
-    dripping.start()
+    threading.Thread(target=drip, daemon=True).start()
+    return listener
+
+
+def test_a_receiver_that_drips_its_answer_is_cut_off_at_the_deadline(settings):
+    # Each header byte comes within the socket's timeout, so that timeout alone never fires: the delivery's
+    # deadline must, or one receiver holds the hooks worker (and everyone's deliveries) as long as it likes.
+    settings.ARENA = {**settings.ARENA, "WEBHOOK_TIMEOUT_SECONDS": 0.5}
+    listener = dripping_receiver()
     started = time.monotonic()
     outcome = sending.post(f"http://127.0.0.1:{listener.getsockname()[1]}/hook", "secret", "ping", b"{}")
     took = time.monotonic() - started
     listener.close()
     assert not outcome.delivered and outcome.code is None and outcome.error.startswith("timed out after 0.")
     assert took < 1.5, took
+
+
+def test_a_deadline_that_passes_while_the_socket_is_made_still_cuts_the_connection():
+    # A receiver that completes the TCP handshake just as the deadline passes: the deadline finds no socket to
+    # cut, and without a second look the drip that follows would be bounded by nothing. Here the deadline passes
+    # (its timer's function run at once) before the socket exists; the request must fail, not get the answer.
+    listener = dripping_receiver()
+    port = listener.getsockname()[1]
+    connection = sending.PinnedHTTPConnection("127.0.0.1", port, "127.0.0.1", timeout=5)
+    sending.deadline(connection, 60).function()
+    with pytest.raises(OSError):
+        connection.request("POST", "/hook", body=b"{}")
+        connection.getresponse()
+    connection.close()
+    listener.close()
+
+
+def test_deliveries_over_https_reach_a_certified_receiver_only(authority, settings):
+    # The pinned connection connects to the checked address yet checks the certificate against the URL's host.
+    settings.ARENA = {**settings.ARENA, "WEBHOOK_ALLOW_HTTP": False}
+    trusted, stranger = Receiver(certified(authority)), Receiver(certified(trustme.CA()))
+    try:
+        outcome = sending.post(trusted.url, "secret", "ping", b'{"hello": 1}')
+        refused = sending.post(stranger.url, "secret", "ping", b'{"hello": 1}')
+    finally:
+        for running in (trusted, stranger):
+            running.server.shutdown()
+            running.server.server_close()
+    assert outcome.delivered and outcome.code == 200, outcome
+    [(headers, body)] = trusted.received
+    assert body == b'{"hello": 1}' and headers["X-Arena-Signature"] == signing.signature(
+        "secret", int(headers["X-Arena-Timestamp"]), body)
+    assert not refused.delivered and refused.code is None and "CERTIFICATE_VERIFY_FAILED" in refused.error, refused
+    assert stranger.received == []
+
+
+def test_a_deadline_that_passes_while_the_tls_socket_is_made_cuts_it_before_the_handshake(authority):
+    listener = socket.create_server(("127.0.0.1", 0))
+    first = []
+
+    def serve():
+        try:
+            peer, _ = listener.accept()
+        except OSError:  # the test closed it first
+            return
+        with peer, contextlib.suppress(OSError):
+            peer.settimeout(5)
+            first.append(peer.recv(1, socket.MSG_PEEK))  # a ClientHello's first byte, or b"" for a hang-up
+            with certified(authority).wrap_socket(peer, server_side=True) as tls:
+                tls.recv(65536)
+                tls.sendall(b"HTTP/1.1 204 No Content\r\n\r\n")
+
+    serving = threading.Thread(target=serve, daemon=True)
+    serving.start()
+    connection = sending.PinnedHTTPSConnection("127.0.0.1", listener.getsockname()[1], "127.0.0.1", timeout=5)
+    sending.deadline(connection, 60).function()
+    with pytest.raises(OSError):
+        connection.request("POST", "/hook", body=b"{}")
+        connection.getresponse()
+    connection.close()
+    serving.join(5)
+    listener.close()
+    assert first == [b""]  # cut before its hello: the handshake never began
 
 
 def test_a_name_whose_dns_never_answers_holds_neither_a_request_nor_the_hooks_worker(player, settings, monkeypatch):
