@@ -16,6 +16,11 @@ class BadAddress(ValueError):
     """The URL may not be delivered to; the message says why."""
 
 
+class Unresolved(BadAddress):
+    """The host's name was not looked up now: no answer in time, too many lookups under way, or no such name (yet).
+    A registration is refused; a delivery tries again later, as after any answer that was not one."""
+
+
 def allow_http() -> bool:
     return arena.WEBHOOK_ALLOW_HTTP
 
@@ -86,11 +91,11 @@ LOOKUPS = threading.BoundedSemaphore(LOOKUPS_AT_ONCE)
 
 
 def lookup(host: str, port: int) -> list[str]:
-    """The addresses ``host`` resolves to, within ``WEBHOOK_TIMEOUT_SECONDS``; else BadAddress."""
+    """The addresses ``host`` resolves to, within ``WEBHOOK_TIMEOUT_SECONDS``; else Unresolved."""
     seconds = arena.WEBHOOK_TIMEOUT_SECONDS
     until = time.monotonic() + seconds  # waiting for a free lookup counts too: the caller waits ``seconds`` in all
     if not LOOKUPS.acquire(timeout=seconds):
-        raise BadAddress(f"host {host} was not looked up: too many slow lookups are under way, try again later")
+        raise Unresolved(f"host {host} was not looked up: too many slow lookups are under way, try again later")
     answer = {}
 
     def look() -> None:
@@ -107,8 +112,8 @@ def lookup(host: str, port: int) -> list[str]:
     if "found" in answer:
         return [info[4][0] for info in answer["found"]]
     if "error" in answer:
-        raise BadAddress(f"host {host} does not resolve ({answer['error']})")
-    raise BadAddress(f"host {host} did not resolve within {seconds:g} s")
+        raise Unresolved(f"host {host} does not resolve ({answer['error']})")
+    raise Unresolved(f"host {host} did not resolve within {seconds:g} s")
 
 
 def resolve(host: str, port: int) -> str:

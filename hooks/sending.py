@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from knobs import arena
 
-from .addresses import BadAddress, check_destination
+from .addresses import BadAddress, Unresolved, check_destination
 from .signing import signature
 
 USER_AGENT = "TabulaArena-Webhooks/1"
@@ -24,6 +24,7 @@ USER_AGENT = "TabulaArena-Webhooks/1"
 class Outcome:
     code: int | None  # the receiver's HTTP status, None when there was no answer
     error: str  # empty for a 2xx
+    final: bool = False  # no later try can fare better: the address is refused
 
     @property
     def delivered(self) -> bool:
@@ -96,8 +97,10 @@ def deadline(connection: PinnedHTTPConnection, seconds: float) -> threading.Time
 def post(url: str, secret: str, event: str, body: bytes) -> Outcome:
     try:
         scheme, host, port, address = check_destination(url)
+    except Unresolved as unresolved:  # the name's DNS, or the lookups of others, may answer next time
+        return Outcome(None, str(unresolved))
     except BadAddress as refused:
-        return Outcome(None, f"refused: {refused}")
+        return Outcome(None, f"refused: {refused}", final=True)
     timeout = arena.WEBHOOK_TIMEOUT_SECONDS
     kind = PinnedHTTPSConnection if scheme == "https" else PinnedHTTPConnection
     connection = kind(host, port, address, timeout)

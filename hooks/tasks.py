@@ -64,7 +64,7 @@ def deliver(self, delivery_id=None, *extra, **unexpected) -> str | None:
     delivery.response_code, delivery.error = outcome.code, outcome.error
     if outcome.delivered:
         delivery.status, delivery.delivered = Delivery.Status.DELIVERED, delivery.last_attempt
-    elif outcome.error.startswith("refused") or delivery.attempts >= arena.WEBHOOK_MAX_ATTEMPTS:
+    elif outcome.final or delivery.attempts >= arena.WEBHOOK_MAX_ATTEMPTS:
         delivery.status = Delivery.Status.FAILED
     delivery.save(update_fields=["attempts", "last_attempt", "response_code", "error", "status", "delivered"])
     if delivery.status == Delivery.Status.PENDING:

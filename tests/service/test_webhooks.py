@@ -426,10 +426,33 @@ def test_a_name_whose_dns_never_answers_holds_neither_a_request_nor_the_hooks_wo
         for _ in range(addresses.LOOKUPS_AT_ONCE - 1):  # the first is still stuck; fill the rest
             assert not sending.post("http://slow.example/hook", "secret", "ping", b"{}").delivered
         crowded = sending.post("http://127.0.0.1:9/hook", "secret", "ping", b"{}")
-        assert crowded.error.startswith("refused: host 127.0.0.1 was not looked up: too many slow lookups")
+        assert crowded.error.startswith("host 127.0.0.1 was not looked up: too many slow lookups")
+        assert not crowded.final  # tried again later: one owner's slow name must not fail everyone's deliveries
     finally:
         released.set()
     assert not Endpoint.objects.exists()
+
+
+def test_a_name_that_does_not_resolve_for_a_moment_is_tried_again(player, receiver, eager, monkeypatch,
+                                                                   django_capture_on_commit_callbacks):
+    # The registrant's DNS fails once, at the first delivery (resolvers time out, names are being moved): the
+    # delivery is tried again, as after a 503, not failed for good as a refused address is.
+    real, lookups = socket.getaddrinfo, []
+
+    def getaddrinfo(host, *args, **kwargs):
+        if host != "moving.example":
+            return real(host, *args, **kwargs)
+        lookups.append(host)
+        if len(lookups) == 2:
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+        return real("127.0.0.1", *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    hook = services.create_endpoint(player, receiver.url.replace("127.0.0.1", "moving.example"))
+    delivery = sent(lambda: services.send_test(hook), django_capture_on_commit_callbacks)
+    delivery.refresh_from_db()
+    assert (delivery.status, delivery.attempts, delivery.response_code) == ("delivered", 2, 200)
+    assert len(lookups) == 3 and len(receiver.received) == 1
 
 
 def test_private_and_plain_http_addresses_are_refused_when_not_allowed(player, receiver, settings, eager,
@@ -450,6 +473,7 @@ def test_private_and_plain_http_addresses_are_refused_when_not_allowed(player, r
     delivery = sent(lambda: services.send_test(hook), django_capture_on_commit_callbacks)
     delivery.refresh_from_db()
     assert delivery.status == "failed" and delivery.error.startswith("refused: resolves to 127.0.0.1")
+    assert delivery.attempts == 1  # refused for good: no try could fare better
     assert receiver.received == []
     settings.ARENA = {**settings.ARENA, "WEBHOOK_ALLOW_HTTP": False}
     refused = client.post("/api/webhooks/", {"url": "http://example.org/hook"}, format="json")
