@@ -86,8 +86,9 @@ def deadline(connection: PinnedHTTPConnection, seconds: float) -> threading.Time
 
     def cut() -> None:
         connection.expired.set()
-        if connection.sock is not None:
-            shut(connection.sock)
+        sock = connection.sock  # read once: the delivery's thread sets it to None as it closes the connection
+        if sock is not None:
+            shut(sock)
 
     timer = threading.Timer(seconds, cut)
     timer.daemon = True
