@@ -1,15 +1,19 @@
 """The hooks' tasks, on their own queue (``arena.hooks``): a notice's deliveries made and queued (``fan_out``), and
-each delivery POSTed, the tries further and further apart until ``WEBHOOK_MAX_ATTEMPTS`` are spent."""
+each delivery POSTed, the tries further and further apart until ``WEBHOOK_MAX_ATTEMPTS`` are spent, each owner's
+within their share of the hooks worker's minute (``postponed``)."""
 
 from __future__ import annotations
 
 import logging
+import time
 
 from celery import shared_task
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
 from knobs import arena
+from knobs.cache import CACHE_DOWN, kept
 
 from . import sending
 from .models import Delivery, Endpoint, Notice
@@ -19,6 +23,29 @@ log = logging.getLogger("hooks.tasks")
 
 def backoff(attempts: int) -> float:
     return arena.WEBHOOK_RETRY_SECONDS * 2 ** (attempts - 1)
+
+
+def spent_key(owner_id: int, minute: int) -> str:
+    return f"hooks:spent:{owner_id}:{minute}"
+
+
+def postponed(owner_id: int) -> float:
+    """Seconds until the owner's deliveries may be tried again: 0 while this minute's ``WEBHOOK_SECONDS_A_MINUTE``
+    of the hooks worker's time is not spent yet. (The hooks worker serves everyone: a player whose five receivers
+    each take the whole timeout would otherwise hold it, and everyone's deliveries would wait behind theirs.)"""
+    now = time.time()
+    spent_ms = kept(spent_key(owner_id, int(now // 60))) or 0
+    return 0.0 if spent_ms < arena.WEBHOOK_SECONDS_A_MINUTE * 1000 else 60 - now % 60
+
+
+def charge(owner_id: int, seconds: float) -> None:
+    """Count a try's time against its owner's minute; a cache that does not answer counts nothing (logged)."""
+    key = spent_key(owner_id, int(time.time() // 60))
+    try:
+        cache.add(key, 0, 120)
+        cache.incr(key, int(seconds * 1000))
+    except (*CACHE_DOWN, ValueError) as error:  # ValueError: the key expired between the two
+        log.warning("hooks: %.1f s of player %s's deliveries not counted (%s)", seconds, owner_id, error)
 
 
 def queue_deliveries(notices, endpoints=None) -> list[Delivery]:
@@ -57,8 +84,14 @@ def deliver(self, delivery_id=None, *extra, **unexpected) -> str | None:
                 .filter(pk=delivery_id, status=Delivery.Status.PENDING).first())
     if delivery is None:  # delivered, given up, or its endpoint removed: nothing to do
         return None
+    owner = delivery.endpoint.owner_id
+    wait = postponed(owner)
+    if wait:  # their share of this minute is spent: a later try, none counted (the countdown is the broker's)
+        raise self.retry(countdown=wait)
+    started = time.monotonic()
     outcome = sending.post(delivery.endpoint.url, delivery.endpoint.secret, delivery.notice.event,
                            sending.encode(delivery.notice.body))
+    charge(owner, time.monotonic() - started)
     delivery.attempts += 1
     delivery.last_attempt = timezone.now()
     delivery.response_code, delivery.error = outcome.code, outcome.error

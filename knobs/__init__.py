@@ -160,6 +160,9 @@ class Arena(Mapping[str, Any]):
     WEBHOOK_MAX_ATTEMPTS = Knob(int, 6, UPLOADS, "tries of a delivery before it is marked failed", low=1)
     WEBHOOK_RETRY_SECONDS = Knob(float, 30.0, UPLOADS, low=0, description=(
         "the wait before a delivery's second try, doubled before each next one"))
+    WEBHOOK_SECONDS_A_MINUTE = Knob(float, 20.0, UPLOADS, low=0.1, description=(
+        "the hooks worker's time one player's deliveries may take in a minute; past it, their next ones wait for "
+        "the next minute (no try counted), so one player's slow receivers cannot hold everyone's deliveries"))
     WEBHOOK_ALLOW_HTTP = Knob(bool, False, UPLOADS, (
         "also accept plain `http://` webhook URLs (a test or a closed network; never on a public arena)"))
     WEBHOOK_ALLOW_PRIVATE = Knob(bool, False, UPLOADS, (

@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 import trustme
 from celery import current_app
+from celery.exceptions import Retry
 from celery.signals import before_task_publish
 from django.core.cache import cache
 from django.db import connection
@@ -303,6 +304,34 @@ def test_a_slow_receiver_delays_no_match_and_times_out(rivals, receiver, setting
     delivery.refresh_from_db()
     waited = re.match(r"timed out after (\d+\.\d) s", delivery.error)  # 0.5 s, and a loaded machine's lateness
     assert waited and 0.5 <= float(waited[1]) < 1.5 and delivery.response_code is None, delivery.error
+
+
+def test_a_player_whose_receivers_are_slow_waits_for_the_next_minute_and_no_one_else_does(
+        player, other_player, receiver, settings, django_capture_on_commit_callbacks):
+    # The hooks worker serves every owner. One whose receiver takes its time has a share of it a minute; past that,
+    # their next delivery waits for the next minute, untried and uncounted, while another owner's goes at once.
+    settings.ARENA = {**settings.ARENA, "WEBHOOK_SECONDS_A_MINUTE": 0.2}
+    if 60 - time.time() % 60 < 5:  # the shares are a clock minute's: all of this test in one of them
+        time.sleep(60 - time.time() % 60)
+    quick = Receiver()
+    try:
+        receiver.delay = 0.3
+        slow, fine = services.create_endpoint(player, receiver.url), services.create_endpoint(other_player, quick.url)
+        with django_capture_on_commit_callbacks(execute=False):  # the tasks are run below, by hand
+            first, second, other = (services.send_test(slow), services.send_test(slow), services.send_test(fine))
+        assert tasks.postponed(player.pk) == 0
+        assert tasks.deliver(first.pk) == "delivered"  # 0.3 s of the hooks worker: the minute's 0.2 s are spent
+        assert 0 < tasks.postponed(player.pk) <= 60 and tasks.postponed(other_player.pk) == 0
+        with pytest.raises(Retry):
+            tasks.deliver(second.pk)
+        second.refresh_from_db()
+        assert (second.status, second.attempts, len(receiver.received)) == ("pending", 0, 1)
+        assert tasks.deliver(other.pk) == "delivered" and len(quick.received) == 1
+        cache.delete(tasks.spent_key(player.pk, int(time.time() // 60)))  # state: the next minute
+        assert tasks.deliver(second.pk) == "delivered" and len(receiver.received) == 2
+    finally:
+        quick.server.shutdown()
+        quick.server.server_close()
 
 
 def dripping_receiver() -> socket.socket:
