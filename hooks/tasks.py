@@ -87,6 +87,8 @@ def deliver(self, delivery_id=None, *extra, **unexpected) -> str | None:
     owner = delivery.endpoint.owner_id
     wait = postponed(owner)
     if wait:  # their share of this minute is spent: a later try, none counted (the countdown is the broker's)
+        Delivery.objects.filter(pk=delivery.pk).update(error=(  # what the owner's log says meanwhile
+            f"waiting {wait:.0f} s: your deliveries took their {arena.WEBHOOK_SECONDS_A_MINUTE:g} s of this minute"))
         raise self.retry(countdown=wait)
     started = time.monotonic()
     outcome = sending.post(delivery.endpoint.url, delivery.endpoint.secret, delivery.notice.event,

@@ -326,6 +326,7 @@ def test_a_player_whose_receivers_are_slow_waits_for_the_next_minute_and_no_one_
             tasks.deliver(second.pk)
         second.refresh_from_db()
         assert (second.status, second.attempts, len(receiver.received)) == ("pending", 0, 1)
+        assert re.fullmatch(r"waiting \d+ s: your deliveries took their 0.2 s of this minute", second.error)
         assert tasks.deliver(other.pk) == "delivered" and len(quick.received) == 1
         cache.delete(tasks.spent_key(player.pk, int(time.time() // 60)))  # state: the next minute
         assert tasks.deliver(second.pk) == "delivered" and len(receiver.received) == 2
