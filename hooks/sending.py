@@ -44,8 +44,8 @@ class PinnedHTTPConnection(http.client.HTTPConnection):
     """Connects to the checked address while the Host header names the URL's host; ``expired`` is set once the
     delivery's deadline has passed (``deadline``)."""
 
-    def __init__(self, host, port, address, timeout):
-        super().__init__(host, port, timeout=timeout)
+    def __init__(self, host, port, address, timeout, **options):
+        super().__init__(host, port, timeout=timeout, **options)
         self.address, self.expired = address, threading.Event()
 
     def connect(self):
@@ -64,8 +64,7 @@ class PinnedHTTPSConnection(PinnedHTTPConnection, http.client.HTTPSConnection):
     """The same over TLS: the certificate is checked against the URL's host name (SNI too)."""
 
     def __init__(self, host, port, address, timeout):
-        http.client.HTTPSConnection.__init__(self, host, port, timeout=timeout, context=ssl.create_default_context())
-        self.address, self.expired = address, threading.Event()
+        super().__init__(host, port, address, timeout, context=ssl.create_default_context())
 
     def connect(self):
         sock = socket.create_connection((self.address, self.port), self.timeout)
